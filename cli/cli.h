@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the qpt subcommands: exit codes and one way to report errors. */
+#ifndef QPT_CLI_H
+#define QPT_CLI_H
+
+#include <stdint.h>
+
+enum qpt_exit {
+	QPT_EXIT_OK = 0,
+	QPT_EXIT_ERROR = 1,
+	QPT_EXIT_USAGE = 2,
+};
+
+#define QPT_CMD(name, summary) int cmd_##name(int argc, char **argv);
+#include "cli/commands.def"
+#undef QPT_CMD
+
+/* "qpt: FILE: message" on stderr (FILE omitted when NULL). */
+void cli_error(const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "qpt: FILE: offset 0x...: message" on stderr. */
+void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "qpt: warning: ..." on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Whether progress may be shown (stderr is a terminal). */
+int cli_show_progress(void);
+
+#endif

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/* qpt: dispatch to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "qpt/qpt.h"
+
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cli_command commands[] = {
+#define QPT_CMD(n, s) {#n, cmd_##n, s},
+#include "cli/commands.def"
+#undef QPT_CMD
+	{NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+	const struct cli_command *c;
+
+	fprintf(out, "usage: qpt [--version] [--help] COMMAND [ARGS]\n\n"
+		     "Capture and decode hardware control-flow traces "
+		     "(Intel PT) through the perf AUX area.\n\ncommands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fprintf(out, "\nSee 'qpt COMMAND --help'.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return QPT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return QPT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("qpt %s\n", qpt_version());
+		return QPT_EXIT_OK;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "qpt: '%s' is not a qpt command\n", argv[1]);
+	usage(stderr);
+	return QPT_EXIT_USAGE;
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/* Error reporting shared by the subcommands: one line, "qpt: FILE: ...". */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+void cli_error(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("qpt: ", stderr);
+	if (file)
+		fprintf(stderr, "%s: ", file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "qpt: %s: offset 0x%" PRIx64 ": ", file ? file : "-",
+		pos);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("qpt: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "qpt %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'qpt %s --help'.\n", cmd);
+	return QPT_EXIT_USAGE;
+}
+
+int cli_show_progress(void)
+{
+	return isatty(STDERR_FILENO);
+}

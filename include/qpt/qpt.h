@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qpt: capture and decode hardware control-flow traces through the perf AUX
+ * area.  This header holds what every part of the library shares: the export
+ * macro, the version, the error convention and the log callback.
+ *
+ * Error convention (one for the whole library):
+ *   int return; >= 0 is success (and may carry a count);
+ *   -errno for operating-system failures;
+ *   -QPT_E_* (4096 and up) for format, decode and usage failures.
+ * qpt_strerror() names any of them.  The library never prints or exits:
+ * diagnostics go through a qpt_log_fn the caller installs in a context.
+ */
+#ifndef QPT_QPT_H
+#define QPT_QPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef QPT_API
+#define QPT_API __attribute__((visibility("default")))
+#endif
+
+#define QPT_VERSION_MAJOR 0
+#define QPT_VERSION_MINOR 1
+#define QPT_VERSION_PATCH 0
+
+/* The library's version as "MAJOR.MINOR.PATCH"; a static string. */
+QPT_API const char *qpt_version(void);
+
+enum qpt_error {
+	QPT_E_FIRST = 4096,
+	QPT_E_FORMAT = QPT_E_FIRST, /* malformed input bytes */
+	QPT_E_TRUNCATED,	/* input ends inside a structure */
+	QPT_E_UNSUPPORTED,	/* valid input this version cannot handle */
+	QPT_E_INVAL,		/* bad argument or option */
+	QPT_E_NOPMU,		/* the requested PMU does not exist here */
+	QPT_E_NOIMAGE,		/* no code image for an address */
+	QPT_E_MISMATCH,		/* image present but its build-id differs */
+	QPT_E_DECODE,		/* trace decoder error (see the log) */
+	QPT_E_LOST,		/* trace data was lost (overflow, overrun) */
+	QPT_E_STATE,		/* call not valid in the object's state */
+	QPT_E_EOS,		/* end of stream */
+	QPT_E_LAST,
+};
+
+/*
+ * A message for any value this library returns as an error: -errno or
+ * -QPT_E_*.  The sign is ignored.  Returns a static string; never NULL.
+ */
+QPT_API const char *qpt_strerror(int err);
+
+enum qpt_log_level {
+	QPT_LOG_WARN,
+	QPT_LOG_INFO,
+	QPT_LOG_DEBUG,
+};
+
+/* A diagnostic callback.  @msg is one line without its newline. */
+typedef void (*qpt_log_fn)(enum qpt_log_level level, const char *msg,
+			   void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPT_QPT_H */

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading perf.data, file mode (PERFILE2, either byte order) and pipe mode.
+ *
+ * The reader validates every byte it hands out: each record is bounded by
+ * its header and by what remains of the input, and a failure is reported
+ * with the input offset at which it was found (qpt_reader_errpos()) and a
+ * one-line description (qpt_reader_errmsg()).  Records are delivered in host
+ * byte order.  COMPRESSED records are listed and then their inner records
+ * follow (depth 1).  AUXTRACE payloads are spans into the mapped file where
+ * the input is a regular file, copies otherwise.
+ */
+#ifndef QPT_READER_H
+#define QPT_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "qpt/qpt.h"
+#include "qpt/perf_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct qpt_reader;
+
+struct qpt_reader_opts {
+	size_t size;	  /* sizeof(struct qpt_reader_opts) */
+	qpt_log_fn log;	  /* optional */
+	void *log_ctx;
+	/* Inner records of COMPRESSED records are delivered (default on). */
+	bool no_decompress;
+};
+
+/* Initialise @opts to defaults, setting its size. */
+QPT_API void qpt_reader_opts_init(struct qpt_reader_opts *opts);
+
+/*
+ * Open @path ("-" is standard input).  On success *@reader owns the file
+ * until qpt_reader_free().  Returns 0, -errno, -QPT_E_FORMAT/TRUNCATED/
+ * UNSUPPORTED; on a format error, when @reader is not NULL after the call
+ * the caller may read errpos/errmsg and must free it.
+ */
+QPT_API int qpt_reader_open(const char *path,
+			    const struct qpt_reader_opts *opts,
+			    struct qpt_reader **reader);
+/* Read from an open descriptor; @name is used in messages.  Borrows @fd. */
+QPT_API int qpt_reader_open_fd(int fd, const char *name,
+			       const struct qpt_reader_opts *opts,
+			       struct qpt_reader **reader);
+/* Read from memory; @buf is borrowed until qpt_reader_free(). */
+QPT_API int qpt_reader_open_mem(const void *buf, size_t len, const char *name,
+				const struct qpt_reader_opts *opts,
+				struct qpt_reader **reader);
+/* Free the reader and everything it handed out; NULL is a no-op. */
+QPT_API void qpt_reader_free(struct qpt_reader *reader);
+
+QPT_API const char *qpt_reader_name(const struct qpt_reader *reader);
+QPT_API bool qpt_reader_is_pipe(const struct qpt_reader *reader);
+QPT_API bool qpt_reader_is_swapped(const struct qpt_reader *reader);
+/* The file header as read (host order); NULL in pipe mode. */
+QPT_API const struct qpt_file_header *
+qpt_reader_file_header(const struct qpt_reader *reader);
+
+/* Offset and one-line description of the last error; "" when none. */
+QPT_API uint64_t qpt_reader_errpos(const struct qpt_reader *reader);
+QPT_API const char *qpt_reader_errmsg(const struct qpt_reader *reader);
+
+/* One event description: the attr (any on-disk attr size, widened to the
+ * host's struct, host order) with its ids and its name when known. */
+struct qpt_attr {
+	struct perf_event_attr attr;
+	uint32_t nr_ids;
+	const uint64_t *ids;
+	const char *name; /* from EVENT_DESC / EVENT_UPDATE, or NULL */
+};
+
+/*
+ * Attrs known so far (in pipe mode they arrive as HEADER_ATTR records, so
+ * the count grows while reading).  Pointers stay valid until free.
+ */
+QPT_API size_t qpt_reader_nr_attrs(const struct qpt_reader *reader);
+QPT_API const struct qpt_attr *qpt_reader_attr(const struct qpt_reader *reader,
+					       size_t idx);
+/* The attr whose ids contain @id; with one attr, that one; else NULL. */
+QPT_API const struct qpt_attr *
+qpt_reader_attr_by_id(const struct qpt_reader *reader, uint64_t id);
+
+/*
+ * The raw bytes of feature @feat (host order is NOT applied: features are
+ * variable structures; use the parsed accessors below), or -ENOENT.
+ */
+QPT_API int qpt_reader_feature_raw(const struct qpt_reader *reader,
+				   enum qpt_feature feat, const void **data,
+				   size_t *size);
+QPT_API bool qpt_reader_has_feature(const struct qpt_reader *reader,
+				    enum qpt_feature feat);
+/* A string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID). */
+QPT_API const char *qpt_reader_feature_string(const struct qpt_reader *reader,
+					      enum qpt_feature feat);
+
+/* The HEADER_AUXTRACE index (file mode), in file order; may be empty. */
+QPT_API size_t
+qpt_reader_auxtrace_index(const struct qpt_reader *reader,
+			  const struct qpt_auxtrace_index_entry **entries);
+
+/* Parsed sample_id_all trailer or sample fields; @present says which. */
+struct qpt_sample_id {
+	uint64_t present; /* PERF_SAMPLE_* bits that were parsed */
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu, res;
+	uint64_t identifier;
+};
+
+/* One record as the reader delivers it. */
+struct qpt_record {
+	uint64_t pos;	  /* input offset; inner records: of their COMPRESSED */
+	uint32_t type;
+	uint16_t misc;
+	uint32_t size;	  /* header.size */
+	unsigned depth;	  /* 1 for records inside a COMPRESSED record */
+	const void *data; /* the whole record, host order, header first */
+	const struct qpt_attr *attr; /* matched by id, or NULL */
+	struct qpt_sample_id sid;    /* parsed where the attr allows */
+	/* AUXTRACE only: the payload (header.size excludes it). */
+	const void *aux;
+	uint64_t aux_size;
+	uint64_t aux_pos; /* input offset of the payload */
+};
+
+/*
+ * Deliver the next record into @rec.  Borrowed pointers in @rec stay valid
+ * until the next call (AUXTRACE payloads of a mapped file: until free).
+ * Returns 1 with a record, 0 at the end, or a negative error (errpos and
+ * errmsg say where and what).
+ */
+QPT_API int qpt_reader_next(struct qpt_reader *reader, struct qpt_record *rec);
+
+/*
+ * Map or read @size bytes of the input at @pos (AUXTRACE payload access by
+ * the index).  File input only; -QPT_E_STATE for pipes.
+ */
+QPT_API int qpt_reader_read_at(struct qpt_reader *reader, uint64_t pos,
+			       uint64_t size, const void **data);
+
+/* perf's name for a record type without "PERF_RECORD_", e.g. "MMAP2";
+ * NULL for an unknown type. */
+QPT_API const char *qpt_record_type_name(uint32_t type);
+/* perf's name of a feature, e.g. "HOSTNAME"; NULL for an unknown one. */
+QPT_API const char *qpt_feature_name(enum qpt_feature feat);
+
+/* A sample parsed by its attr's sample_type (every field). */
+struct qpt_branch_entry {
+	uint64_t from, to, flags;
+};
+
+struct qpt_sample {
+	uint64_t sample_type;
+	uint64_t identifier, ip;
+	uint32_t pid, tid;
+	uint64_t time, addr, id, stream_id;
+	uint32_t cpu, res;
+	uint64_t period;
+	const void *read; /* raw read_format block */
+	size_t read_size;
+	uint64_t callchain_nr;
+	const uint64_t *callchain;
+	uint32_t raw_size;
+	const void *raw;
+	uint64_t branch_nr;
+	uint64_t branch_hw_idx; /* when PERF_SAMPLE_BRANCH_HW_INDEX */
+	bool has_hw_idx;
+	const struct qpt_branch_entry *branches;
+	uint64_t user_regs_abi;
+	const uint64_t *user_regs;
+	uint32_t nr_user_regs;
+	uint64_t user_stack_size, user_stack_dyn_size;
+	const void *user_stack;
+	uint64_t weight;
+	uint64_t data_src, transaction;
+	uint64_t intr_regs_abi;
+	const uint64_t *intr_regs;
+	uint32_t nr_intr_regs;
+	uint64_t phys_addr, cgroup, data_page_size, code_page_size;
+	uint32_t aux_size;
+	const void *aux;
+};
+
+/*
+ * Parse a SAMPLE record @rec (host order) by @attr.  Pointers borrow @rec.
+ * Returns 0 or -QPT_E_FORMAT / -QPT_E_TRUNCATED.
+ */
+QPT_API int qpt_sample_parse(const struct qpt_attr *attr, const void *rec,
+			     size_t size, struct qpt_sample *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPT_READER_H */

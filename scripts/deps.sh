@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install what qpt needs to build and test on Debian 12 (run as root).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+pkgs="build-essential cmake pkg-config libipt-dev libelf-dev libzstd-dev
+      libcmocka-dev linux-perf clang zstd"
+missing=""
+for p in $pkgs; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing
+fi
