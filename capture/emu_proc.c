@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/* Code page cache and executable-mapping tracking of a traced process. */
+#include "capture/emu_proc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+struct emu_proc *emu_proc_new(pid_t pid)
+{
+	struct emu_proc *proc;
+
+	proc = calloc(1, sizeof(*proc));
+	if (!proc)
+		return NULL;
+	proc->pid = pid;
+	proc->pages = malloc((size_t)EMU_CODE_SLOTS * EMU_PAGE);
+	if (!proc->pages) {
+		free(proc);
+		return NULL;
+	}
+	emu_proc_flush_code(proc);
+	return proc;
+}
+
+static void free_maps(struct emu_map *maps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+void emu_proc_free(struct emu_proc *proc)
+{
+	if (!proc)
+		return;
+	free_maps(proc->maps, proc->nr_maps);
+	free(proc->pages);
+	free(proc);
+}
+
+void emu_proc_flush_code(struct emu_proc *proc)
+{
+	size_t i;
+
+	for (i = 0; i < EMU_CODE_SLOTS; i++)
+		proc->page_addr[i] = 1;
+}
+
+/* The cached copy of the page holding @addr, or NULL if unreadable. */
+static const uint8_t *code_page(struct emu_proc *proc, uint64_t addr)
+{
+	uint64_t page = addr & ~(uint64_t)(EMU_PAGE - 1);
+	size_t slot = (size_t)(page / EMU_PAGE) % EMU_CODE_SLOTS;
+	uint8_t *dst = proc->pages + slot * EMU_PAGE;
+	struct iovec local, remote;
+
+	if (proc->page_addr[slot] == page)
+		return dst;
+	local.iov_base = dst;
+	local.iov_len = EMU_PAGE;
+	remote.iov_base = (void *)(uintptr_t)page;
+	remote.iov_len = EMU_PAGE;
+	if (process_vm_readv(proc->pid, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)EMU_PAGE) {
+		proc->page_addr[slot] = 1;
+		return NULL;
+	}
+	proc->page_addr[slot] = page;
+	return dst;
+}
+
+size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
+		     size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		uint64_t a = addr + done;
+		size_t in_page = EMU_PAGE - (size_t)(a & (EMU_PAGE - 1));
+		size_t n = len - done < in_page ? len - done : in_page;
+		const uint8_t *page = code_page(proc, a);
+
+		if (!page)
+			break;
+		memcpy(buf + done, page + (a & (EMU_PAGE - 1)), n);
+		done += n;
+	}
+	return done;
+}
+
+static bool map_known(const struct emu_proc *proc, const struct emu_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < proc->nr_maps; i++) {
+		const struct emu_map *k = &proc->maps[i];
+
+		if (k->start == m->start && k->end == m->end &&
+		    k->pgoff == m->pgoff && k->ino == m->ino &&
+		    k->prot == m->prot && !strcmp(k->path, m->path))
+			return true;
+	}
+	return false;
+}
+
+static int parse_line(const char *line, struct emu_map *m)
+{
+	char perms[8], path[4096];
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	int n;
+
+	path[0] = '\0';
+	n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start,
+		   &end, perms, &off, &maj, &min, &ino, path);
+	if (n < 7 || !strchr(perms, 'x'))
+		return 0;
+	m->start = start;
+	m->end = end;
+	m->pgoff = off;
+	m->ino = ino;
+	m->maj = maj;
+	m->min = min;
+	m->prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+		  (perms[1] == 'w' ? PROT_WRITE : 0);
+	m->path = strdup(path[0] ? path + strspn(path, " ") : "//anon");
+	return m->path ? 1 : -ENOMEM;
+}
+
+int emu_proc_scan_maps(struct emu_proc *proc, bool reset, emu_map_fn fn,
+		       void *ctx)
+{
+	struct emu_map *maps = NULL, *tmp;
+	size_t n = 0, cap = 0;
+	char name[64], line[4200];
+	FILE *f;
+	int err = 0, r;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)proc->pid);
+	f = fopen(name, "re");
+	if (!f)
+		return -errno;
+	if (reset) {
+		free_maps(proc->maps, proc->nr_maps);
+		proc->maps = NULL;
+		proc->nr_maps = 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			tmp = realloc(maps, cap * sizeof(*maps));
+			if (!tmp) {
+				err = -ENOMEM;
+				break;
+			}
+			maps = tmp;
+		}
+		r = parse_line(line, &maps[n]);
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		if (!r)
+			continue;
+		if (!map_known(proc, &maps[n])) {
+			err = fn(ctx, &maps[n]);
+			if (err < 0) {
+				n++;
+				break;
+			}
+		}
+		n++;
+	}
+	fclose(f);
+	if (err < 0) {
+		free_maps(maps, n);
+		return err;
+	}
+	free_maps(proc->maps, proc->nr_maps);
+	proc->maps = maps;
+	proc->nr_maps = n;
+	return 0;
+}

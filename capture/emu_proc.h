@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-process state of the emulated source: a cache of the tracee's code
+ * pages (read with process_vm_readv) and the executable mappings already
+ * announced with MMAP2, re-read from /proc/PID/maps when they may change.
+ */
+#ifndef QPT_CAPTURE_EMU_PROC_H
+#define QPT_CAPTURE_EMU_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define EMU_CODE_SLOTS 256
+#define EMU_PAGE 4096u
+
+struct emu_map {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min, prot;
+	char *path;
+};
+
+struct emu_proc {
+	pid_t pid;
+	uint64_t page_addr[EMU_CODE_SLOTS];	/* 1 = empty slot */
+	uint8_t *pages;				/* EMU_CODE_SLOTS pages */
+	struct emu_map *maps;
+	size_t nr_maps;
+};
+
+struct emu_proc *emu_proc_new(pid_t pid);
+void emu_proc_free(struct emu_proc *proc);
+/* Forget every cached page (exec, mmap, mprotect, munmap). */
+void emu_proc_flush_code(struct emu_proc *proc);
+/*
+ * Copy up to @len bytes of code at @addr into @buf.  Returns how many were
+ * readable (0 when none).
+ */
+size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
+		     size_t len);
+
+/* Called for each executable mapping not announced before. */
+typedef int (*emu_map_fn)(void *ctx, const struct emu_map *map);
+/*
+ * Re-read /proc/PID/maps; call @fn for every executable mapping that is
+ * new since the last scan (@reset: forget them all first, after exec).
+ * Returns 0, -errno, or what @fn returned.
+ */
+int emu_proc_scan_maps(struct emu_proc *proc, bool reset, emu_map_fn fn,
+		       void *ctx);
+
+#endif

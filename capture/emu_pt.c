@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Packet generation for one emulated thread.
+ *
+ * Return compression has to decode identically in libipt and in perf, whose
+ * return stacks differ: libipt pops only on a compressed RET and keeps 64
+ * entries; perf pops on every RET and clears its stack at PSB.  We keep a
+ * model of each stack holding only entries known to be there (pushed since
+ * the last PSB or TIP.PGD; the oldest fall off into "unknown"), and compress
+ * a RET only when it returns to the top of both models.  Any other RET gets
+ * a TIP, which both decoders accept.
+ */
+#include "capture/emu_pt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <intel-pt.h>
+
+#define EMU_PT_STAGE 8192
+#define EMU_PT_SLACK 64		/* room for the largest packet group */
+#define EMU_PT_TNT_MAX 47
+#define LIBIPT_STACK 64
+#define PERF_STACK 1024
+
+struct emu_stack {
+	uint64_t *v;
+	uint32_t cap, top, n;
+};
+
+struct emu_pt {
+	struct emu_pt_opts opts;
+	emu_pt_out_fn out;
+	void *out_ctx;
+	struct pt_encoder *enc;
+	uint8_t *stage;
+	uint64_t last_ip;
+	uint64_t tnt;
+	uint32_t tnt_n;
+	uint64_t since_psb;
+	uint64_t total;
+	bool enabled;
+	bool exec_mode_sent;
+	struct emu_stack lib, perf;
+	uint64_t lib_v[LIBIPT_STACK];
+	uint64_t perf_v[PERF_STACK];
+};
+
+static void stack_clear(struct emu_stack *s)
+{
+	s->n = 0;
+	s->top = 0;
+}
+
+static void stack_push(struct emu_stack *s, uint64_t v)
+{
+	s->top = (s->top + 1) % s->cap;
+	s->v[s->top] = v;
+	if (s->n < s->cap)
+		s->n++;
+}
+
+static void stack_pop(struct emu_stack *s)
+{
+	if (!s->n)
+		return;
+	s->n--;
+	s->top = (s->top + s->cap - 1) % s->cap;
+}
+
+static bool stack_top_is(const struct emu_stack *s, uint64_t v)
+{
+	return s->n && s->v[s->top] == v;
+}
+
+struct emu_pt *emu_pt_new(const struct emu_pt_opts *opts, emu_pt_out_fn out,
+			  void *out_ctx)
+{
+	struct pt_config config;
+	struct emu_pt *pt;
+
+	pt = calloc(1, sizeof(*pt));
+	if (!pt)
+		return NULL;
+	pt->opts = *opts;
+	if (!pt->opts.psb_period)
+		pt->opts.psb_period = 4096;
+	pt->out = out;
+	pt->out_ctx = out_ctx;
+	pt->lib.v = pt->lib_v;
+	pt->lib.cap = LIBIPT_STACK;
+	pt->perf.v = pt->perf_v;
+	pt->perf.cap = PERF_STACK;
+	pt->stage = malloc(EMU_PT_STAGE);
+	if (!pt->stage)
+		goto err_free;
+	pt_config_init(&config);
+	config.begin = pt->stage;
+	config.end = pt->stage + EMU_PT_STAGE;
+	pt->enc = pt_alloc_encoder(&config);
+	if (!pt->enc)
+		goto err_free;
+	return pt;
+
+err_free:
+	emu_pt_free(pt);
+	return NULL;
+}
+
+void emu_pt_free(struct emu_pt *pt)
+{
+	if (!pt)
+		return;
+	pt_free_encoder(pt->enc);
+	free(pt->stage);
+	free(pt);
+}
+
+bool emu_pt_enabled(const struct emu_pt *pt)
+{
+	return pt->enabled;
+}
+
+uint64_t emu_pt_bytes(const struct emu_pt *pt)
+{
+	return pt->total;
+}
+
+static int stage_out(struct emu_pt *pt)
+{
+	uint64_t off = 0;
+	int err;
+
+	if (pt_enc_get_offset(pt->enc, &off) < 0)
+		return -EINVAL;
+	if (!off)
+		return 0;
+	err = pt->out(pt->out_ctx, pt->stage, (size_t)off);
+	if (err < 0)
+		return err;
+	return pt_enc_sync_set(pt->enc, 0) < 0 ? -EINVAL : 0;
+}
+
+/* Encode one packet, making room first. */
+static int put(struct emu_pt *pt, const struct pt_packet *pkt)
+{
+	uint64_t off = 0;
+	int n, err;
+
+	pt_enc_get_offset(pt->enc, &off);
+	if (off > EMU_PT_STAGE - EMU_PT_SLACK) {
+		err = stage_out(pt);
+		if (err < 0)
+			return err;
+	}
+	n = pt_enc_next(pt->enc, pkt);
+	if (n < 0)
+		return -EINVAL;
+	pt->since_psb += (uint64_t)n;
+	pt->total += (uint64_t)n;
+	return 0;
+}
+
+static int put_simple(struct emu_pt *pt, enum pt_packet_type type)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = type;
+	return put(pt, &pkt);
+}
+
+static int flush_tnt(struct emu_pt *pt)
+{
+	struct pt_packet pkt;
+	int err;
+
+	if (!pt->tnt_n)
+		return 0;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = pt->tnt_n <= 6 ? ppt_tnt_8 : ppt_tnt_64;
+	pkt.payload.tnt.bit_size = (uint8_t)pt->tnt_n;
+	pkt.payload.tnt.payload = pt->tnt;
+	err = put(pt, &pkt);
+	pt->tnt = 0;
+	pt->tnt_n = 0;
+	return err;
+}
+
+static int add_tnt(struct emu_pt *pt, bool taken)
+{
+	pt->tnt = (pt->tnt << 1) | (taken ? 1 : 0);
+	pt->tnt_n++;
+	if (pt->tnt_n == EMU_PT_TNT_MAX)
+		return flush_tnt(pt);
+	return 0;
+}
+
+static enum pt_ip_compression ip_compression(uint64_t last, uint64_t ip)
+{
+	uint64_t sext;
+
+	if ((last >> 16) == (ip >> 16))
+		return pt_ipc_update_16;
+	if ((last >> 32) == (ip >> 32))
+		return pt_ipc_update_32;
+	sext = (uint64_t)((int64_t)(ip << 16) >> 16);
+	if (sext == ip)
+		return pt_ipc_sext_48;
+	return pt_ipc_full;
+}
+
+static int put_ip(struct emu_pt *pt, enum pt_packet_type type, uint64_t ip)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = type;
+	pkt.payload.ip.ipc = ip_compression(pt->last_ip, ip);
+	pkt.payload.ip.ip = ip;
+	pt->last_ip = ip;
+	return put(pt, &pkt);
+}
+
+static int put_pgd(struct emu_pt *pt)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_tip_pgd;
+	pkt.payload.ip.ipc = pt_ipc_suppressed;
+	pt->enabled = false;
+	stack_clear(&pt->lib);
+	stack_clear(&pt->perf);
+	return put(pt, &pkt);
+}
+
+static int put_mode_exec(struct emu_pt *pt)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_mode;
+	pkt.payload.mode.leaf = pt_mol_exec;
+	pkt.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	return put(pt, &pkt);
+}
+
+static int put_tsc(struct emu_pt *pt)
+{
+	struct pt_packet pkt;
+
+	if (!pt->opts.tsc)
+		return 0;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_tsc;
+	pkt.payload.tsc.tsc = pt->opts.tsc(pt->opts.tsc_ctx);
+	return put(pt, &pkt);
+}
+
+/* PSB+: PSB, [TSC], MODE.Exec, [FUP ip while enabled], PSBEND. */
+static int put_psb(struct emu_pt *pt, uint64_t ip)
+{
+	int err;
+
+	err = flush_tnt(pt);
+	if (!err)
+		err = put_simple(pt, ppt_psb);
+	pt->last_ip = 0;
+	pt->since_psb = 0;
+	stack_clear(&pt->lib);
+	stack_clear(&pt->perf);
+	if (!err)
+		err = put_tsc(pt);
+	if (!err)
+		err = put_mode_exec(pt);
+	if (!err && pt->enabled)
+		err = put_ip(pt, ppt_fup, ip);
+	if (!err)
+		err = put_simple(pt, ppt_psbend);
+	return err;
+}
+
+int emu_pt_start(struct emu_pt *pt)
+{
+	pt->enabled = false;
+	return put_psb(pt, 0);
+}
+
+/* Re-enable at @ip (back in user space). */
+static int enable(struct emu_pt *pt, uint64_t ip)
+{
+	int err;
+
+	if (!pt->exec_mode_sent) {
+		err = put_mode_exec(pt);
+		if (err < 0)
+			return err;
+		pt->exec_mode_sent = true;
+	}
+	err = put_tsc(pt);
+	if (err < 0)
+		return err;
+	pt->enabled = true;
+	return put_ip(pt, ppt_tip_pge, ip);
+}
+
+static int ret(struct emu_pt *pt, uint64_t next)
+{
+	int err;
+
+	if (pt->opts.retcomp && stack_top_is(&pt->lib, next) &&
+	    stack_top_is(&pt->perf, next)) {
+		stack_pop(&pt->lib);
+		stack_pop(&pt->perf);
+		return add_tnt(pt, true);
+	}
+	stack_pop(&pt->perf);
+	err = flush_tnt(pt);
+	return err < 0 ? err : put_ip(pt, ppt_tip, next);
+}
+
+int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
+		uint64_t next)
+{
+	int err;
+
+	if (!pt->enabled) {
+		err = enable(pt, ip);
+		if (err < 0)
+			return err;
+	}
+	if (insn->cls == EMU_INSN_OTHER)
+		return 0;
+	if (pt->since_psb >= pt->opts.psb_period) {
+		err = put_psb(pt, ip);
+		if (err < 0)
+			return err;
+	}
+	switch (insn->cls) {
+	case EMU_INSN_JCC:
+		return add_tnt(pt, next != ip + insn->len);
+	case EMU_INSN_CALL:
+		stack_push(&pt->lib, ip + insn->len);
+		stack_push(&pt->perf, ip + insn->len);
+		return 0;
+	case EMU_INSN_CALL_IND:
+		stack_push(&pt->lib, ip + insn->len);
+		stack_push(&pt->perf, ip + insn->len);
+		/* fall through */
+	case EMU_INSN_JMP_IND:
+		err = flush_tnt(pt);
+		return err < 0 ? err : put_ip(pt, ppt_tip, next);
+	case EMU_INSN_RET:
+		return ret(pt, next);
+	case EMU_INSN_FAR:
+		err = flush_tnt(pt);
+		return err < 0 ? err : put_pgd(pt);
+	default:
+		return 0;
+	}
+}
+
+int emu_pt_async(struct emu_pt *pt, uint64_t ip)
+{
+	int err;
+
+	if (!pt->enabled)
+		return 0;
+	err = flush_tnt(pt);
+	if (!err)
+		err = put_ip(pt, ppt_fup, ip);
+	if (!err)
+		err = put_pgd(pt);
+	return err;
+}
+
+int emu_pt_flush(struct emu_pt *pt)
+{
+	int err;
+
+	err = flush_tnt(pt);
+	return err < 0 ? err : stage_out(pt);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Intel PT packet generator of the emulated source: turns the executed
+ * instructions of one thread into the packets user-only tracing would make
+ * (PSB+, TIP.PGE/PGD, TNT, TIP, FUP, MODE.Exec, optional TSC), with libipt's
+ * packet encoder.  Bytes go to an output callback in chunks.
+ */
+#ifndef QPT_CAPTURE_EMU_PT_H
+#define QPT_CAPTURE_EMU_PT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/emu_insn.h"
+
+struct emu_pt;
+
+/* Receives encoded bytes; returns 0 or a negative error (passed back). */
+typedef int (*emu_pt_out_fn)(void *ctx, const uint8_t *buf, size_t len);
+/* The current time stamp counter value for TSC packets. */
+typedef uint64_t (*emu_pt_tsc_fn)(void *ctx);
+
+struct emu_pt_opts {
+	bool retcomp;		/* return compression (hardware default) */
+	uint32_t psb_period;	/* bytes between PSB+ (0: 4096) */
+	emu_pt_tsc_fn tsc;	/* NULL: no TSC packets */
+	void *tsc_ctx;
+};
+
+/* Returns NULL when out of memory. */
+struct emu_pt *emu_pt_new(const struct emu_pt_opts *opts, emu_pt_out_fn out,
+			  void *out_ctx);
+void emu_pt_free(struct emu_pt *pt);
+
+/* Tracing is switched on while the thread is in the kernel: PSB+. */
+int emu_pt_start(struct emu_pt *pt);
+/* The instruction at @ip retired and execution continued at @next. */
+int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
+		uint64_t next);
+/* An interrupt or exception entered the kernel before the instruction at
+ * @ip executed (signal, fault): FUP + TIP.PGD while enabled. */
+int emu_pt_async(struct emu_pt *pt, uint64_t ip);
+/* Hand every byte made so far to the output (pending TNT bits included). */
+int emu_pt_flush(struct emu_pt *pt);
+/* Whether the thread is currently in traced (user) context. */
+bool emu_pt_enabled(const struct emu_pt *pt);
+/* Total bytes generated. */
+uint64_t emu_pt_bytes(const struct emu_pt *pt);
+
+#endif
