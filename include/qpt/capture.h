@@ -8,7 +8,9 @@
 #define QPT_CAPTURE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
 
 #include "qpt/qpt.h"
 
@@ -42,6 +44,49 @@ struct qpt_capture_stats {
 	uint64_t aux_overwritten;  /* snapshot mode: bytes written over
 				    * between two snapshots (lost) */
 };
+
+
+/*
+ * Events, as perf spells them:
+ *   PMU/term,term=value,.../MODS   any PMU in sysfs by name, e.g.
+ *       intel_pt/tsc,noretcomp=1,cyc,psb_period=3/u   or   intel_bts//
+ *   NAME[:MODS]                    a hardware or software event by perf's
+ *       name: cycles, instructions, branches, task-clock, cpu-clock,
+ *       page-faults, context-switches, dummy, ...
+ * Terms are the PMU's format files (a term without a value is 1), or
+ * config, config1, config2, period, freq.  MODS: u (user), k (kernel),
+ * h (hypervisor); naming some excludes the others.  An AUX-area tracer
+ * known to this library (intel_pt, intel_bts) starts from perf's defaults
+ * (intel_pt: pt, branch, tsc, mtc and psb_period as the caps allow).
+ */
+struct qpt_event;
+
+struct qpt_event_opts {
+	size_t size;		/* sizeof(struct qpt_event_opts) */
+	const char *sysfs_root;	/* NULL: /sys/bus/event_source/devices */
+	char *errbuf;		/* if set: why parsing failed, one line */
+	size_t errlen;
+};
+
+QPT_API void qpt_event_opts_init(struct qpt_event_opts *opts);
+
+/*
+ * Parse @str into *@event (free with qpt_event_free).  Returns 0,
+ * -QPT_E_NOPMU (the PMU is not on this machine; errbuf names it),
+ * -QPT_E_INVAL (syntax, unknown term or event, value too large; errbuf
+ * says which), -QPT_E_FORMAT (a sysfs file that does not parse), -ENOMEM.
+ */
+QPT_API int qpt_event_parse(const char *str, const struct qpt_event_opts *opts,
+			    struct qpt_event **event);
+QPT_API void qpt_event_free(struct qpt_event *event);
+
+/* The perf_event_attr the event string gives (type, config*, exclude_*,
+ * sample period or frequency); borrowed from @event. */
+QPT_API const struct perf_event_attr *qpt_event_attr(const struct qpt_event *event);
+/* The PMU's name ("intel_pt", "software", "hardware", ...); borrowed. */
+QPT_API const char *qpt_event_pmu(const struct qpt_event *event);
+/* Whether the event writes an AUX area (a known AUX-area tracer). */
+QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
 
 #ifdef __cplusplus
 }
