@@ -88,6 +88,106 @@ QPT_API const char *qpt_event_pmu(const struct qpt_event *event);
 /* Whether the event writes an AUX area (a known AUX-area tracer). */
 QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
 
+/*
+ * A recording session: perf events on a command, a process or CPUs, their
+ * rings drained into a perf.data file (through the auxfmt writer).
+ *
+ * Targets (one of):
+ *   @argv      run this command: forked, held until qpt_recorder_start,
+ *              then exec'd with the events enabled on exec; per-CPU rings
+ *              with inheritance (perf's default);
+ *   @pid       a running process: every thread, per-CPU rings;
+ *   @all_cpus  every CPU (-a); @cpu_list "0-3,5" (-C) some.
+ *   @per_thread: one ring per thread instead (no inheritance).
+ * Events: @events (@nr_events strings, qpt_event_parse syntax); none: the
+ * default "intel_pt//" (which fails with -QPT_E_NOPMU without the PMU).
+ * At most one AUX-area event.  A dummy event carries the sideband (mmap2,
+ * comm, task, context switches) into the same rings.
+ */
+struct qpt_recorder_opts {
+	size_t size;		  /* sizeof(struct qpt_recorder_opts) */
+	const char *output;	  /* perf.data path, "-": pipe to stdout */
+	const char *const *events;
+	size_t nr_events;
+	const char *sysfs_root;	  /* NULL: the real sysfs */
+	char *const *argv;	  /* the command, NULL-terminated */
+	int pid;		  /* 0: none */
+	bool all_cpus;
+	const char *cpu_list;
+	bool per_thread;
+	uint64_t data_pages;	  /* data ring pages, power of 2; 0: perf's */
+	uint64_t aux_pages;	  /* AUX pages, power of 2; 0: perf's */
+	bool snapshot;		  /* AUX in snapshot (overwrite) mode */
+	uint64_t snapshot_size;	  /* bytes per snapshot; 0: the whole area */
+	uint64_t sample_period;	  /* -c for sampling events; 0: none */
+	uint64_t sample_freq;	  /* -F; 0: perf's 4000 unless -c */
+	int compress;		  /* zstd level for the writer; 0: off */
+	int cmd_argc;		  /* the command line for CMDLINE */
+	char *const *cmd_argv;
+	qpt_log_fn log;
+	void *log_ctx;
+	char *errbuf;		  /* one line about the last failure */
+	size_t errlen;
+};
+
+QPT_API void qpt_recorder_opts_init(struct qpt_recorder_opts *opts);
+
+struct qpt_recorder;
+
+/*
+ * Parse the events, fork the command (held), open and map the events,
+ * create the output and write its attrs, AUXTRACE_INFO, TIME_CONV and the
+ * synthesized sideband (MMAP2 of every executable mapping, COMM) of the
+ * targets.  Returns 0 and *@rec, or: -QPT_E_NOPMU (errbuf names the PMU),
+ * -QPT_E_INVAL (options, events), -EACCES/-EPERM (perf_event_paranoid),
+ * -EBUSY, -ENOMEM / -EPERM from mmap (perf_event_mlock_kb), -ENOENT /
+ * -EOPNOTSUPP (the event does not exist here), -ESRCH (no such process),
+ * -errno from the output.  errbuf has a one-line explanation.
+ */
+QPT_API int qpt_recorder_new(const struct qpt_recorder_opts *opts,
+			     struct qpt_recorder **rec);
+
+/*
+ * Let the command exec (or enable the events for -p/-a).  Returns 0, or
+ * the exec's -errno (qpt_recorder_exec_failed() is then true: a bad
+ * command, exit 127 like a shell).
+ */
+QPT_API int qpt_recorder_start(struct qpt_recorder *rec);
+QPT_API bool qpt_recorder_exec_failed(const struct qpt_recorder *rec);
+
+/*
+ * Wait up to @timeout_ms for data (poll, returns early on a signal), drain
+ * every ring.  Returns 1 when the command has exited (or every traced
+ * thread is gone), 0 otherwise, or -errno (output error, e.g. -ENOSPC).
+ */
+QPT_API int qpt_recorder_poll(struct qpt_recorder *rec, int timeout_ms);
+
+/* Snapshot mode: take a snapshot of every AUX area now.  Returns the bytes
+ * written or an error; -QPT_E_STATE when not in snapshot mode. */
+QPT_API int64_t qpt_recorder_snapshot(struct qpt_recorder *rec);
+
+/*
+ * Finish: disable the events, drain (and in snapshot mode, take the final
+ * snapshot), add the build-ids of the mapped files, close the output.  A
+ * command still running is left to the caller (see qpt_recorder_pid).
+ * Returns 0 or the first error; the file is readable in either case.
+ */
+QPT_API int qpt_recorder_stop(struct qpt_recorder *rec);
+
+/* The command's pid (0 without one) and, once it exited, its wait status
+ * (-1 while it runs). */
+QPT_API int qpt_recorder_pid(const struct qpt_recorder *rec);
+QPT_API int qpt_recorder_status(const struct qpt_recorder *rec);
+
+/* Counters so far, summed over the rings. */
+QPT_API void qpt_recorder_stats(const struct qpt_recorder *rec,
+				struct qpt_capture_stats *stats);
+/* Bytes written to the output. */
+QPT_API uint64_t qpt_recorder_output_bytes(const struct qpt_recorder *rec);
+
+/* Free; kills (SIGKILL) and reaps a command that never started. */
+QPT_API void qpt_recorder_free(struct qpt_recorder *rec);
+
 #ifdef __cplusplus
 }
 #endif
