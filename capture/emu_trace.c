@@ -511,9 +511,15 @@ static void on_gone(struct emu_tracer *tr, pid_t tid, int status)
 static int loop(struct emu_tracer *tr)
 {
 	int status, err = 0;
+	unsigned int stops = 0;
 	pid_t tid;
 
 	while (tr->threads) {
+		if (!(++stops & 4095) && tr->sb.ops->poll) {
+			err = tr->sb.ops->poll(tr->sb.ctx);
+			if (err)
+				return err;
+		}
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR)

@@ -26,6 +26,9 @@ struct emu_sink_ops {
 	int (*record)(void *ctx, pid_t tid, const struct perf_event_header *rec);
 	/* The thread is gone; nothing more arrives for it. */
 	int (*thread_exit)(void *ctx, pid_t tid);
+	/* Called every few thousand stops (may be NULL): snapshot requests,
+	 * draining.  Returns 0 or an error that ends the run. */
+	int (*poll)(void *ctx);
 };
 
 struct emu_trace_opts {

@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "qpt/capture.h"
+#include "qpt/emulate.h"
 
 #define MAX_EVENTS 32
 
@@ -65,7 +66,17 @@ static void usage(FILE *out)
 		"(default 1)\n"
 		"      --sysfs DIR       PMU directory instead of "
 		"/sys/bus/event_source/devices\n"
-		"  -q, --quiet           no closing summary\n");
+		"  -q, --quiet           no closing summary\n"
+		"      --emulate         emulated Intel PT: run COMMAND "
+		"single-stepped under\n"
+		"                        ptrace and write the trace the "
+		"hardware would (user\n"
+		"                        space; -e intel_pt/noretcomp,"
+		"psb_period=N/u is honoured)\n"
+		"      --inherit         with --emulate: follow fork/vfork "
+		"children\n"
+		"      --aslr            with --emulate: keep address space "
+		"randomization\n");
 }
 
 static int parse_u64_arg(const char *s, uint64_t *v)
@@ -148,12 +159,16 @@ struct record_args {
 	const char *events[MAX_EVENTS];
 	const char *control;
 	bool quiet;
+	bool emulate, inherit, aslr;
 };
 
 enum {
 	OPT_PER_THREAD = 256,
 	OPT_CONTROL,
 	OPT_SYSFS,
+	OPT_EMULATE,
+	OPT_INHERIT,
+	OPT_ASLR,
 };
 
 static const struct option long_opts[] = {
@@ -171,6 +186,9 @@ static const struct option long_opts[] = {
 	{"compression-level", optional_argument, NULL, 'z'},
 	{"sysfs", required_argument, NULL, OPT_SYSFS},
 	{"quiet", no_argument, NULL, 'q'},
+	{"emulate", no_argument, NULL, OPT_EMULATE},
+	{"inherit", no_argument, NULL, OPT_INHERIT},
+	{"aslr", no_argument, NULL, OPT_ASLR},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -256,6 +274,15 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case 'q':
 			a->quiet = true;
 			break;
+		case OPT_EMULATE:
+			a->emulate = true;
+			break;
+		case OPT_INHERIT:
+			a->inherit = true;
+			break;
+		case OPT_ASLR:
+			a->aslr = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return QPT_EXIT_OK;
@@ -269,6 +296,11 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		return cli_usage_error("record",
 				       "give one target: -- COMMAND, -p PID, "
 				       "-a or -C CPUS");
+	if (a->emulate && !a->o.argv)
+		return cli_usage_error("record", "--emulate needs -- COMMAND");
+	if ((a->inherit || a->aslr) && !a->emulate)
+		return cli_usage_error("record",
+				       "--inherit and --aslr go with --emulate");
 	if (a->control && !a->o.snapshot)
 		return cli_usage_error("record", "--control needs -S");
 	return -1;
@@ -380,6 +412,93 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 	return err < 0 ? err : 0;
 }
 
+/* The terms of -e intel_pt/TERMS/MODS that the emulation honours. */
+static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
+{
+	char buf[256], *terms, *end, *t, *save = NULL, *val;
+	unsigned long v;
+
+	if (strncmp(ev, "intel_pt/", 9) || strlen(ev) >= sizeof(buf))
+		return cli_usage_error("record", "--emulate records intel_pt "
+				       "only, not '%s'", ev);
+	strcpy(buf, ev + 9);
+	terms = buf;
+	end = strchr(terms, '/');
+	if (!end || strspn(end + 1, "u") != strlen(end + 1))
+		return cli_usage_error("record", "bad event '%s' (the "
+				       "emulation traces user space: /u)", ev);
+	*end = '\0';
+	for (t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		val = strchr(t, '=');
+		if (val)
+			*val++ = '\0';
+		v = val ? strtoul(val, NULL, 0) : 1;
+		if (!strcmp(t, "noretcomp"))
+			eo->noretcomp = v != 0;
+		else if (!strcmp(t, "psb_period") && v <= 15)
+			eo->psb_period = (uint32_t)v;
+		else if (strcmp(t, "pt") && strcmp(t, "branch"))
+			return cli_usage_error("record", "--emulate: term '%s' "
+					       "is not emulated", t);
+	}
+	return -1;
+}
+
+static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
+{
+	struct qpt_emulate_opts eo;
+	struct qpt_emulate_result res;
+	char msg[512] = "";
+	size_t i;
+	int err, ret;
+
+	qpt_emulate_opts_init(&eo);
+	if (a->o.output)
+		eo.output = a->o.output;
+	eo.argv = a->o.argv;
+	eo.aslr = a->aslr;
+	eo.inherit = a->inherit;
+	eo.data_pages = a->o.data_pages;
+	eo.aux_pages = a->o.aux_pages;
+	eo.snapshot = a->o.snapshot;
+	eo.snapshot_size = a->o.snapshot_size;
+	eo.snapshot_request = (volatile int *)&snapshot_requested;
+	eo.compress = a->o.compress;
+	eo.cmd_argc = argc;
+	eo.cmd_argv = argv;
+	eo.errbuf = msg;
+	eo.errlen = sizeof(msg);
+	for (i = 0; i < a->o.nr_events; i++) {
+		ret = emulate_event(a->events[i], &eo);
+		if (ret >= 0)
+			return ret;
+	}
+	if (a->o.pid || a->o.all_cpus || a->o.cpu_list || a->control)
+		return cli_usage_error("record", "--emulate runs a command: "
+				       "no -p, -a, -C or --control");
+	install_signals();
+	signal(SIGINT, SIG_IGN); /* the command gets it and ends the run */
+	err = qpt_emulate_record(&eo, &res);
+	if (res.exec_failed) {
+		cli_error(NULL, "%s", msg);
+		return 127;
+	}
+	if (err < 0) {
+		cli_error(eo.output, "%s", msg[0] ? msg : qpt_strerror(err));
+		return QPT_EXIT_ERROR;
+	}
+	if (!a->quiet)
+		fprintf(stderr,
+			"[ qpt record --emulate: %" PRIu64 " instructions in %u "
+			"thread(s), %" PRIu64 " bytes of trace in %" PRIu64
+			" buffers, %" PRIu64 " truncations; wrote %.3f MB %s ]\n",
+			res.insns, res.threads, res.capture.aux_bytes,
+			res.capture.aux_buffers, res.capture.aux_truncated,
+			(double)res.output_bytes / (1024.0 * 1024.0),
+			eo.output);
+	return QPT_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a;
@@ -392,6 +511,8 @@ int cmd_record(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	if (a.emulate)
+		return cmd_record_emulate(&a, argc, argv);
 	a.o.events = a.events;
 	a.o.errbuf = msg;
 	a.o.errlen = sizeof(msg);

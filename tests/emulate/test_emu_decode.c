@@ -146,7 +146,7 @@ static int mem_thread_exit(void *ctx, pid_t tid)
 }
 
 static const struct emu_sink_ops mem_ops = {
-	mem_thread_new, mem_aux, mem_record, mem_thread_exit,
+	mem_thread_new, mem_aux, mem_record, mem_thread_exit, NULL,
 };
 
 /* Ground truth: per thread, in order of first appearance. */

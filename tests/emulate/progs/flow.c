@@ -1,11 +1,37 @@
 // SPDX-License-Identifier: MIT
 /* Test program: recursion deeper than 64 frames, indirect calls, a jump
- * table, a qsort callback and setjmp/longjmp. */
+ * table, a qsort callback, setjmp/longjmp, and returns that miss the top of
+ * the return stack (where libipt's and perf's return stacks part). */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static jmp_buf env;
+
+/*
+ * qpt_outer calls qpt_trick, which returns to qpt_land instead of its
+ * caller; qpt_land then "returns" to qpt_back, the address the call pushed
+ * (the top of a stack that did not pop on the first, uncompressed return,
+ * but not of one that did).
+ */
+int qpt_outer(void);
+__asm__(".text\n"
+	".globl qpt_outer\n"
+	".hidden qpt_outer\n"
+	".type qpt_outer, @function\n"
+	"qpt_outer:\n"
+	"	call qpt_trick\n"
+	"qpt_back:\n"
+	"	mov $42, %eax\n"
+	"	ret\n"
+	"qpt_trick:\n"
+	"	lea qpt_land(%rip), %rax\n"
+	"	mov %rax, (%rsp)\n"
+	"	ret\n"
+	"qpt_land:\n"
+	"	lea qpt_back(%rip), %rax\n"
+	"	push %rax\n"
+	"	ret\n");
 static volatile int sink;
 
 __attribute__((noinline)) static int depth(int n)
@@ -52,6 +78,8 @@ int main(int argc, char **argv)
 	int v[24], i, acc = argc;
 
 	acc += depth(100);
+	for (i = 0; i < 3; i++)
+		acc += qpt_outer() + depth(3);
 	for (i = 0; i < 30; i++)
 		acc = ops[(i + acc) % 3](acc) & 0xffff;
 	for (i = 0; i < 16; i++)

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emulated Intel PT source: a command runs single-stepped under
+ * ptrace and qpt writes the Intel PT stream user-only tracing would have
+ * made (PSB+, TIP.PGE/PGD, TNT, TIP with last-IP compression, FUP,
+ * MODE.Exec, return compression) with libipt's encoder.  The bytes go
+ * through a simulated kernel side of the AUX interface (control page, data
+ * ring, AUX area with the kernel's rules) and the same ring consumer as the
+ * hardware path into perf.data, with Intel PT's AUXTRACE_INFO, so perf and
+ * libipt decode the file as a real recording.
+ *
+ * What marks a file as emulated: its event is named QPT_EMULATE_EVENT_NAME
+ * in EVENT_DESC, and the CMDLINE feature holds the qpt command line.  The
+ * [vdso] of each process is written to OUTPUT.vdso and MMAP2 names that
+ * file, so decoders find the vDSO's code.
+ */
+#ifndef QPT_EMULATE_H
+#define QPT_EMULATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qpt/qpt.h"
+#include "qpt/capture.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QPT_EMULATE_EVENT_NAME "intel_pt//u:qpt-emulated"
+/* The PERF_TYPE the emulated Intel PT event carries (priv[0] too). */
+#define QPT_EMULATE_PMU_TYPE 8
+
+struct qpt_emulate_opts {
+	size_t size;		/* sizeof(struct qpt_emulate_opts) */
+	const char *output;	/* perf.data path ("-": stdout, pipe mode) */
+	char *const *argv;	/* the command, NULL-terminated */
+	bool aslr;		/* keep ASLR (default: personality
+				 * ADDR_NO_RANDOMIZE, as the tests need) */
+	bool inherit;		/* follow fork/vfork children */
+	bool noretcomp;		/* no return compression */
+	uint32_t psb_period;	/* intel_pt psb_period term: PSB every
+				 * 2^(n+11) bytes; default 3 as perf */
+	uint64_t data_pages;	/* data ring pages, power of 2; 0: 128 */
+	uint64_t aux_pages;	/* AUX pages, power of 2; 0: 1024 */
+	bool snapshot;		/* AUX in overwrite mode, snapshots on
+				 * request and at each thread's end */
+	uint64_t snapshot_size;	/* bytes per snapshot; 0: whole area */
+	/* Polled while running: non-zero asks for a snapshot (the library
+	 * clears it).  May be NULL. */
+	volatile int *snapshot_request;
+	int compress;		/* zstd level for the writer; 0: off */
+	int cmd_argc;		/* the command line for CMDLINE */
+	char *const *cmd_argv;
+	qpt_log_fn log;
+	void *log_ctx;
+	char *errbuf;		/* one line about the last failure */
+	size_t errlen;
+};
+
+QPT_API void qpt_emulate_opts_init(struct qpt_emulate_opts *opts);
+
+struct qpt_emulate_result {
+	uint64_t insns;		/* instructions retired by traced threads */
+	uint64_t trace_bytes;	/* Intel PT bytes generated */
+	uint32_t threads;	/* threads traced */
+	int exit_status;	/* command: exit code, or 128 + signal */
+	bool exec_failed;	/* the command could not be started */
+	uint64_t output_bytes;	/* written to the output */
+	struct qpt_capture_stats capture; /* as the consumer saw it */
+};
+
+/*
+ * Run the command to its end under emulation and write the recording.
+ * Blocks until every traced thread is gone.  Returns 0 (the command may
+ * have failed or died: see res->exit_status; the file is complete up to
+ * its death), -QPT_E_INVAL (options), -ENOENT/-EACCES/... with
+ * res->exec_failed when the command does not start (no output is left),
+ * -errno from ptrace or the output.  errbuf says what failed.
+ */
+QPT_API int qpt_emulate_record(const struct qpt_emulate_opts *opts,
+			       struct qpt_emulate_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPT_EMULATE_H */
