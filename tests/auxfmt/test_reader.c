@@ -601,51 +601,59 @@ static void test_pipe(void **state)
  * so the record straddles the two COMPRESSED records; a COMPRESSED2 with
  * padding follows.  Inner records come in order, after their COMPRESSED.
  */
+static size_t build_compressed(struct pb *p, bool be)
+{
+	static struct pb inner;
+	uint8_t z[4096];
+	size_t r0, zn, split, c1;
+	int k;
+
+	memset(&inner, 0, sizeof(inner));
+	inner.be = be;
+	for (k = 0; k < 10; k++) {
+		size_t at = pb_rec(&inner, PERF_RECORD_COMM, 0);
+		char comm[16];
+
+		pb_u32(&inner, 100 + k);
+		pb_u32(&inner, 200 + k);
+		snprintf(comm, sizeof(comm), "task%d", k);
+		pb_str(&inner, comm, 8);
+		pb_end(&inner, at);
+	}
+	split = inner.n / 2 + 3; /* inside a record */
+	memset(p, 0, sizeof(*p));
+	p->be = be;
+	pb_u64(p, QPT_PERF_MAGIC2);
+	pb_u64(p, 16);
+	r0 = pb_rec(p, QPT_RECORD_COMPRESSED, 0);
+	zn = ZSTD_compress(z, sizeof(z), inner.b, split, 3);
+	assert_false(ZSTD_isError(zn));
+	pb_bytes(p, z, zn);
+	pb_end(p, r0);
+	c1 = p->n;
+	r0 = pb_rec(p, QPT_RECORD_COMPRESSED2, 0);
+	zn = ZSTD_compress(z, sizeof(z), inner.b + split, inner.n - split, 3);
+	assert_false(ZSTD_isError(zn));
+	pb_u64(p, zn);
+	pb_bytes(p, z, zn);
+	while (p->n % 8)
+		pb_u8(p, 0);
+	pb_end(p, r0);
+	r0 = pb_rec(p, QPT_RECORD_FINISHED_ROUND, 0);
+	pb_end(p, r0);
+	return c1;
+}
+
 static void test_compressed(void **state)
 {
-	static struct pb p, inner;
-	uint8_t z[4096];
+	static struct pb p;
 	struct qpt_record rec;
 	struct qpt_reader *r;
-	size_t r0, zn, split, c1;
+	size_t c1;
 	int be, k;
 
 	for (be = 0; be < 2; be++) {
-		memset(&inner, 0, sizeof(inner));
-		inner.be = be;
-		for (k = 0; k < 10; k++) {
-			size_t at = pb_rec(&inner, PERF_RECORD_COMM, 0);
-			char comm[16];
-
-			pb_u32(&inner, 100 + k);
-			pb_u32(&inner, 200 + k);
-			snprintf(comm, sizeof(comm), "task%d", k);
-			pb_str(&inner, comm, 8);
-			pb_end(&inner, at);
-		}
-		split = inner.n / 2 + 3; /* inside a record */
-		memset(&p, 0, sizeof(p));
-		p.be = be;
-		pb_u64(&p, QPT_PERF_MAGIC2);
-		pb_u64(&p, 16);
-		r0 = pb_rec(&p, QPT_RECORD_COMPRESSED, 0);
-		zn = ZSTD_compress(z, sizeof(z), inner.b, split, 3);
-		assert_false(ZSTD_isError(zn));
-		pb_bytes(&p, z, zn);
-		pb_end(&p, r0);
-		c1 = p.n;
-		r0 = pb_rec(&p, QPT_RECORD_COMPRESSED2, 0);
-		zn = ZSTD_compress(z, sizeof(z), inner.b + split,
-				   inner.n - split, 3);
-		assert_false(ZSTD_isError(zn));
-		pb_u64(&p, zn);
-		pb_bytes(&p, z, zn);
-		while (p.n % 8)
-			pb_u8(&p, 0);
-		pb_end(&p, r0);
-		r0 = pb_rec(&p, QPT_RECORD_FINISHED_ROUND, 0);
-		pb_end(&p, r0);
-
+		c1 = build_compressed(&p, be);
 		r = open_pb(&p);
 		next_ok(r, &rec, QPT_RECORD_COMPRESSED);
 		assert_int_equal(rec.depth, 0);
@@ -754,6 +762,37 @@ static void test_names(void **state)
 	assert_null(qpt_feature_name(QPT_FEAT_LAST));
 }
 
+static void write_pb(const char *dir, const char *name, const struct pb *p)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (f) {
+		fwrite(p->b, 1, p->n, f);
+		fclose(f);
+	}
+}
+
+/* QPT_WRITE_CORPUS=DIR: write the hand-built files as fuzz seeds. */
+static void write_corpus(const char *dir)
+{
+	static struct pb p;
+	struct layout l;
+
+	build_file(&p, false, PERF_ATTR_SIZE_VER7, true, &l);
+	write_pb(dir, "hand-file-le.data", &p);
+	build_file(&p, true, PERF_ATTR_SIZE_VER7 + 32, true, &l);
+	write_pb(dir, "hand-file-be-big-attr.data", &p);
+	build_file(&p, true, PERF_ATTR_SIZE_VER0, false, &l);
+	write_pb(dir, "hand-file-be-ver0.data", &p);
+	build_pipe(&p, true);
+	write_pb(dir, "hand-pipe-be.data", &p);
+	build_compressed(&p, true);
+	write_pb(dir, "hand-compressed-be.data", &p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,5 +806,9 @@ int main(void)
 		cmocka_unit_test(test_file_input),
 		cmocka_unit_test(test_names),
 	};
+	if (getenv("QPT_WRITE_CORPUS")) {
+		write_corpus(getenv("QPT_WRITE_CORPUS"));
+		return 0;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
