@@ -744,6 +744,100 @@ static void test_file_input(void **state)
 	qpt_reader_free(NULL);
 }
 
+static uint8_t *slurp_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 &&
+	    !fseek(f, 0, SEEK_SET)) {
+		buf = malloc((size_t)n);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The real Intel PT recordings: each AUXTRACE payload, as a span of the
+ * mapped file and through the index with read_at(), equals the payload
+ * extracted independently into aux/NAME.pt (sha256 in the trace's README).
+ */
+static void check_quipper(const char *dir, const char *file,
+			  const char *prefix, bool pipe)
+{
+	char path[4096];
+	struct qpt_record rec;
+	struct qpt_reader *r;
+	const struct qpt_auxtrace_index_entry *idx;
+	size_t nidx, i, n = 0, len;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	assert_int_equal(qpt_reader_open(path, NULL, &r), 0);
+	assert_int_equal(qpt_reader_is_pipe(r), pipe);
+	while ((ret = qpt_reader_next(r, &rec)) > 0) {
+		uint32_t ai, cpu;
+		uint8_t *want;
+		const void *span;
+
+		if (rec.type != QPT_RECORD_AUXTRACE)
+			continue;
+		ai = f32(&rec, 32);
+		cpu = f32(&rec, 40);
+		snprintf(path, sizeof(path), "%s/aux/%s-idx%u-cpu%u.pt", dir,
+			 prefix, ai, cpu);
+		want = slurp_file(path, &len);
+		assert_non_null(want);
+		assert_int_equal(rec.aux_size, len);
+		assert_memory_equal(rec.aux, want, len);
+		if (!pipe) {
+			assert_int_equal(qpt_reader_read_at(r, rec.aux_pos, len,
+							    &span), 0);
+			assert_ptr_equal(span, rec.aux);
+		}
+		free(want);
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, 2);
+	nidx = qpt_reader_auxtrace_index(r, &idx);
+	assert_int_equal(nidx, pipe ? 0 : 2);
+	for (i = 0; i < nidx; i++) {
+		const void *hdr;
+		uint32_t type;
+
+		assert_int_equal(idx[i].sz, 0x30);
+		assert_int_equal(qpt_reader_read_at(r, idx[i].file_offset,
+						    idx[i].sz, &hdr), 0);
+		memcpy(&type, hdr, 4);
+		assert_int_equal(type, QPT_RECORD_AUXTRACE);
+	}
+	qpt_reader_free(r);
+}
+
+static void test_quipper_aux(void **state)
+{
+	char dir[4096];
+	const char *shared = getenv("QPT_SHARED");
+
+	snprintf(dir, sizeof(dir), "%s/traces/quipper-intel-pt-4.14",
+		 shared ? shared : "/nonexistent");
+	if (access(dir, R_OK)) {
+		skip();
+		return;
+	}
+	check_quipper(dir, "perf.data.intel_pt-4.14", "file", false);
+	check_quipper(dir, "perf.data.piped.intel_pt-4.14", "piped", true);
+}
+
 static void test_names(void **state)
 {
 	assert_string_equal(qpt_record_type_name(PERF_RECORD_MMAP2), "MMAP2");
@@ -804,6 +898,7 @@ int main(void)
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_file_input),
+		cmocka_unit_test(test_quipper_aux),
 		cmocka_unit_test(test_names),
 	};
 	if (getenv("QPT_WRITE_CORPUS")) {
