@@ -46,9 +46,9 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- true 2>/dev/null; then
 		2>/dev/null && check "$tmp/pipe.data"
 	perf record -q -z -e task-clock -o - -- true >"$tmp/pipez.data" \
 		2>/dev/null && check "$tmp/pipez.data"
-	# stdin
+	# stdin as a pipe: read incrementally
 	want=$(qpt_counts "$tmp/pipe.data")
-	got=$("$QPT" dump --json -i - <"$tmp/pipe.data" |
+	got=$(cat "$tmp/pipe.data" | "$QPT" dump --json -i - |
 		sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' |
 		grep -v -x COMPRESSED | sort | uniq -c | awk '{print $2, $1}' |
 		sort)
