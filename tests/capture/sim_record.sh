@@ -16,9 +16,11 @@ for mode in full snapshot; do
 	n_aux=$(grep -c 'PERF_RECORD_AUX offset' dump.txt)
 	n_trunc=$(grep 'PERF_RECORD_AUX offset' dump.txt | grep -c '\[T\]' || true)
 	n_buf=$(grep -c 'PERF_RECORD_AUXTRACE size' dump.txt)
-	sum=$(grep 'PERF_RECORD_AUXTRACE size' dump.txt |
-		sed -E 's/.*size: (0x[0-9a-f]+) .*/\1/' |
-		while read -r s; do echo $((s)); done | paste -sd+ | bc)
+	sum=0
+	for s in $(grep 'PERF_RECORD_AUXTRACE size' dump.txt |
+		   sed -E 's/.*size: (0x[0-9a-f]+) .*/\1/'); do
+		sum=$((sum + s))
+	done
 	echo "$mode: offered $offered written $written lost $lost" \
 		"truncated $trunc/$auxrec; perf: $n_aux AUX ($n_trunc T)," \
 		"$n_buf AUXTRACE, $sum bytes"
