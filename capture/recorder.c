@@ -193,6 +193,15 @@ int qpt_recorder_new(const struct qpt_recorder_opts *opts,
 	if (err < 0)
 		goto out_free;
 	default_sizes(rec);
+	if ((rec->data_pages & (rec->data_pages - 1)) ||
+	    (rec->aux_pages & (rec->aux_pages - 1))) {
+		err = rec_fail(rec, -QPT_E_INVAL,
+			       "buffer sizes must be powers of two pages "
+			       "(data %llu, AUX %llu)",
+			       (unsigned long long)rec->data_pages,
+			       (unsigned long long)rec->aux_pages);
+		goto out_free;
+	}
 	err = set_targets(rec);
 	if (err < 0)
 		goto out_free;

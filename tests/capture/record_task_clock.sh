@@ -63,3 +63,7 @@ test $((in_spin * 100)) -ge $((nsamples * 80))
 # perf's own symbolization agrees.
 by_perf=$(perf script -i rec.data -F ip,sym 2>/dev/null | awk '$2 == "spin"' | wc -l)
 test "$by_perf" -eq "$in_spin"
+
+# The build-id of the command, as readelf reads it from the binary.
+bid=$(readelf -n "$spin" | awk '/Build ID/ { print $3 }')
+perf buildid-list -i rec.data 2>/dev/null | grep -q "^$bid .*qpt_spin$"
