@@ -341,6 +341,8 @@ int qpt_recorder_stop(struct qpt_recorder *rec)
 		n = qpt_recorder_snapshot(rec);
 		if (n < 0)
 			err = (int)n;
+		/* The snapshot re-enabled the AUX events. */
+		ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
 	}
 	qpt_recorder_stats(rec, &rec->final_stats);
 	if (!err)

@@ -274,6 +274,33 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	return -1;
 }
 
+/* Like a shell: is @cmd an executable file, by path or in $PATH?  0 or
+ * an errno for the message. */
+static int find_command(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+	int err = ENOENT;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? errno : 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), p,
+			     cmd) < (int)sizeof(buf)) {
+			if (!access(buf, X_OK))
+				return 0;
+			if (errno == EACCES)
+				err = EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	return err;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -392,6 +419,14 @@ int cmd_record(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	if (a.o.argv) {
+		err = find_command(a.o.argv[0]);
+		if (err) {
+			cli_error(a.o.argv[0], "%s", err == ENOENT ?
+				  "command not found" : strerror(err));
+			return 127;
+		}
+	}
 	a.o.events = a.events;
 	a.o.errbuf = msg;
 	a.o.errlen = sizeof(msg);

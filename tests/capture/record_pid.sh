@@ -5,6 +5,7 @@
 set -euo pipefail
 spin=$1
 command -v perf >/dev/null || exit 77
+perf stat -e task-clock:u true >/dev/null 2>&1 || exit 77
 tmp=$(mktemp -d)
 "$spin" 5000 &
 target=$!

@@ -8,6 +8,9 @@ set -euo pipefail
 spin=$1
 command -v perf >/dev/null || exit 77
 command -v setarch >/dev/null || exit 77
+setarch "$(uname -m)" -R true 2>/dev/null || exit 77
+# The kernel must allow software events here (some containers do not).
+perf stat -e task-clock:u true >/dev/null 2>&1 || exit 77
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
