@@ -269,12 +269,14 @@ static int drain_all(struct qpt_recorder *rec)
 		if (err < 0)
 			return err;
 	}
-	/* Like perf: a round marker after each pass that wrote. */
-	if (rec->records_since_round) {
-		rec->records_since_round = 0;
-		return qpt_writer_write(rec->writer, &round);
-	}
-	return 0;
+	/* Like perf: a round marker after each pass that wrote.  Then a
+	 * flush, so that the file on disk reads whole up to here even if
+	 * the disk fills up or we are killed. */
+	if (!rec->records_since_round)
+		return 0;
+	rec->records_since_round = 0;
+	err = qpt_writer_write(rec->writer, &round);
+	return err < 0 ? err : qpt_writer_flush(rec->writer);
 }
 
 static bool target_done(struct qpt_recorder *rec)

@@ -30,3 +30,5 @@ grep -q 'r-xp \[vdso\]' dump.txt
 n=$(perf script -i pid.data -F pid 2>/dev/null | grep -c -w "$target")
 echo "$n samples of $target"
 test "$n" -ge 5
+# qpt reads it too.
+"$QPT" dump -i pid.data >/dev/null
