@@ -347,6 +347,13 @@ static void print_summary(struct qpt_recorder *rec, const char *out)
 			 ": trace was lost while the AUX area was full "
 			 "(try a larger AUX area: -m ,SIZE)",
 			 st.aux_truncated, st.aux_records);
+	if (st.aux_partial)
+		cli_warn("AUX data had gaps in it %" PRIu64 " times out of %"
+			 PRIu64, st.aux_partial, st.aux_records);
+	if (st.aux_collision)
+		cli_warn("AUX data collided with another event's %" PRIu64
+			 " times out of %" PRIu64, st.aux_collision,
+			 st.aux_records);
 	if (st.lost_events)
 		cli_warn("%" PRIu64 " sideband/sample records lost in %" PRIu64
 			 " overruns of the data ring (try -m DATA)",
