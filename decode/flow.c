@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The instruction flow: libipt's instruction decoder over one PT stream,
+ * turned into instruction, branch and event items.  A taken branch is
+ * known when the next instruction (or event) arrives, so the last branch-
+ * like instruction is kept pending until then.  Errors become items with
+ * their trace offset, and decoding resumes at the next PSB.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decode/internal.h"
+
+struct flow {
+	struct qd_flow_ctx *fc;
+	struct pt_insn_decoder *dec;
+	/* the last instruction, while its successor is unknown */
+	bool pending;
+	uint64_t p_ip;
+	uint8_t p_size;
+	unsigned p_kind; /* qpt_branch_kind, or QPT_BR_NR: not a branch */
+	bool enabled;
+	uint64_t time;
+	bool has_time;
+	enum pt_exec_mode mode;
+	char msg[160];
+};
+
+uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
+{
+	uint64_t quot, rem;
+
+	if (!tc->valid)
+		return tsc;
+	quot = tsc >> tc->shift;
+	rem = tsc & (((uint64_t)1 << tc->shift) - 1);
+	return tc->zero + quot * tc->mult + ((rem * tc->mult) >> tc->shift);
+}
+
+/* Skip legacy and REX prefixes; the opcode's index or -1. */
+static int opcode_at(const uint8_t *raw, unsigned size)
+{
+	unsigned i;
+
+	for (i = 0; i < size; i++) {
+		uint8_t b = raw[i];
+
+		if (b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 ||
+		    b == 0x2e || b == 0x3e || b == 0x26 || b == 0x64 ||
+		    b == 0x65 || b == 0x36 || b == 0xf0 || (b & 0xf0) == 0x40)
+			continue;
+		return (int)i;
+	}
+	return -1;
+}
+
+static unsigned classify(const struct pt_insn *insn)
+{
+	int o = opcode_at(insn->raw, insn->size);
+	uint8_t op = o >= 0 ? insn->raw[o] : 0;
+	uint8_t op2 = o >= 0 && (unsigned)o + 1 < insn->size ? insn->raw[o + 1]
+							    : 0;
+
+	switch (insn->iclass) {
+	case ptic_cond_jump:
+		return QPT_BR_JCC;
+	case ptic_jump:
+		return op == 0xe9 || op == 0xeb ? QPT_BR_JMP : QPT_BR_IND_JMP;
+	case ptic_call:
+		return op == 0xe8 ? QPT_BR_CALL : QPT_BR_IND_CALL;
+	case ptic_return:
+		return QPT_BR_RET;
+	case ptic_far_call:
+		if (op == 0x0f && (op2 == 0x05 || op2 == 0x34))
+			return QPT_BR_SYSCALL;
+		if (op == 0xcc || op == 0xcd || op == 0xce || op == 0xf1)
+			return QPT_BR_INT;
+		return QPT_BR_FAR;
+	case ptic_far_return:
+		if (op == 0x0f && (op2 == 0x07 || op2 == 0x35))
+			return QPT_BR_SYSRET;
+		if (op == 0xcf)
+			return QPT_BR_IRET;
+		return QPT_BR_FAR;
+	case ptic_far_jump:
+		return QPT_BR_FAR;
+	default:
+		return QPT_BR_NR;
+	}
+}
+
+static void item_init(struct flow *f, struct qpt_item *it,
+		      enum qpt_item_type type, unsigned kind)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	memset(it, 0, offsetof(struct qpt_item, raw));
+	it->type = type;
+	it->kind = kind;
+	it->via = QPT_BR_NR;
+	it->pid = fc->pid;
+	it->tid = fc->tid;
+	it->cpu = fc->cpu;
+	it->queue = fc->queue;
+	it->sym = NULL;
+	it->symoff = 0;
+	it->msg = NULL;
+	it->mode = 0;
+	it->size = 0;
+	if (fc->tid >= 0)
+		it->flags |= QPT_ITEM_HAS_TID;
+	if (fc->cpu >= 0)
+		it->flags |= QPT_ITEM_HAS_CPU;
+	if (f->has_time) {
+		it->flags |= QPT_ITEM_HAS_TIME;
+		it->time = f->time;
+	}
+}
+
+static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
+		       uint64_t to, unsigned via)
+{
+	struct qpt_item it;
+
+	f->fc->stats->branches++;
+	if (!(f->fc->want & QPT_WANT_BRANCH))
+		return 0;
+	item_init(f, &it, QPT_ITEM_BRANCH, kind);
+	it.ip = from;
+	it.to = to;
+	it.via = via;
+	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space && from)
+		it.sym = qd_space_sym(f->fc->space, from, &it.symoff);
+	return f->fc->fn(&it, f->fc->fn_ctx);
+}
+
+static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
+		      bool ip_valid, uint64_t value, const char *msg)
+{
+	struct qpt_item it;
+
+	if (!(f->fc->want & QPT_WANT_EVENT) && kind != QPT_EV_ERROR &&
+	    kind != QPT_EV_OVERFLOW && kind != QPT_EV_LOST)
+		return 0;
+	item_init(f, &it, QPT_ITEM_EVENT, kind);
+	it.ip = ip;
+	if (ip_valid)
+		it.flags |= QPT_ITEM_IP_VALID;
+	it.value = value;
+	it.msg = msg;
+	it.offset = f->dec ? 0 : 0;
+	if (f->dec) {
+		uint64_t off = 0;
+
+		pt_insn_get_offset(f->dec, &off);
+		it.offset = off;
+	}
+	return f->fc->fn(&it, f->fc->fn_ctx);
+}
+
+/* The successor of the pending instruction is @next (0: unknown). */
+static int resolve(struct flow *f, uint64_t next, bool known)
+{
+	int err = 0;
+
+	if (!f->pending)
+		return 0;
+	f->pending = false;
+	if (!known || f->p_kind == QPT_BR_NR)
+		return 0;
+	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size)
+		return 0;
+	err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
+	return err;
+}
+
+static void update_time(struct flow *f)
+{
+	uint64_t tsc;
+	uint32_t lost_mtc, lost_cyc;
+
+	if (pt_insn_time(f->dec, &tsc, &lost_mtc, &lost_cyc) < 0 || !tsc)
+		return;
+	f->time = qd_tsc_to_time(&f->fc->tc, tsc);
+	f->has_time = true;
+	if (f->fc->on_time)
+		f->fc->on_time(f->fc, tsc, f->fc->on_time_arg);
+}
+
+static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
+{
+	uint64_t from;
+	unsigned via = QPT_BR_NR;
+	int err;
+
+	if (async) {
+		from = ev->variant.async_disabled.at;
+		via = QPT_BR_ASYNC;
+		err = resolve(f, from, true);
+	} else if (f->pending && f->p_kind != QPT_BR_NR) {
+		/* the branch that left the traced region */
+		from = f->p_ip;
+		via = f->p_kind;
+		f->pending = false;
+		err = 0;
+	} else {
+		from = f->pending ? f->p_ip : 0;
+		f->pending = false;
+		err = 0;
+	}
+	f->enabled = false;
+	if (!err)
+		err = emit_event(f, QPT_EV_DISABLED, from, from != 0, 0, NULL);
+	if (!err)
+		err = emit_branch(f, QPT_BR_TRACE_END, from, 0, via);
+	return err;
+}
+
+static int on_event(struct flow *f, const struct pt_event *ev)
+{
+	int err = 0;
+
+	switch (ev->type) {
+	case ptev_enabled:
+		f->pending = false;
+		f->enabled = true;
+		err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip,
+				 true, ev->variant.enabled.resumed, NULL);
+		if (!err)
+			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
+					  ev->variant.enabled.ip, QPT_BR_NR);
+		break;
+	case ptev_disabled:
+		err = on_disabled(f, ev, false);
+		break;
+	case ptev_async_disabled:
+		err = on_disabled(f, ev, true);
+		break;
+	case ptev_async_branch:
+		err = resolve(f, ev->variant.async_branch.from, true);
+		if (!err)
+			err = emit_branch(f, QPT_BR_ASYNC,
+					  ev->variant.async_branch.from,
+					  ev->ip_suppressed ? 0 :
+					  ev->variant.async_branch.to,
+					  QPT_BR_NR);
+		break;
+	case ptev_overflow:
+		f->pending = false;
+		err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
+				 !ev->ip_suppressed, 0,
+				 "trace overflow: packets were dropped");
+		if (!err && !ev->ip_suppressed)
+			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
+					  ev->variant.overflow.ip, QPT_BR_NR);
+		break;
+	case ptev_exec_mode:
+		f->mode = ev->variant.exec_mode.mode;
+		err = emit_event(f, QPT_EV_EXEC_MODE, ev->variant.exec_mode.ip,
+				 !ev->ip_suppressed, f->mode, NULL);
+		break;
+	case ptev_tsx:
+		if (ev->variant.tsx.aborted) {
+			err = resolve(f, ev->variant.tsx.ip, !ev->ip_suppressed);
+			f->pending = !ev->ip_suppressed;
+			f->p_ip = ev->variant.tsx.ip;
+			f->p_size = 0;
+			f->p_kind = QPT_BR_TX_ABORT;
+		}
+		if (!err)
+			err = emit_event(f, QPT_EV_TSX, ev->variant.tsx.ip,
+					 !ev->ip_suppressed,
+					 (ev->variant.tsx.speculative ? 1 : 0) |
+					 (ev->variant.tsx.aborted ? 2 : 0),
+					 NULL);
+		break;
+	case ptev_stop:
+		err = emit_event(f, QPT_EV_STOP, 0, false, 0, NULL);
+		break;
+	case ptev_paging:
+		err = emit_event(f, QPT_EV_PAGING, 0, false,
+				 ev->variant.paging.cr3, NULL);
+		break;
+	case ptev_async_paging:
+		err = emit_event(f, QPT_EV_PAGING, ev->variant.async_paging.ip,
+				 true, ev->variant.async_paging.cr3, NULL);
+		break;
+	case ptev_vmcs:
+		err = emit_event(f, QPT_EV_VMCS, 0, false,
+				 ev->variant.vmcs.base, NULL);
+		break;
+	case ptev_async_vmcs:
+		err = emit_event(f, QPT_EV_VMCS, ev->variant.async_vmcs.ip,
+				 true, ev->variant.async_vmcs.base, NULL);
+		break;
+	case ptev_ptwrite:
+		err = emit_event(f, QPT_EV_PTWRITE, ev->variant.ptwrite.ip,
+				 !ev->ip_suppressed,
+				 ev->variant.ptwrite.payload, NULL);
+		break;
+	case ptev_exstop:
+	case ptev_mwait:
+	case ptev_pwre:
+	case ptev_pwrx:
+	case ptev_cbr:
+		err = emit_event(f, QPT_EV_POWER, 0, false, ev->type, NULL);
+		break;
+	default:
+		break;
+	}
+	return err;
+}
+
+static int drain_events(struct flow *f, int status)
+{
+	while (status & pts_event_pending) {
+		struct pt_event ev;
+		int err;
+
+		status = pt_insn_event(f->dec, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+		if (ev.has_tsc) {
+			f->time = qd_tsc_to_time(&f->fc->tc, ev.tsc);
+			f->has_time = true;
+		}
+		err = on_event(f, &ev);
+		if (err)
+			return err;
+	}
+	return status;
+}
+
+/* A decode error: account for it and say so; the caller resyncs. */
+static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	const struct qd_map *m = NULL;
+	uint64_t off = 0;
+
+	f->pending = false;
+	fc->stats->errors++;
+	pt_insn_get_offset(f->dec, &off);
+	if (status == -pte_nomap && ip_valid && fc->space)
+		m = qd_space_find(fc->space, ip);
+	if (m && !m->file->found) {
+		m->file->errors++;
+		snprintf(f->msg, sizeof(f->msg),
+			 "no memory image at 0x%llx: %s (%s)",
+			 (unsigned long long)ip, m->file->path,
+			 m->file->reason ? m->file->reason : "missing");
+		return emit_event(f, QPT_EV_LOST, ip, true, 0, f->msg);
+	}
+	if (status == -pte_nomap && ip_valid)
+		snprintf(f->msg, sizeof(f->msg), "no memory image at 0x%llx",
+			 (unsigned long long)ip);
+	else
+		snprintf(f->msg, sizeof(f->msg), "%s",
+			 pt_errstr(pt_errcode(status)));
+	return emit_event(f, QPT_EV_ERROR, ip, ip_valid, 0, f->msg);
+}
+
+static int emit_insn(struct flow *f, const struct pt_insn *insn)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	struct qpt_item it;
+
+	fc->stats->insns++;
+	if (!(fc->want & QPT_WANT_INSN))
+		return 0;
+	item_init(f, &it, QPT_ITEM_INSN, 0);
+	it.ip = insn->ip;
+	it.size = insn->size;
+	memcpy(it.raw, insn->raw, sizeof(it.raw));
+	it.mode = insn->mode == ptem_64bit ? 64 :
+		  insn->mode == ptem_32bit ? 32 :
+		  insn->mode == ptem_16bit ? 16 : 0;
+	if (insn->speculative)
+		it.flags |= QPT_ITEM_SPECULATIVE;
+	if ((fc->want & QPT_WANT_SYMBOLS) && fc->space)
+		it.sym = qd_space_sym(fc->space, insn->ip, &it.symoff);
+	return fc->fn(&it, fc->fn_ctx);
+}
+
+/* Account the bytes skipped from @from to the resync point (or end). */
+static void account_skip(struct flow *f, uint64_t from, uint64_t to,
+			 uint64_t ip, bool ip_valid, int status)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	const struct qd_map *m;
+
+	if (to <= from)
+		return;
+	fc->stats->skipped_bytes += to - from;
+	if (status == -pte_nomap && ip_valid && fc->space) {
+		m = qd_space_find(fc->space, ip);
+		if (m && !m->file->found)
+			m->file->bytes += to - from;
+	}
+}
+
+static int decode_loop(struct flow *f, size_t len)
+{
+	struct pt_insn insn;
+	int status, err;
+
+	status = pt_insn_sync_forward(f->dec);
+	if (status < 0) {
+		if (status == -pte_eos) {
+			f->fc->stats->skipped_bytes += len;
+			return emit_event(f, QPT_EV_ERROR, 0, false, 0,
+					  "no PSB found: nothing to decode");
+		}
+		return on_error(f, status, 0, false);
+	}
+	for (;;) {
+		uint64_t err_off = 0, sync_off = len;
+		uint64_t ip = 0;
+		bool ip_valid = false;
+
+		status = drain_events(f, status);
+		if (status >= 0) {
+			if (status & pts_eos) {
+				resolve(f, 0, false);
+				break;
+			}
+			insn.ip = 0;
+			status = pt_insn_next(f->dec, &insn, sizeof(insn));
+			if (status >= 0) {
+				update_time(f);
+				err = resolve(f, insn.ip, true);
+				if (!err)
+					err = emit_insn(f, &insn);
+				if (err)
+					return err;
+				f->pending = true;
+				f->p_ip = insn.ip;
+				f->p_size = insn.size;
+				f->p_kind = classify(&insn);
+				continue;
+			}
+			if (status == -pte_eos) {
+				resolve(f, 0, false);
+				break;
+			}
+			ip = insn.ip;
+			ip_valid = status == -pte_nomap && ip;
+		}
+		if (status != -pte_eos) {
+			pt_insn_get_offset(f->dec, &err_off);
+			err = on_error(f, status, ip, ip_valid);
+			if (err)
+				return err;
+		}
+		status = pt_insn_sync_forward(f->dec);
+		if (status >= 0)
+			pt_insn_get_sync_offset(f->dec, &sync_off);
+		account_skip(f, err_off, sync_off, ip, ip_valid,
+			     ip_valid ? -pte_nomap : 0);
+		if (status < 0)
+			break;
+	}
+	return 0;
+}
+
+int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
+		const uint8_t *buf, size_t len, struct pt_image *image)
+{
+	struct pt_config cfg = *config;
+	struct flow f;
+	int err;
+
+	memset(&f, 0, sizeof(f));
+	f.fc = fc;
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	fc->stats->trace_bytes += len;
+	if (!len)
+		return 0;
+	f.dec = pt_insn_alloc_decoder(&cfg);
+	if (!f.dec)
+		return -ENOMEM;
+	if (image && pt_insn_set_image(f.dec, image) < 0) {
+		pt_insn_free_decoder(f.dec);
+		return -QPT_E_INVAL;
+	}
+	err = decode_loop(&f, len);
+	pt_insn_free_decoder(f.dec);
+	return err;
+}
