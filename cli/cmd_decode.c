@@ -420,6 +420,11 @@ static bool keep(const struct out *o, const struct qpt_item *it)
 		if (!o->events && o->mode != MODE_INSN &&
 		    (it->kind == QPT_EV_ENABLED || it->kind == QPT_EV_DISABLED))
 			return false;
+		/* the rest of the events only on request */
+		if (!o->events && it->kind != QPT_EV_ENABLED &&
+		    it->kind != QPT_EV_DISABLED && it->kind != QPT_EV_ERROR &&
+		    it->kind != QPT_EV_OVERFLOW && it->kind != QPT_EV_LOST)
+			return false;
 	}
 	if (o->nr_tids && !in_list(o->tids, o->nr_tids, it->tid))
 		return false;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,6 +184,13 @@ out:
 	return err;
 }
 
+static void unmap(struct qd_file *file)
+{
+	if (file->data)
+		munmap((void *)file->data, (size_t)file->size);
+	file->data = NULL;
+}
+
 static void bid_hex(const uint8_t *bid, size_t n, char *out)
 {
 	size_t i;
@@ -209,6 +217,7 @@ static int file_open(struct qd_file *file, const char *cand, bool raw)
 	free(file->segs);
 	free(file->syms);
 	free(file->strtab);
+	unmap(file);
 	file->segs = NULL;
 	file->syms = NULL;
 	file->strtab = NULL;
@@ -218,6 +227,15 @@ static int file_open(struct qd_file *file, const char *cand, bool raw)
 	file->found = strdup(cand);
 	file->size = (uint64_t)st.st_size;
 	err = file->found ? 0 : -ENOMEM;
+	if (!err && st.st_size) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fd, 0);
+
+		if (m == MAP_FAILED)
+			err = -errno;
+		else
+			file->data = m;
+	}
 	if (!err && !raw)
 		err = load_elf(file, fd);
 	file->raw = !file->is_elf;
@@ -288,6 +306,7 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 			return 0;
 	}
 missing:
+	unmap(file);
 	free(file->found);
 	file->found = NULL;
 	return 0;
@@ -307,6 +326,7 @@ struct qd_file *qd_files_get(struct qd_files *files, const char *path,
 	file->path = strdup(path);
 	file->raw = raw;
 	if (!file->path || file_locate(files, file, bid, bid_size, raw)) {
+		unmap(file);
 		free(file->path);
 		free(file->found);
 		free(file->segs);
@@ -328,6 +348,7 @@ void qd_files_free(struct qd_files *files)
 
 	for (f = files->head; f; f = n) {
 		n = f->next;
+		unmap(f);
 		free(f->path);
 		free(f->found);
 		free(f->segs);

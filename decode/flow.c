@@ -10,11 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decode/ild.h"
 #include "decode/internal.h"
 
 struct flow {
 	struct qd_flow_ctx *fc;
-	struct pt_insn_decoder *dec;
+	struct pt_block_decoder *dec;
 	/* the last instruction, while its successor is unknown */
 	bool pending;
 	uint64_t p_ip;
@@ -24,6 +25,7 @@ struct flow {
 	uint64_t time;
 	bool has_time;
 	enum pt_exec_mode mode;
+	uint64_t next_ip; /* after the last block's last instruction */
 	char msg[160];
 };
 
@@ -55,36 +57,47 @@ static int opcode_at(const uint8_t *raw, unsigned size)
 	return -1;
 }
 
-static unsigned classify(const struct pt_insn *insn)
+/* The branch kind of an instruction from its bytes; QPT_BR_NR if none. */
+static unsigned classify(const uint8_t *raw, unsigned size,
+			 const struct qd_ild *ild)
 {
-	int o = opcode_at(insn->raw, insn->size);
-	uint8_t op = o >= 0 ? insn->raw[o] : 0;
-	uint8_t op2 = o >= 0 && (unsigned)o + 1 < insn->size ? insn->raw[o + 1]
-							    : 0;
+	int o = opcode_at(raw, size);
+	uint8_t op, op2, reg;
 
-	switch (insn->iclass) {
-	case ptic_cond_jump:
+	if (ild->kind == QD_ILD_JCC)
 		return QPT_BR_JCC;
-	case ptic_jump:
-		return op == 0xe9 || op == 0xeb ? QPT_BR_JMP : QPT_BR_IND_JMP;
-	case ptic_call:
-		return op == 0xe8 ? QPT_BR_CALL : QPT_BR_IND_CALL;
-	case ptic_return:
+	if (ild->kind == QD_ILD_JMP)
+		return QPT_BR_JMP;
+	if (ild->kind == QD_ILD_CALL)
+		return QPT_BR_CALL;
+	if (o < 0)
+		return QPT_BR_NR;
+	op = raw[o];
+	op2 = (unsigned)o + 1 < size ? raw[o + 1] : 0;
+	reg = (op2 >> 3) & 7;
+	switch (op) {
+	case 0xc2: case 0xc3:
 		return QPT_BR_RET;
-	case ptic_far_call:
-		if (op == 0x0f && (op2 == 0x05 || op2 == 0x34))
+	case 0xca: case 0xcb: case 0x9a: case 0xea:
+		return QPT_BR_FAR;
+	case 0xcc: case 0xcd: case 0xce: case 0xf1:
+		return QPT_BR_INT;
+	case 0xcf:
+		return QPT_BR_IRET;
+	case 0xff:
+		if (reg == 2)
+			return QPT_BR_IND_CALL;
+		if (reg == 4)
+			return QPT_BR_IND_JMP;
+		if (reg == 3 || reg == 5)
+			return QPT_BR_FAR;
+		return QPT_BR_NR;
+	case 0x0f:
+		if (op2 == 0x05 || op2 == 0x34)
 			return QPT_BR_SYSCALL;
-		if (op == 0xcc || op == 0xcd || op == 0xce || op == 0xf1)
-			return QPT_BR_INT;
-		return QPT_BR_FAR;
-	case ptic_far_return:
-		if (op == 0x0f && (op2 == 0x07 || op2 == 0x35))
+		if (op2 == 0x07 || op2 == 0x35)
 			return QPT_BR_SYSRET;
-		if (op == 0xcf)
-			return QPT_BR_IRET;
-		return QPT_BR_FAR;
-	case ptic_far_jump:
-		return QPT_BR_FAR;
+		return QPT_BR_NR;
 	default:
 		return QPT_BR_NR;
 	}
@@ -153,7 +166,7 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 	if (f->dec) {
 		uint64_t off = 0;
 
-		pt_insn_get_offset(f->dec, &off);
+		pt_blk_get_offset(f->dec, &off);
 		it.offset = off;
 	}
 	return f->fc->fn(&it, f->fc->fn_ctx);
@@ -180,7 +193,7 @@ static void update_time(struct flow *f)
 	uint64_t tsc;
 	uint32_t lost_mtc, lost_cyc;
 
-	if (pt_insn_time(f->dec, &tsc, &lost_mtc, &lost_cyc) < 0 || !tsc)
+	if (pt_blk_time(f->dec, &tsc, &lost_mtc, &lost_cyc) < 0 || !tsc)
 		return;
 	f->time = qd_tsc_to_time(&f->fc->tc, tsc);
 	f->has_time = true;
@@ -318,7 +331,7 @@ static int drain_events(struct flow *f, int status)
 		struct pt_event ev;
 		int err;
 
-		status = pt_insn_event(f->dec, &ev, sizeof(ev));
+		status = pt_blk_event(f->dec, &ev, sizeof(ev));
 		if (status < 0)
 			return status;
 		if (ev.has_tsc) {
@@ -341,7 +354,7 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 
 	f->pending = false;
 	fc->stats->errors++;
-	pt_insn_get_offset(f->dec, &off);
+	pt_blk_get_offset(f->dec, &off);
 	if (status == -pte_nomap && ip_valid && fc->space)
 		m = qd_space_find(fc->space, ip);
 	if (m && !m->file->found) {
@@ -361,7 +374,8 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 	return emit_event(f, QPT_EV_ERROR, ip, ip_valid, 0, f->msg);
 }
 
-static int emit_insn(struct flow *f, const struct pt_insn *insn)
+static int emit_insn(struct flow *f, uint64_t ip, const uint8_t *raw,
+		     unsigned size, int bits, bool speculative)
 {
 	struct qd_flow_ctx *fc = f->fc;
 	struct qpt_item it;
@@ -370,17 +384,73 @@ static int emit_insn(struct flow *f, const struct pt_insn *insn)
 	if (!(fc->want & QPT_WANT_INSN))
 		return 0;
 	item_init(f, &it, QPT_ITEM_INSN, 0);
-	it.ip = insn->ip;
-	it.size = insn->size;
-	memcpy(it.raw, insn->raw, sizeof(it.raw));
-	it.mode = insn->mode == ptem_64bit ? 64 :
-		  insn->mode == ptem_32bit ? 32 :
-		  insn->mode == ptem_16bit ? 16 : 0;
-	if (insn->speculative)
+	it.ip = ip;
+	it.size = (uint8_t)size;
+	memcpy(it.raw, raw, size);
+	it.mode = (uint8_t)bits;
+	if (speculative)
 		it.flags |= QPT_ITEM_SPECULATIVE;
 	if ((fc->want & QPT_WANT_SYMBOLS) && fc->space)
-		it.sym = qd_space_sym(fc->space, insn->ip, &it.symoff);
+		it.sym = qd_space_sym(fc->space, ip, &it.symoff);
 	return fc->fn(&it, fc->fn_ctx);
+}
+
+static int mode_bits(enum pt_exec_mode mode)
+{
+	return mode == ptem_16bit ? 16 : mode == ptem_32bit ? 32 : 64;
+}
+
+/*
+ * Walk the instructions of @b: the block gives only its first ip and its
+ * count, so lengths come from the bytes of the image and near direct
+ * jumps and calls (which libipt follows inside a block) are taken here.
+ */
+static int walk_block(struct flow *f, const struct pt_block *b)
+{
+	int bits = mode_bits(b->mode);
+	uint64_t ip = b->ip;
+	unsigned k;
+	int err;
+
+	for (k = 0; k < b->ninsn; k++) {
+		uint8_t buf[16];
+		const uint8_t *raw = buf;
+		struct qd_ild ild;
+		size_t n;
+
+		if (k + 1 == b->ninsn && b->truncated) {
+			raw = b->raw;
+			n = b->size;
+		} else {
+			n = f->fc->space ? qd_space_read(f->fc->space, ip, buf,
+							 15) : 0;
+		}
+		if (qd_ild_decode(raw, n, bits, ip, &ild) < 0) {
+			f->pending = false;
+			f->fc->stats->errors++;
+			snprintf(f->msg, sizeof(f->msg),
+				 "cannot decode the instruction at 0x%llx",
+				 (unsigned long long)ip);
+			return emit_event(f, QPT_EV_ERROR, ip, true, 0,
+					  f->msg);
+		}
+		err = resolve(f, ip, true);
+		if (!err)
+			err = emit_insn(f, ip, raw, ild.len, bits,
+					b->speculative);
+		if (err)
+			return err;
+		f->pending = true;
+		f->p_ip = ip;
+		f->p_size = ild.len;
+		f->p_kind = classify(raw, ild.len, &ild);
+		if (ild.direct && ild.kind != QD_ILD_JCC && k + 1 < b->ninsn)
+			ip = ild.target;
+		else
+			ip += ild.len;
+	}
+	f->next_ip = ip;
+	return 0;
 }
 
 /* Account the bytes skipped from @from to the resync point (or end). */
@@ -402,16 +472,15 @@ static void account_skip(struct flow *f, uint64_t from, uint64_t to,
 
 static int decode_loop(struct flow *f, size_t len)
 {
-	struct pt_insn insn;
+	struct pt_block block;
 	int status, err;
 
-	status = pt_insn_sync_forward(f->dec);
+	status = pt_blk_sync_forward(f->dec);
 	if (status < 0) {
-		if (status == -pte_eos) {
-			f->fc->stats->skipped_bytes += len;
+		f->fc->stats->skipped_bytes += len;
+		if (status == -pte_eos)
 			return emit_event(f, QPT_EV_ERROR, 0, false, 0,
 					  "no PSB found: nothing to decode");
-		}
 		return on_error(f, status, 0, false);
 	}
 	for (;;) {
@@ -425,37 +494,32 @@ static int decode_loop(struct flow *f, size_t len)
 				resolve(f, 0, false);
 				break;
 			}
-			insn.ip = 0;
-			status = pt_insn_next(f->dec, &insn, sizeof(insn));
-			if (status >= 0) {
+			memset(&block, 0, sizeof(block));
+			status = pt_blk_next(f->dec, &block, sizeof(block));
+			if (block.ninsn) {
 				update_time(f);
-				err = resolve(f, insn.ip, true);
-				if (!err)
-					err = emit_insn(f, &insn);
+				err = walk_block(f, &block);
 				if (err)
 					return err;
-				f->pending = true;
-				f->p_ip = insn.ip;
-				f->p_size = insn.size;
-				f->p_kind = classify(&insn);
-				continue;
 			}
+			if (status >= 0)
+				continue;
 			if (status == -pte_eos) {
 				resolve(f, 0, false);
 				break;
 			}
-			ip = insn.ip;
-			ip_valid = status == -pte_nomap && ip;
+			if (status == -pte_nomap) {
+				ip = block.ninsn ? f->next_ip : block.ip;
+				ip_valid = ip != 0;
+			}
 		}
-		if (status != -pte_eos) {
-			pt_insn_get_offset(f->dec, &err_off);
-			err = on_error(f, status, ip, ip_valid);
-			if (err)
-				return err;
-		}
-		status = pt_insn_sync_forward(f->dec);
+		pt_blk_get_offset(f->dec, &err_off);
+		err = on_error(f, status, ip, ip_valid);
+		if (err)
+			return err;
+		status = pt_blk_sync_forward(f->dec);
 		if (status >= 0)
-			pt_insn_get_sync_offset(f->dec, &sync_off);
+			pt_blk_get_sync_offset(f->dec, &sync_off);
 		account_skip(f, err_off, sync_off, ip, ip_valid,
 			     ip_valid ? -pte_nomap : 0);
 		if (status < 0)
@@ -475,17 +539,19 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	f.fc = fc;
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
 	fc->stats->trace_bytes += len;
 	if (!len)
 		return 0;
-	f.dec = pt_insn_alloc_decoder(&cfg);
+	f.dec = pt_blk_alloc_decoder(&cfg);
 	if (!f.dec)
 		return -ENOMEM;
-	if (image && pt_insn_set_image(f.dec, image) < 0) {
-		pt_insn_free_decoder(f.dec);
+	if (image && pt_blk_set_image(f.dec, image) < 0) {
+		pt_blk_free_decoder(f.dec);
 		return -QPT_E_INVAL;
 	}
 	err = decode_loop(&f, len);
-	pt_insn_free_decoder(f.dec);
+	pt_blk_free_decoder(f.dec);
 	return err;
 }

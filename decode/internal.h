@@ -29,6 +29,7 @@ struct qd_file {
 	bool is_elf;
 	bool raw;	/* a raw memory image (not ELF) */
 	uint64_t size;	/* of the file found */
+	const uint8_t *data; /* the file, mapped read-only */
 	struct qd_seg *segs;
 	size_t nr_segs;
 	struct qd_sym *syms; /* sorted by addr */
@@ -97,6 +98,9 @@ int qd_space_map(struct qd_space *space, struct pt_image_section_cache *isc,
 		 struct qd_file *file);
 const struct qd_map *qd_space_find(struct qd_space *space, uint64_t ip);
 /* Symbol for @ip: name and offset; NULL when unknown. */
+/* Copy up to @n bytes of code at @ip into @buf; returns how many. */
+size_t qd_space_read(struct qd_space *space, uint64_t ip, uint8_t *buf,
+		     size_t n);
 const char *qd_space_sym(struct qd_space *space, uint64_t ip, uint64_t *off);
 
 /* ---- flow.c: the libipt instruction flow turned into items ---- */

@@ -229,6 +229,31 @@ const struct qd_map *qd_space_find(struct qd_space *s, uint64_t ip)
 	return s->last;
 }
 
+size_t qd_space_read(struct qd_space *s, uint64_t ip, uint8_t *buf,
+		     size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		const struct qd_map *m = qd_space_find(s, ip + done);
+		uint64_t off, avail;
+
+		if (!m || !m->file->data)
+			break;
+		off = ip + done - m->start + m->pgoff;
+		if (off >= m->file->size)
+			break;
+		avail = m->file->size - off;
+		if (avail > m->end - (ip + done))
+			avail = m->end - (ip + done);
+		if (avail > n - done)
+			avail = n - done;
+		memcpy(buf + done, m->file->data + off, (size_t)avail);
+		done += (size_t)avail;
+	}
+	return done;
+}
+
 const char *qd_space_sym(struct qd_space *s, uint64_t ip, uint64_t *off)
 {
 	const struct qd_map *m;
