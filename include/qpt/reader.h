@@ -102,6 +102,104 @@ QPT_API bool qpt_reader_has_feature(const struct qpt_reader *reader,
 QPT_API const char *qpt_reader_feature_string(const struct qpt_reader *reader,
 					      enum qpt_feature feat);
 
+/*
+ * The parsed feature sections.  Each part is meaningful only when
+ * qpt_reader_has_feature() says the feature is present; strings and arrays
+ * are borrowed from the reader until qpt_reader_free().  In pipe mode the
+ * features arrive as HEADER_FEATURE records, so this fills while reading.
+ */
+struct qpt_build_id {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t size;	  /* bytes of @id that are meaningful (20 by default) */
+	uint8_t id[20];
+	const char *filename;
+};
+
+struct qpt_event_desc {
+	struct perf_event_attr attr; /* widened to the host's struct */
+	const char *name;
+	uint32_t nr_ids;
+	const uint64_t *ids;
+};
+
+struct qpt_cpu_topology_cpu {
+	uint32_t core_id, socket_id;
+	uint32_t die_id; /* when qpt_features.has_die_id */
+};
+
+struct qpt_numa_node {
+	uint32_t node;
+	uint64_t mem_total, mem_free; /* kB */
+	const char *cpus;
+};
+
+struct qpt_pmu_mapping {
+	uint32_t type;
+	const char *name;
+};
+
+struct qpt_group_desc {
+	const char *name;
+	uint32_t leader_idx, nr_members;
+};
+
+struct qpt_pmu_cap {
+	const char *name, *value;
+};
+
+struct qpt_hybrid_node {
+	const char *pmu_name, *cpus;
+};
+
+struct qpt_cache_level {
+	uint32_t level, line_size, sets, ways;
+	const char *type, *size, *map;
+};
+
+struct qpt_features {
+	uint32_t nr_cpus_online, nr_cpus_avail;		/* NRCPUS */
+	uint64_t total_mem;				/* TOTAL_MEM, kB */
+	size_t nr_cmdline;				/* CMDLINE */
+	const char **cmdline;
+	size_t nr_build_ids;				/* BUILD_ID */
+	const struct qpt_build_id *build_ids;
+	size_t nr_event_desc;				/* EVENT_DESC */
+	const struct qpt_event_desc *event_desc;
+	size_t nr_sibling_cores, nr_sibling_threads, nr_sibling_dies;
+	const char **sibling_cores;			/* CPU_TOPOLOGY */
+	const char **sibling_threads;
+	const char **sibling_dies;
+	size_t nr_topology_cpus;
+	const struct qpt_cpu_topology_cpu *topology_cpus;
+	bool has_die_id;
+	size_t nr_numa_nodes;				/* NUMA_TOPOLOGY */
+	const struct qpt_numa_node *numa_nodes;
+	size_t nr_pmu_mappings;				/* PMU_MAPPINGS */
+	const struct qpt_pmu_mapping *pmu_mappings;
+	size_t nr_groups;				/* GROUP_DESC */
+	const struct qpt_group_desc *groups;
+	uint64_t sample_time_first, sample_time_last;	/* SAMPLE_TIME */
+	uint64_t clockid;				/* CLOCKID (ns res) */
+	struct {					/* CLOCK_DATA */
+		uint32_t version, clockid;
+		uint64_t wall_clock_ns, clk_id_ns;
+	} clock_data;
+	struct {					/* COMPRESSED */
+		uint32_t version, type, level, ratio, mmap_len;
+	} compressed;
+	size_t nr_cpu_pmu_caps;				/* CPU_PMU_CAPS */
+	const struct qpt_pmu_cap *cpu_pmu_caps;
+	size_t nr_hybrid_nodes;				/* HYBRID_TOPOLOGY */
+	const struct qpt_hybrid_node *hybrid_nodes;
+	size_t nr_caches;				/* CACHE */
+	const struct qpt_cache_level *caches;
+};
+
+/* The parsed features (never NULL for an open reader). */
+QPT_API const struct qpt_features *
+qpt_reader_features(const struct qpt_reader *reader);
+
 /* The HEADER_AUXTRACE index (file mode), in file order; may be empty. */
 QPT_API size_t
 qpt_reader_auxtrace_index(const struct qpt_reader *reader,

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The reader's core: opening an input (mapped when it is a regular file,
+ * read into memory otherwise), the attr table, and record iteration with
+ * byte swapping, attr matching and COMPRESSED unpacking.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auxfmt/reader_internal.h"
+
+void qpt_reader_opts_init(struct qpt_reader_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
+int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	r->errpos = pos;
+	va_start(ap, fmt);
+	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
+	va_end(ap);
+	if (r->log)
+		r->log(QPT_LOG_DEBUG, r->errmsg, r->log_ctx);
+	return err;
+}
+
+static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
+			struct qpt_reader **out)
+{
+	struct qpt_reader_opts o;
+	struct qpt_reader *r;
+
+	qpt_reader_opts_init(&o);
+	if (opts) {
+		if (opts->size < offsetof(struct qpt_reader_opts, log))
+			return -QPT_E_INVAL;
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size
+							: sizeof(o));
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->name = strdup(name ? name : "-");
+	r->rec = malloc(QPT_RECORD_MAX);
+	r->features = qpt_features_new();
+	if (!r->name || !r->rec || !r->features) {
+		qpt_reader_free(r);
+		return -ENOMEM;
+	}
+	r->log = o.log;
+	r->log_ctx = o.log_ctx;
+	r->no_decompress = o.no_decompress;
+	*out = r;
+	return 0;
+}
+
+static int reader_start(struct qpt_reader *r)
+{
+	uint64_t magic;
+
+	if (r->len < 16)
+		return qpt_reader_fail(r, r->len, -QPT_E_TRUNCATED,
+				       "input too short for a perf.data header"
+				       " (%llu bytes)",
+				       (unsigned long long)r->len);
+	memcpy(&magic, r->buf, 8);
+	if (magic == QPT_PERF_MAGIC2)
+		r->swap = false;
+	else if (magic == QPT_PERF_MAGIC2_SW)
+		r->swap = true;
+	else if (!memcmp(r->buf, "PERFFILE", 8))
+		return qpt_reader_fail(r, 0, -QPT_E_UNSUPPORTED,
+				       "perf.data version 1 (PERFFILE) is not"
+				       " supported");
+	else
+		return qpt_reader_fail(r, 0, -QPT_E_FORMAT,
+				       "not a perf.data file (bad magic)");
+	memcpy(&magic, r->buf + 8, 8);
+	if (r->swap)
+		magic = qpt_bswap64(magic);
+	if (magic == sizeof(struct qpt_pipe_header))
+		return qpt_reader_open_pipe(r);
+	return qpt_reader_open_file(r);
+}
+
+static int slurp(struct qpt_reader *r, int fd)
+{
+	size_t cap = 65536, len = 0;
+	uint8_t *buf = malloc(cap), *nb;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			free(buf);
+			return qpt_reader_fail(r, len, err, "read: %s",
+					       strerror(-err));
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	r->owned = buf;
+	r->buf = buf;
+	r->len = len;
+	return 0;
+}
+
+int qpt_reader_open_fd(int fd, const char *name,
+		       const struct qpt_reader_opts *opts,
+		       struct qpt_reader **reader)
+{
+	struct qpt_reader *r;
+	struct stat st;
+	int err;
+
+	if (!reader)
+		return -QPT_E_INVAL;
+	*reader = NULL;
+	err = reader_alloc(name, opts, &r);
+	if (err)
+		return err;
+	*reader = r;
+	if (fstat(fd, &st) < 0)
+		return qpt_reader_fail(r, 0, -errno, "%s", strerror(errno));
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		r->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			      fd, 0);
+		if (r->map == MAP_FAILED) {
+			r->map = NULL;
+			return qpt_reader_fail(r, 0, -errno, "mmap: %s",
+					       strerror(errno));
+		}
+		r->buf = r->map;
+		r->len = (uint64_t)st.st_size;
+		r->random_access = true;
+	} else {
+		err = slurp(r, fd);
+		if (err)
+			return err;
+		r->random_access = S_ISREG(st.st_mode);
+	}
+	return reader_start(r);
+}
+
+int qpt_reader_open(const char *path, const struct qpt_reader_opts *opts,
+		    struct qpt_reader **reader)
+{
+	int fd, err;
+
+	if (!path || !reader)
+		return -QPT_E_INVAL;
+	*reader = NULL;
+	if (!strcmp(path, "-"))
+		return qpt_reader_open_fd(STDIN_FILENO, "-", opts, reader);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = qpt_reader_open_fd(fd, path, opts, reader);
+	close(fd);
+	return err;
+}
+
+int qpt_reader_open_mem(const void *buf, size_t len, const char *name,
+			const struct qpt_reader_opts *opts,
+			struct qpt_reader **reader)
+{
+	struct qpt_reader *r;
+	int err;
+
+	if (!reader || (!buf && len))
+		return -QPT_E_INVAL;
+	*reader = NULL;
+	err = reader_alloc(name, opts, &r);
+	if (err)
+		return err;
+	*reader = r;
+	r->buf = buf;
+	r->len = len;
+	r->random_access = true;
+	return reader_start(r);
+}
+
+void qpt_reader_free(struct qpt_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_attrs; i++) {
+		free((void *)r->attrs[i]->ids);
+		free((void *)r->attrs[i]->name);
+		free(r->attrs[i]);
+	}
+	free(r->attrs);
+	free(r->idmap);
+	for (i = 0; i < QPT_HEADER_FEAT_BITS; i++)
+		free(r->feat[i].owned);
+	qpt_features_free(r->features);
+	free(r->auxidx);
+	qpt_zstd_free(r->zstd);
+	free(r->zout);
+	free(r->rec);
+	if (r->map)
+		munmap(r->map, r->len);
+	free(r->owned);
+	free(r->name);
+	free(r);
+}
+
+const char *qpt_reader_name(const struct qpt_reader *r)
+{
+	return r->name;
+}
+
+bool qpt_reader_is_pipe(const struct qpt_reader *r)
+{
+	return r->pipe;
+}
+
+bool qpt_reader_is_swapped(const struct qpt_reader *r)
+{
+	return r->swap;
+}
+
+const struct qpt_file_header *
+qpt_reader_file_header(const struct qpt_reader *r)
+{
+	return r->pipe ? NULL : &r->hdr;
+}
+
+uint64_t qpt_reader_errpos(const struct qpt_reader *r)
+{
+	return r->errpos;
+}
+
+const char *qpt_reader_errmsg(const struct qpt_reader *r)
+{
+	return r->errmsg;
+}
+
+size_t qpt_reader_nr_attrs(const struct qpt_reader *r)
+{
+	return r->nr_attrs;
+}
+
+const struct qpt_attr *qpt_reader_attr(const struct qpt_reader *r, size_t idx)
+{
+	return idx < r->nr_attrs ? r->attrs[idx] : NULL;
+}
+
+static int idmap_cmp(const void *a, const void *b)
+{
+	const struct qpt_id_map *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+const struct qpt_attr *qpt_reader_attr_by_id(const struct qpt_reader *r,
+					     uint64_t id)
+{
+	size_t lo = 0, hi = r->nr_idmap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->idmap[mid].id == id)
+			return r->idmap[mid].attr;
+		if (r->idmap[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return r->nr_attrs == 1 ? r->attrs[0] : NULL;
+}
+
+int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
+			size_t attr_len, bool swap, const uint64_t *ids,
+			uint32_t nr_ids, bool swap_ids, uint64_t pos)
+{
+	uint8_t tmp[sizeof(struct perf_event_attr) + 64];
+	struct qpt_attr *a;
+	uint64_t *idc = NULL;
+	size_t n = attr_len, i;
+
+	/* Cap by the input: every attr and id takes input bytes. */
+	if (r->nr_attrs >= r->len / 8 + 1)
+		return qpt_reader_fail(r, pos, -QPT_E_FORMAT, "too many attrs");
+	if (n > sizeof(tmp))
+		n = sizeof(tmp);
+	memset(tmp, 0, sizeof(tmp));
+	memcpy(tmp, attr_bytes, n);
+	if (swap)
+		qpt_attr_swap(tmp, n);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	memcpy(&a->attr, tmp,
+	       n < sizeof(a->attr) ? n : sizeof(a->attr));
+	if (nr_ids) {
+		idc = malloc(nr_ids * sizeof(*idc));
+		if (!idc) {
+			free(a);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nr_ids; i++) {
+			memcpy(&idc[i], (const uint8_t *)ids + 8 * i, 8);
+			if (swap_ids)
+				idc[i] = qpt_bswap64(idc[i]);
+		}
+	}
+	a->ids = idc;
+	a->nr_ids = nr_ids;
+	if (r->nr_attrs == r->cap_attrs) {
+		size_t cap = r->cap_attrs ? 2 * r->cap_attrs : 8;
+		struct qpt_attr **na = realloc(r->attrs, cap * sizeof(*na));
+
+		if (!na)
+			goto err_free;
+		r->attrs = na;
+		r->cap_attrs = cap;
+	}
+	if (r->nr_idmap + nr_ids > r->cap_idmap) {
+		size_t cap = 2 * (r->nr_idmap + nr_ids) + 8;
+		struct qpt_id_map *nm = realloc(r->idmap, cap * sizeof(*nm));
+
+		if (!nm)
+			goto err_free;
+		r->idmap = nm;
+		r->cap_idmap = cap;
+	}
+	for (i = 0; i < nr_ids; i++) {
+		r->idmap[r->nr_idmap].id = idc[i];
+		r->idmap[r->nr_idmap++].attr = a;
+	}
+	qsort(r->idmap, r->nr_idmap, sizeof(*r->idmap), idmap_cmp);
+	r->attrs[r->nr_attrs++] = a;
+	return 0;
+err_free:
+	free(idc);
+	free(a);
+	return -ENOMEM;
+}
+
+int qpt_reader_set_name(struct qpt_reader *r, uint64_t id, const char *name,
+			size_t len)
+{
+	struct qpt_attr *a = (struct qpt_attr *)qpt_reader_attr_by_id(r, id);
+	char *s;
+
+	if (!a)
+		return 0;
+	s = strndup(name, len);
+	if (!s)
+		return -ENOMEM;
+	free((void *)a->name);
+	a->name = s;
+	return 0;
+}
+
+static uint64_t load64(const uint8_t *p, bool swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return swap ? qpt_bswap64(v) : v;
+}
+
+/*
+ * The attr of a record, as perf finds it: with one attr that one; else by
+ * the id at the position the first attr's sample_type gives.
+ */
+const struct qpt_attr *qpt_reader_match(struct qpt_reader *r, uint32_t type,
+					 const uint8_t *rec, size_t size,
+					 bool swap)
+{
+	const struct perf_event_attr *a0;
+	int idx;
+
+	if (!r->nr_attrs)
+		return NULL;
+	if (r->nr_attrs == 1)
+		return r->attrs[0];
+	a0 = &r->attrs[0]->attr;
+	if (type == PERF_RECORD_SAMPLE) {
+		idx = qpt_sample_id_pos(a0->sample_type);
+		if (idx < 0)
+			return r->attrs[0];
+		if (8 + 8 * (size_t)idx + 8 > size)
+			return NULL;
+		return qpt_reader_attr_by_id(r,
+					     load64(rec + 8 + 8 * idx, swap));
+	}
+	if (type >= PERF_RECORD_MAX || !a0->sample_id_all)
+		return r->attrs[0];
+	if (a0->sample_type & PERF_SAMPLE_IDENTIFIER)
+		idx = 1;
+	else if (!(a0->sample_type & PERF_SAMPLE_ID))
+		return r->attrs[0];
+	else
+		idx = 1 + !!(a0->sample_type & PERF_SAMPLE_CPU) +
+		      !!(a0->sample_type & PERF_SAMPLE_STREAM_ID);
+	if ((size_t)idx * 8 + 8 > size)
+		return NULL;
+	return qpt_reader_attr_by_id(r, load64(rec + size - 8 * idx, swap));
+}
+
+const struct qpt_features *qpt_reader_features(const struct qpt_reader *r)
+{
+	return r->features;
+}
+
+int qpt_reader_read_at(struct qpt_reader *r, uint64_t pos, uint64_t size,
+		       const void **data)
+{
+	if (!r->random_access)
+		return qpt_reader_fail(r, pos, -QPT_E_STATE,
+				       "random access needs a file input");
+	if (pos > r->len || size > r->len - pos)
+		return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
+				       "%llu bytes past the end of the input",
+				       (unsigned long long)size);
+	*data = r->buf + pos;
+	return 0;
+}

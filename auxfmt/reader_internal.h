@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reader's private state, shared by reader*.c, features.c, swap.c,
+ * sample.c and decompress.c.  Not installed.
+ */
+#ifndef QPT_READER_INTERNAL_H
+#define QPT_READER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qpt/reader.h"
+
+
+/* The largest record: header.size is a u16. */
+#define QPT_RECORD_MAX 65536u
+
+/* A bounded cursor over untrusted bytes [p, end), in @swap byte order. */
+struct qpt_cursor {
+	const uint8_t *p;
+	const uint8_t *begin;
+	const uint8_t *end;
+	bool swap;
+	uint64_t base; /* input offset of @begin, for messages */
+};
+
+struct qpt_zstd; /* decompress.c */
+
+struct qpt_feat_sect {
+	uint64_t offset, size;
+	const uint8_t *data; /* NULL when absent */
+	uint8_t *owned;	     /* pipe mode: a copy from HEADER_FEATURE */
+};
+
+struct qpt_reader {
+	char *name;
+	qpt_log_fn log;
+	void *log_ctx;
+	bool no_decompress;
+
+	/* The whole input [buf, buf + len): mapped or read into memory. */
+	const uint8_t *buf;
+	uint64_t len;
+	void *map;	 /* mmap()ed, to munmap */
+	uint8_t *owned;	 /* read into memory, to free */
+	bool random_access;
+
+	bool pipe;
+	bool swap;
+	struct qpt_file_header hdr;
+	uint64_t data_begin, data_end; /* the records [begin, end) */
+	uint64_t pos;		       /* next outer record */
+
+	/* attrs: an array of pointers so they stay put as it grows */
+	struct qpt_attr **attrs;
+	size_t nr_attrs, cap_attrs;
+	/* ids of all attrs, sorted, for lookup */
+	struct qpt_id_map *idmap;
+	size_t nr_idmap, cap_idmap;
+	bool idmap_sorted;
+
+	struct qpt_feat_sect feat[QPT_HEADER_FEAT_BITS];
+	struct qpt_features *features; /* parsed, features.c */
+
+	struct qpt_auxtrace_index_entry *auxidx;
+	size_t nr_auxidx;
+
+	/* the record handed out last, host order, 8-aligned */
+	uint64_t *rec;
+
+	/* COMPRESSED: inner stream state */
+	struct qpt_zstd *zstd;
+	uint64_t zpos; /* offset of the COMPRESSED record being read */
+	const uint8_t *zin;
+	size_t zin_len, zin_off;
+	uint8_t *zout; /* decompressed window */
+	size_t zout_cap, zout_begin, zout_end;
+	bool in_compressed;
+
+	int failed; /* sticky error of qpt_reader_next() */
+	uint64_t errpos;
+	char errmsg[256];
+};
+
+struct qpt_id_map {
+	uint64_t id;
+	struct qpt_attr *attr;
+};
+
+/* reader.c */
+int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
+			size_t attr_len, bool swap, const uint64_t *ids,
+			uint32_t nr_ids, bool swap_ids, uint64_t pos);
+const struct qpt_attr *qpt_reader_match(struct qpt_reader *r, uint32_t type,
+					 const uint8_t *rec, size_t size,
+					 bool swap);
+int qpt_reader_set_name(struct qpt_reader *r, uint64_t id, const char *name,
+			size_t len);
+
+/* reader_file.c / reader_pipe.c */
+int qpt_reader_open_file(struct qpt_reader *r);
+int qpt_reader_open_pipe(struct qpt_reader *r);
+int qpt_reader_pipe_record(struct qpt_reader *r, const uint8_t *rec,
+			   uint32_t size, uint64_t pos);
+
+/* features.c */
+struct qpt_features *qpt_features_new(void);
+/* Parse every present feature section (file mode). */
+int qpt_features_parse(struct qpt_reader *r);
+/* Parse one present feature section (again). */
+int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat);
+void qpt_features_free(struct qpt_features *f);
+
+/* swap.c */
+uint16_t qpt_bswap16(uint16_t v);
+uint32_t qpt_bswap32(uint32_t v);
+uint64_t qpt_bswap64(uint64_t v);
+void qpt_attr_swap(void *attr, size_t len);
+/* Swap record @rec (header already host order) in place; -1 when malformed
+ * in a way that prevents swapping. */
+int qpt_record_swap(struct qpt_reader *r, uint8_t *rec, size_t size);
+int qpt_sample_swap(const struct perf_event_attr *attr, uint8_t *rec,
+		    size_t size);
+void qpt_sample_id_swap(const struct perf_event_attr *attr, uint8_t *rec,
+			size_t size);
+uint64_t qpt_branch_flags_swap(uint64_t v);
+
+/* sample.c */
+size_t qpt_sample_id_size(uint64_t sample_type);
+int qpt_sample_id_parse(const struct perf_event_attr *attr, const void *rec,
+			size_t size, struct qpt_sample_id *sid);
+int qpt_sample_id_pos(uint64_t sample_type);
+
+/* decompress.c */
+int qpt_zstd_new(struct qpt_zstd **z);
+void qpt_zstd_free(struct qpt_zstd *z);
+/* Decompress from @in into @out; advances *in_off, returns bytes out or
+ * -QPT_E_FORMAT. */
+long qpt_zstd_step(struct qpt_zstd *z, const uint8_t *in, size_t in_len,
+		   size_t *in_off, uint8_t *out, size_t out_cap);
+
+/* cursor helpers (features.c) */
+void qpt_cursor_init(struct qpt_cursor *c, const void *p, size_t len,
+		     bool swap, uint64_t base);
+int qpt_cursor_u32(struct qpt_cursor *c, uint32_t *v);
+int qpt_cursor_u64(struct qpt_cursor *c, uint64_t *v);
+int qpt_cursor_bytes(struct qpt_cursor *c, size_t n, const uint8_t **p);
+/* perf_header_string: u32 len, then len bytes holding a NUL-terminated string */
+int qpt_cursor_string(struct qpt_cursor *c, const char **s);
+static inline uint64_t qpt_cursor_pos(const struct qpt_cursor *c)
+{
+	return c->base + (uint64_t)(c->p - c->begin);
+}
+static inline size_t qpt_cursor_left(const struct qpt_cursor *c)
+{
+	return (size_t)(c->end - c->p);
+}
+
+#endif
