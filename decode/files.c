@@ -178,7 +178,8 @@ static int load_elf(struct qd_file *file, int fd)
 	for (i = 0; i < file->nr_syms; i++)
 		file->syms[i].name =
 			file->strtab + (uintptr_t)file->syms[i].name;
-	qsort(file->syms, file->nr_syms, sizeof(*file->syms), sym_cmp);
+	if (file->nr_syms)
+		qsort(file->syms, file->nr_syms, sizeof(*file->syms), sym_cmp);
 out:
 	elf_end(elf);
 	return err;
