@@ -32,7 +32,7 @@ struct ring {
 
 struct out {
 	enum mode mode;
-	bool json, events;
+	bool json, events, no_sym;
 	/* filters */
 	int32_t tids[MAX_LIST], cpus[MAX_LIST];
 	unsigned nr_tids, nr_cpus;
@@ -589,13 +589,14 @@ static void usage(FILE *f)
 		"      --tid LIST, --cpu LIST   only these threads / cpus\n"
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
+		"      --no-sym            do not show symbols\n"
 		"      --last N            only the last N items of each thread\n");
 }
 
 enum {
 	OPT_RAW = 256, OPT_IMAGE, OPT_SYSROOT, OPT_BUILDID, OPT_INSN,
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
-	OPT_TIME, OPT_SYM, OPT_LAST,
+	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM,
 };
 
 static const struct option longopts[] = {
@@ -614,6 +615,7 @@ static const struct option longopts[] = {
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "sym", required_argument, NULL, OPT_SYM },
+	{ "no-sym", no_argument, NULL, OPT_NO_SYM },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -671,6 +673,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct out *o)
 			o->has_time = true;
 			break;
 		case OPT_SYM: o->sym = optarg; break;
+		case OPT_NO_SYM: o->no_sym = true; break;
 		case OPT_LAST:
 			errno = 0;
 			o->last = strtoull(optarg, &end, 0);
@@ -720,15 +723,26 @@ static int map_file(const char *path, void **buf, size_t *len)
 	return 0;
 }
 
+/* Missing images the trace ran into, one line each; the others counted. */
 static void report_missing(struct qpt_decoder *dec, const char *name)
 {
 	const struct qpt_missing_image *m;
-	size_t n = qpt_decoder_missing(dec, &m), i;
+	size_t n = qpt_decoder_missing(dec, &m), i, unused = 0;
 
-	for (i = 0; i < n; i++)
-		cli_warn("%s: image %s %s: %" PRIu64 " decode gaps, %" PRIu64
+	for (i = 0; i < n; i++) {
+		if (!m[i].errors) {
+			unused++;
+			continue;
+		}
+		cli_warn("%s: image %s %s: %" PRIu64 " decode gap%s, %" PRIu64
 			 " trace bytes skipped", name, m[i].path, m[i].reason,
-			 m[i].errors, m[i].bytes);
+			 m[i].errors, m[i].errors == 1 ? "" : "s",
+			 m[i].bytes);
+	}
+	if (unused)
+		cli_warn("%s: %zu more recorded image%s not found (not reached "
+			 "by the decoded trace)", name, unused,
+			 unused == 1 ? "" : "s");
 }
 
 static int run(struct args *a, struct out *o)
@@ -741,7 +755,7 @@ static int run(struct args *a, struct out *o)
 	unsigned i;
 	int err, rc = QPT_EXIT_OK;
 
-	a->dopts.want = QPT_WANT_SYMBOLS |
+	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
 			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
 	err = qpt_decoder_new(&a->dopts, &dec);
