@@ -44,6 +44,13 @@ struct out {
 	size_t nr_rings;
 	/* --calls */
 	int depth;
+	/* the last text prefix */
+	char pfx[64];
+	size_t pfx_len;
+	bool pfx_valid;
+	unsigned pfx_flags;
+	int32_t pfx_tid, pfx_cpu;
+	uint64_t pfx_time;
 	/* buffer */
 	char buf[1 << 16];
 	size_t len;
@@ -77,22 +84,35 @@ static inline void puts_(struct out *o, const char *s)
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* Lower-case hex without leading zeros, right-aligned in @width. */
+static char hex2[256][2];
+
+static void hex2_init(void)
+{
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		hex2[i][0] = hexdig[i >> 4];
+		hex2[i][1] = hexdig[i & 15];
+	}
+}
+
+/* Lower-case hex without leading zeros, right-aligned in @width (<= 16). */
 static void put_hex(struct out *o, uint64_t v, int width)
 {
-	char tmp[32];
-	int n = 0, i;
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
+	char tmp[16], *p;
 
-	do {
-		tmp[n++] = hexdig[v & 15];
-		v >>= 4;
-	} while (v);
 	if (o->len + 40 > sizeof(o->buf))
 		out_flush(o);
-	for (i = n; i < width; i++)
-		o->buf[o->len++] = ' ';
-	while (n)
-		o->buf[o->len++] = tmp[--n];
+	for (i = 0; i < 8; i++)
+		memcpy(tmp + 2 * i, hex2[(v >> (56 - 8 * i)) & 0xff], 2);
+	p = o->buf + o->len;
+	if (width > n) {
+		memset(p, ' ', (size_t)(width - n));
+		p += width - n;
+	}
+	memcpy(p, tmp + 16 - n, (size_t)n);
+	o->len = (size_t)(p + n - o->buf);
 }
 
 static void put_u64(struct out *o, uint64_t v)
@@ -179,23 +199,78 @@ static void json_common(struct out *o, const struct qpt_item *it)
 	}
 }
 
-/* Text prefix like perf script: tid, [cpu], time, when known. */
+/* Decimal right-aligned in @width, or zero-padded to @width. */
+static void put_dec(struct out *o, uint64_t v, int width, bool zero)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (o->len + 48 > sizeof(o->buf))
+		out_flush(o);
+	for (; n < width; width--)
+		o->buf[o->len++] = zero ? '0' : ' ';
+	while (n)
+		o->buf[o->len++] = tmp[--n];
+}
+
+static void text_prefix_fmt(struct out *o, const struct qpt_item *it);
+
+/* Text prefix like perf script: tid, [cpu], time, when known; formatted
+ * once for each change (it changes per block at most). */
 static void text_prefix(struct out *o, const struct qpt_item *it)
 {
-	char tmp[64];
+	const unsigned mask = QPT_ITEM_HAS_TID | QPT_ITEM_HAS_CPU |
+			      QPT_ITEM_HAS_TIME;
+	size_t start;
 
-	if (it->flags & QPT_ITEM_HAS_TID) {
-		snprintf(tmp, sizeof(tmp), "%7d ", it->tid);
-		puts_(o, tmp);
+	if (!(it->flags & mask))
+		return;
+	if (o->pfx_valid && o->pfx_flags == (it->flags & mask) &&
+	    o->pfx_tid == it->tid && o->pfx_cpu == it->cpu &&
+	    o->pfx_time == it->time) {
+		put(o, o->pfx, o->pfx_len);
+		return;
 	}
-	if (it->flags & QPT_ITEM_HAS_CPU) {
-		snprintf(tmp, sizeof(tmp), "[%03d] ", it->cpu);
-		puts_(o, tmp);
+	if (o->len + sizeof(o->pfx) > sizeof(o->buf))
+		out_flush(o);
+	start = o->len;
+	text_prefix_fmt(o, it);
+	o->pfx_len = o->len - start;
+	if (o->pfx_len <= sizeof(o->pfx)) {
+		memcpy(o->pfx, o->buf + start, o->pfx_len);
+		o->pfx_valid = true;
+		o->pfx_flags = it->flags & mask;
+		o->pfx_tid = it->tid;
+		o->pfx_cpu = it->cpu;
+		o->pfx_time = it->time;
+	} else {
+		o->pfx_valid = false;
+	}
+}
+
+static void text_prefix_fmt(struct out *o, const struct qpt_item *it)
+{
+	if (it->flags & QPT_ITEM_HAS_TID) {
+		if (it->tid < 0)
+			put(o, "     -1", 7);
+		else
+			put_dec(o, (uint64_t)it->tid, 7, false);
+		put(o, " ", 1);
+	}
+	if ((it->flags & QPT_ITEM_HAS_CPU) && it->cpu >= 0) {
+		put(o, "[", 1);
+		put_dec(o, (uint64_t)it->cpu, 3, true);
+		put(o, "] ", 2);
 	}
 	if (it->flags & QPT_ITEM_HAS_TIME) {
-		snprintf(tmp, sizeof(tmp), "%" PRIu64 ".%09" PRIu64 ": ",
-			 it->time / 1000000000, it->time % 1000000000);
-		puts_(o, tmp);
+		put_dec(o, it->time / 1000000000, 0, false);
+		put(o, ".", 1);
+		put_dec(o, it->time % 1000000000, 9, true);
+		put(o, ": ", 2);
 	}
 }
 
@@ -225,14 +300,22 @@ static void print_insn(struct out *o, const struct qpt_item *it)
 		put(o, " ", 1);
 		put_sym(o, it);
 	}
-	put(o, " insn:", 6);
-	for (i = 0; i < it->size; i++) {
-		char b[3] = { ' ', hexdig[it->raw[i] >> 4],
-			      hexdig[it->raw[i] & 15] };
+	if (o->len + 64 > sizeof(o->buf))
+		out_flush(o);
+	{
+		char *p = o->buf + o->len;
 
-		put(o, b, 3);
+		memcpy(p, " insn:", 6);
+		p += 6;
+		for (i = 0; i < it->size; i++) {
+			p[0] = ' ';
+			p[1] = hexdig[it->raw[i] >> 4];
+			p[2] = hexdig[it->raw[i] & 15];
+			p += 3;
+		}
+		*p++ = '\n';
+		o->len = (size_t)(p - o->buf);
 	}
-	put(o, "\n", 1);
 }
 
 /* perf script's flag names. */
@@ -276,17 +359,27 @@ static void print_branch(struct out *o, const struct qpt_item *it)
 		put(o, "}\n", 2);
 		return;
 	}
-	if (it->kind == QPT_BR_TRACE_END)
-		snprintf(flag, sizeof(flag), "tr end%s%s",
-			 it->via != QPT_BR_NR ? "  " : "",
-			 it->via != QPT_BR_NR ? perf_flag(it->via) : "");
-	else
-		snprintf(flag, sizeof(flag), "%s", perf_flag(it->kind));
+	size_t fl;
+
+	if (it->kind == QPT_BR_TRACE_END) {
+		const char *via = it->via != QPT_BR_NR ? perf_flag(it->via) : "";
+
+		memcpy(flag, "tr end", 7);
+		if (*via) {
+			memcpy(flag + 6, "  ", 3);
+			strncat(flag, via, sizeof(flag) - 9);
+		}
+	} else {
+		const char *k = perf_flag(it->kind);
+
+		fl = strlen(k);
+		memcpy(flag, k, fl + 1);
+	}
+	fl = strlen(flag);
 	text_prefix(o, it);
 	put(o, "  ", 2);
-	puts_(o, flag);
-	put(o, "                        ", 23 - (strlen(flag) < 23 ?
-						  strlen(flag) : 23));
+	put(o, flag, fl);
+	put(o, "                        ", 23 - (fl < 23 ? fl : 23));
 	put_hex(o, it->ip, 16);
 	if (it->sym) {
 		put(o, " ", 1);
@@ -840,6 +933,7 @@ int cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	o->progress = cli_show_progress();
+	hex2_init();
 	rc = run(&a, o);
 out:
 	for (i = 0; i < a.nr_images; i++)

@@ -8,13 +8,25 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decode/ild.h"
 #include "decode/internal.h"
 
+/* Decoded instructions by ip (direct-mapped): loops decode once. */
+#define ICACHE_BITS 14
+struct icache_ent {
+	uint64_t ip;
+	const uint8_t *raw; /* into a mapped file */
+	struct qd_ild ild;
+	unsigned kind;
+	int bits;
+};
+
 struct flow {
 	struct qd_flow_ctx *fc;
+	struct icache_ent *icache;
 	struct pt_block_decoder *dec;
 	/* the last instruction, while its successor is unknown */
 	bool pending;
@@ -405,27 +417,79 @@ static int mode_bits(enum pt_exec_mode mode)
  * count, so lengths come from the bytes of the image and near direct
  * jumps and calls (which libipt follows inside a block) are taken here.
  */
+/* The instruction at @ip: its bytes, length and branch kind. */
+static int insn_at(struct flow *f, const struct pt_block *b, bool last,
+		   uint64_t ip, int bits, uint8_t *buf, const uint8_t **raw,
+		   struct qd_ild *ild, unsigned *kind)
+{
+	struct icache_ent *e = NULL;
+	size_t n;
+
+	if (last && b->truncated) {
+		*raw = b->raw;
+		if (qd_ild_decode(b->raw, b->size, bits, ip, ild) < 0)
+			return -1;
+		*kind = classify(*raw, ild->len, ild);
+		return 0;
+	}
+	if (f->icache) {
+		e = &f->icache[(ip ^ (ip >> ICACHE_BITS)) &
+			       ((1u << ICACHE_BITS) - 1)];
+		if (e->raw && e->ip == ip && e->bits == bits) {
+			*raw = e->raw;
+			*ild = e->ild;
+			*kind = e->kind;
+			return 0;
+		}
+	}
+	n = f->fc->space ? qd_space_code(f->fc->space, ip, buf, raw) : 0;
+	if (qd_ild_decode(*raw, n, bits, ip, ild) < 0)
+		return -1;
+	*kind = classify(*raw, ild->len, ild);
+	if (e && *raw != buf) {
+		e->ip = ip;
+		e->raw = *raw;
+		e->ild = *ild;
+		e->kind = *kind;
+		e->bits = bits;
+	}
+	return 0;
+}
+
+/*
+ * Walk the instructions of @b: the block gives only its first ip and its
+ * count, so lengths come from the bytes of the image and near direct
+ * jumps and calls (which libipt follows inside a block) are taken here.
+ */
 static int walk_block(struct flow *f, const struct pt_block *b)
 {
 	int bits = mode_bits(b->mode);
 	uint64_t ip = b->ip;
-	unsigned k;
+	unsigned k = 0;
 	int err;
 
-	for (k = 0; k < b->ninsn; k++) {
+	/*
+	 * Blocks end at every branch (end_on_call, end_on_jump), so without
+	 * instruction output only the last one matters: it is at end_ip.
+	 */
+	if (!(f->fc->want & QPT_WANT_INSN) && b->ninsn > 1) {
+		f->fc->stats->insns += b->ninsn - 1u;
+		if (f->pending) {
+			err = resolve(f, ip, true);
+			if (err)
+				return err;
+		}
+		k = b->ninsn - 1u;
+		ip = b->end_ip;
+	}
+	for (; k < b->ninsn; k++) {
 		uint8_t buf[16];
 		const uint8_t *raw = buf;
 		struct qd_ild ild;
-		size_t n;
+		unsigned kind;
 
-		if (k + 1 == b->ninsn && b->truncated) {
-			raw = b->raw;
-			n = b->size;
-		} else {
-			n = f->fc->space ? qd_space_read(f->fc->space, ip, buf,
-							 15) : 0;
-		}
-		if (qd_ild_decode(raw, n, bits, ip, &ild) < 0) {
+		if (insn_at(f, b, k + 1 == b->ninsn, ip, bits, buf, &raw, &ild,
+			    &kind) < 0) {
 			f->pending = false;
 			f->fc->stats->errors++;
 			snprintf(f->msg, sizeof(f->msg),
@@ -434,16 +498,18 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 			return emit_event(f, QPT_EV_ERROR, ip, true, 0,
 					  f->msg);
 		}
-		err = resolve(f, ip, true);
-		if (!err)
-			err = emit_insn(f, ip, raw, ild.len, bits,
-					b->speculative);
+		if (f->pending) {
+			err = resolve(f, ip, true);
+			if (err)
+				return err;
+		}
+		err = emit_insn(f, ip, raw, ild.len, bits, b->speculative);
 		if (err)
 			return err;
 		f->pending = true;
 		f->p_ip = ip;
 		f->p_size = ild.len;
-		f->p_kind = classify(raw, ild.len, &ild);
+		f->p_kind = kind;
 		if (ild.direct && ild.kind != QD_ILD_JCC && k + 1 < b->ninsn)
 			ip = ild.target;
 		else
@@ -547,11 +613,14 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	f.dec = pt_blk_alloc_decoder(&cfg);
 	if (!f.dec)
 		return -ENOMEM;
+	/* optional: without it every instruction is decoded afresh */
+	f.icache = calloc(1u << ICACHE_BITS, sizeof(*f.icache));
 	if (image && pt_blk_set_image(f.dec, image) < 0) {
 		pt_blk_free_decoder(f.dec);
 		return -QPT_E_INVAL;
 	}
 	err = decode_loop(&f, len);
+	free(f.icache);
 	pt_blk_free_decoder(f.dec);
 	return err;
 }

@@ -101,6 +101,10 @@ const struct qd_map *qd_space_find(struct qd_space *space, uint64_t ip);
 /* Copy up to @n bytes of code at @ip into @buf; returns how many. */
 size_t qd_space_read(struct qd_space *space, uint64_t ip, uint8_t *buf,
 		     size_t n);
+/* The 15 code bytes at @ip: a pointer into a mapped file when they lie in
+ * one mapping, else copied into @buf; returns how many are available. */
+size_t qd_space_code(struct qd_space *space, uint64_t ip, uint8_t *buf,
+		     const uint8_t **code);
 const char *qd_space_sym(struct qd_space *space, uint64_t ip, uint64_t *off);
 
 /* ---- flow.c: the libipt instruction flow turned into items ---- */

@@ -229,6 +229,23 @@ const struct qd_map *qd_space_find(struct qd_space *s, uint64_t ip)
 	return s->last;
 }
 
+size_t qd_space_code(struct qd_space *s, uint64_t ip, uint8_t *buf,
+		     const uint8_t **code)
+{
+	const struct qd_map *m = qd_space_find(s, ip);
+
+	if (m && m->file->data) {
+		uint64_t off = ip - m->start + m->pgoff;
+
+		if (off + 15 <= m->file->size && ip + 15 <= m->end) {
+			*code = m->file->data + off;
+			return 15;
+		}
+	}
+	*code = buf;
+	return qd_space_read(s, ip, buf, 15);
+}
+
 size_t qd_space_read(struct qd_space *s, uint64_t ip, uint8_t *buf,
 		     size_t n)
 {
