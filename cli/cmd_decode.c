@@ -526,8 +526,10 @@ static bool keep(const struct out *o, const struct qpt_item *it)
 	if (o->has_time && (it->flags & QPT_ITEM_HAS_TIME) &&
 	    (it->time < o->t_start || it->time > o->t_end))
 		return false;
-	if (o->sym && it->type != QPT_ITEM_EVENT &&
-	    (!it->sym || strcmp(it->sym, o->sym)))
+	if (o->sym && it->type == QPT_ITEM_EVENT)
+		return it->kind == QPT_EV_ERROR || it->kind == QPT_EV_LOST ||
+		       it->kind == QPT_EV_OVERFLOW;
+	if (o->sym && (!it->sym || strcmp(it->sym, o->sym)))
 		return false;
 	return true;
 }

@@ -27,23 +27,90 @@ static char *path_join(const char *dir, const char *path)
 	return s;
 }
 
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; among aliases the preferred name first (as perf chooses):
+ * sized, then global over weak over local, then fewer leading
+ * underscores, then the longer name. */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct qd_sym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* sized symbols first, so lookups prefer them */
-	return (x->size < y->size) - (x->size > y->size);
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	ux = underscores(x->name);
+	uy = underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+struct symbuf {
+	size_t cap, strcap, used;
+};
+
+/* Append a symbol; names are kept as offsets until the end of loading. */
+static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
+		   uint64_t size, unsigned rank, const char *name,
+		   const char *suffix)
+{
+	size_t len = strlen(name), slen = strlen(suffix);
+
+	if (file->nr_syms == sb->cap) {
+		size_t nc = sb->cap ? sb->cap * 2 : 256;
+		struct qd_sym *ns = realloc(file->syms, nc * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		file->syms = ns;
+		sb->cap = nc;
+	}
+	if (sb->used + len + slen + 1 > sb->strcap) {
+		size_t nc = sb->strcap ? sb->strcap * 2 : 8192;
+		char *nt;
+
+		while (nc < sb->used + len + slen + 1)
+			nc *= 2;
+		nt = realloc(file->strtab, nc);
+		if (!nt)
+			return -ENOMEM;
+		file->strtab = nt;
+		sb->strcap = nc;
+	}
+	memcpy(file->strtab + sb->used, name, len);
+	memcpy(file->strtab + sb->used + len, suffix, slen + 1);
+	file->syms[file->nr_syms].name = (const char *)(uintptr_t)sb->used;
+	file->syms[file->nr_syms].addr = addr;
+	file->syms[file->nr_syms].size = size;
+	file->syms[file->nr_syms].rank = rank;
+	file->nr_syms++;
+	sb->used += len + slen + 1;
+	return 0;
 }
 
 /* Function symbols of one symbol table section; appends to @file. */
 static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
-		       GElf_Shdr *sh, size_t *cap, size_t *strcap,
-		       size_t *strlen_)
+		       GElf_Shdr *sh, struct symbuf *sb)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n;
+	int err;
 
 	if (!data || !sh->sh_entsize)
 		return 0;
@@ -51,46 +118,81 @@ static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 	for (i = 0; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
-		size_t len;
+		unsigned bind;
 
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
-		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
 		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		len = strlen(name) + 1;
-		if (file->nr_syms == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			struct qd_sym *ns = realloc(file->syms,
-						    nc * sizeof(*ns));
+		bind = GELF_ST_BIND(sym.st_info);
+		err = add_sym(file, sb, sym.st_value, sym.st_size,
+			      bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
+			      name, "");
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
-			if (!ns)
-				return -ENOMEM;
-			file->syms = ns;
-			*cap = nc;
-		}
-		if (*strlen_ + len > *strcap) {
-			size_t nc = *strcap ? *strcap * 2 : 8192;
-			char *nt;
+/*
+ * NAME@plt for each .rela.plt entry, as perf synthesizes them: entry i is
+ * the (i+1)th 16-byte slot of .plt (the first is the resolver stub).
+ */
+static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
+{
+	Elf_Scn *scn = NULL, *plt = NULL, *rela = NULL;
+	GElf_Shdr psh, rsh, dsh;
+	Elf_Data *rdata, *ddata;
+	size_t shstrndx, i, n;
+	int err;
 
-			while (nc < *strlen_ + len)
-				nc *= 2;
-			nt = realloc(file->strtab, nc);
-			if (!nt)
-				return -ENOMEM;
-			file->strtab = nt;
-			*strcap = nc;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".plt"))
+			plt = scn;
+		else if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA)
+			rela = scn;
+	}
+	if (!plt || !rela || !gelf_getshdr(plt, &psh) ||
+	    !gelf_getshdr(rela, &rsh) || !rsh.sh_entsize)
+		return 0;
+	scn = elf_getscn(elf, rsh.sh_link);
+	rdata = elf_getdata(rela, NULL);
+	if (!scn || !rdata || !gelf_getshdr(scn, &dsh))
+		return 0;
+	ddata = elf_getdata(scn, NULL);
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < n && (i + 2) * 16 <= psh.sh_size; i++) {
+		const char *name = "";
+		GElf_Rela r;
+		GElf_Sym sym;
+
+		if (!gelf_getrela(rdata, (int)i, &r))
+			break;
+		if (ddata && GELF_R_SYM(r.r_info) &&
+		    gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info), &sym)) {
+			name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+			if (!name)
+				name = "";
 		}
-		memcpy(file->strtab + *strlen_, name, len);
-		/* store the offset now; pointers are fixed up at the end */
-		file->syms[file->nr_syms].name = (const char *)(uintptr_t)*strlen_;
-		file->syms[file->nr_syms].addr = sym.st_value;
-		file->syms[file->nr_syms].size = sym.st_size;
-		file->nr_syms++;
-		*strlen_ += len;
+		err = add_sym(file, sb, psh.sh_addr + (i + 1) * 16, 16, 0,
+			      name, "@plt");
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -118,7 +220,8 @@ static void read_build_id(struct qd_file *file, Elf *elf, Elf_Scn *scn)
 
 static int load_elf(struct qd_file *file, int fd)
 {
-	size_t cap = 0, strcap = 0, used = 0, nph, i;
+	struct symbuf sb = { 0, 0, 0 };
+	size_t nph, i;
 	Elf_Scn *scn = NULL, *dynsym = NULL;
 	bool have_symtab = false;
 	Elf *elf;
@@ -155,8 +258,7 @@ static int load_elf(struct qd_file *file, int fd)
 			continue;
 		if (sh.sh_type == SHT_SYMTAB) {
 			have_symtab = true;
-			err = load_symtab(file, elf, scn, &sh, &cap, &strcap,
-					  &used);
+			err = load_symtab(file, elf, scn, &sh, &sb);
 			if (err)
 				goto out;
 		} else if (sh.sh_type == SHT_DYNSYM) {
@@ -169,12 +271,14 @@ static int load_elf(struct qd_file *file, int fd)
 		GElf_Shdr sh;
 
 		if (gelf_getshdr(dynsym, &sh)) {
-			err = load_symtab(file, elf, dynsym, &sh, &cap,
-					  &strcap, &used);
+			err = load_symtab(file, elf, dynsym, &sh, &sb);
 			if (err)
 				goto out;
 		}
 	}
+	err = load_plt(file, elf, &sb);
+	if (err)
+		goto out;
 	for (i = 0; i < file->nr_syms; i++)
 		file->syms[i].name =
 			file->strtab + (uintptr_t)file->syms[i].name;
@@ -377,7 +481,7 @@ const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr)
 	if (!lo)
 		return NULL;
 	s = &file->syms[lo - 1];
-	/* back up over equal addresses to the sized one */
+	/* back up over aliases to the preferred one */
 	while (s > file->syms && s[-1].addr == s->addr)
 		s--;
 	if (s->size && addr >= s->addr + s->size)

@@ -16,6 +16,7 @@
 struct qd_sym {
 	uint64_t addr, size; /* link-time address */
 	const char *name;
+	unsigned rank; /* binding: 0 global, 1 weak, 2 local */
 };
 
 struct qd_seg {
