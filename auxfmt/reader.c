@@ -370,6 +370,7 @@ const struct qpt_attr *qpt_reader_match(struct qpt_reader *r, uint32_t type,
 					 bool swap)
 {
 	const struct perf_event_attr *a0;
+	uint64_t id;
 	int idx;
 
 	if (!r->nr_attrs)
@@ -397,7 +398,9 @@ const struct qpt_attr *qpt_reader_match(struct qpt_reader *r, uint32_t type,
 		      !!(a0->sample_type & PERF_SAMPLE_STREAM_ID);
 	if ((size_t)idx * 8 + 8 > size)
 		return NULL;
-	return qpt_reader_attr_by_id(r, load64(rec + size - 8 * idx, swap));
+	id = load64(rec + size - 8 * idx, swap);
+	/* perf: synthesized records have an id of zero: the first attr */
+	return id ? qpt_reader_attr_by_id(r, id) : r->attrs[0];
 }
 
 const struct qpt_features *qpt_reader_features(const struct qpt_reader *r)
