@@ -241,9 +241,11 @@ struct qpt_record {
 
 /*
  * Deliver the next record into @rec.  Borrowed pointers in @rec stay valid
- * until the next call (AUXTRACE payloads outside COMPRESSED records: until
- * free; they point into the input, mapped or read into memory, never
- * copied).  After an error every later call returns the same error.
+ * until the next call, except AUXTRACE payloads of a mapped or in-memory
+ * input outside COMPRESSED records: those point into the input (never
+ * copied) and stay valid until free.  Payloads of a stream (pipe) are
+ * valid until the next call.  After an error every later call returns the
+ * same error.
  * Returns 1 with a record, 0 at the end, or a negative error (errpos and
  * errmsg say where and what).
  */
@@ -300,7 +302,9 @@ struct qpt_sample {
 };
 
 /*
- * Parse a SAMPLE record @rec (host order) by @attr.  Pointers borrow @rec.
+ * Parse a SAMPLE record @rec (host order, 8-byte aligned as the records
+ * qpt_reader_next() hands out are) by @attr.  Pointers borrow @rec; a
+ * misaligned @rec is -QPT_E_INVAL.
  * Returns 0 or -QPT_E_FORMAT / -QPT_E_TRUNCATED.
  */
 QPT_API int qpt_sample_parse(const struct qpt_attr *attr, const void *rec,
