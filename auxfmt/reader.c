@@ -43,8 +43,15 @@ static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
 
 	qpt_reader_opts_init(&o);
 	if (opts) {
+		const uint8_t *extra = (const uint8_t *)opts + sizeof(o);
+		size_t i;
+
 		if (opts->size < offsetof(struct qpt_reader_opts, log))
 			return -QPT_E_INVAL;
+		/* a newer caller's options we do not know must be unset */
+		for (i = sizeof(o); i < opts->size; i++)
+			if (extra[i - sizeof(o)])
+				return -QPT_E_INVAL;
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size
 							: sizeof(o));
 	}

@@ -838,6 +838,42 @@ static void test_quipper_aux(void **state)
 	check_quipper(dir, "perf.data.piped.intel_pt-4.14", "piped", true);
 }
 
+/* Options carry their size: unknown trailing bytes must be zero;
+ * no_decompress lists COMPRESSED records without their inner records. */
+static void test_opts(void **state)
+{
+	static struct pb p;
+	struct {
+		struct qpt_reader_opts o;
+		uint64_t later;
+	} big;
+	struct qpt_reader_opts o;
+	struct qpt_record rec;
+	struct qpt_reader *r;
+
+	build_compressed(&p, false);
+	memset(&big, 0, sizeof(big));
+	qpt_reader_opts_init(&big.o);
+	big.o.size = sizeof(big);
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &big.o, &r), 0);
+	qpt_reader_free(r);
+	big.later = 1;
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &big.o, &r),
+			 -QPT_E_INVAL);
+	qpt_reader_opts_init(&o);
+	o.size = 4;
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &o, &r),
+			 -QPT_E_INVAL);
+	qpt_reader_opts_init(&o);
+	o.no_decompress = true;
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &o, &r), 0);
+	next_ok(r, &rec, QPT_RECORD_COMPRESSED);
+	next_ok(r, &rec, QPT_RECORD_COMPRESSED2);
+	next_ok(r, &rec, QPT_RECORD_FINISHED_ROUND);
+	assert_int_equal(qpt_reader_next(r, &rec), 0);
+	qpt_reader_free(r);
+}
+
 static void test_names(void **state)
 {
 	assert_string_equal(qpt_record_type_name(PERF_RECORD_MMAP2), "MMAP2");
@@ -899,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_file_input),
 		cmocka_unit_test(test_quipper_aux),
+		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_names),
 	};
 	if (getenv("QPT_WRITE_CORPUS")) {
