@@ -512,6 +512,34 @@ int qpt_writer_set_feature_string(struct qpt_writer *w, enum qpt_feature feat,
 	return err;
 }
 
+int qpt_writer_set_cmdline(struct qpt_writer *w, int argc,
+			   const char *const argv[])
+{
+	struct qpt_wbuf *b;
+	int i, err;
+
+	if (!w || argc < 0 || (argc && !argv))
+		return -QPT_E_INVAL;
+	for (i = 0; i < argc; i++)
+		if (!argv[i])
+			return -QPT_E_INVAL;
+	if (w->closed)
+		return -QPT_E_STATE;
+	b = &w->feat[QPT_FEAT_CMDLINE];
+	b->len = 0;
+	if (argc)
+		err = qpt_feat_encode_cmdline(b, argv[0], argc - 1, argv + 1);
+	else
+		err = qpt_wbuf_add_u32(b, 0);
+	if (err)
+		return err;
+	w->has_feat[QPT_FEAT_CMDLINE] = true;
+	err = pipe_late(w);
+	if (!err && w->pipe && w->prologue)
+		err = qpt_writer_feat_record(w, QPT_FEAT_CMDLINE);
+	return err;
+}
+
 /* Check a run of build_id_event records: each within the run, each at
  * least a build_id_event. */
 static bool build_ids_valid(const uint8_t *p, size_t size)
@@ -530,6 +558,28 @@ static bool build_ids_valid(const uint8_t *p, size_t size)
 	return true;
 }
 
+/* Append a checked run of build_id_event records.  perf's file-mode table
+ * leaves header.type 0; as records (pipe mode) they must say what they are.
+ */
+static int add_build_ids(struct qpt_writer *w, const uint8_t *p, size_t size)
+{
+	struct qpt_wbuf *b = &w->build_ids;
+	size_t start = b->len, off = 0;
+	uint32_t type = QPT_RECORD_HEADER_BUILD_ID;
+	uint16_t len;
+	int err;
+
+	err = qpt_wbuf_add(b, p, size);
+	if (err)
+		return err;
+	while (off < size) {
+		memcpy(b->data + start + off, &type, sizeof(type));
+		memcpy(&len, b->data + start + off + 6, sizeof(len));
+		off += len;
+	}
+	return 0;
+}
+
 int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 			       const void *data, size_t size)
 {
@@ -546,7 +596,7 @@ int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 		/* Build-ids are records: they join those of add_build_id. */
 		if (!build_ids_valid(data, size))
 			return -QPT_E_FORMAT;
-		err = qpt_wbuf_add(&w->build_ids, data, size);
+		err = add_build_ids(w, data, size);
 		if (!err)
 			err = pipe_late(w);
 		if (!err && w->pipe && w->prologue)

@@ -96,7 +96,7 @@ int qpt_feat_encode_nrcpus(struct qpt_wbuf *b, uint32_t avail, uint32_t online)
 }
 
 int qpt_feat_encode_cmdline(struct qpt_wbuf *b, const char *exe, int argc,
-			    char *const argv[])
+			    const char *const argv[])
 {
 	int i, err;
 

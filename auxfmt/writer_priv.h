@@ -109,7 +109,7 @@ int qpt_feat_encode_auxtrace(const struct qpt_writer *w, struct qpt_wbuf *b);
 int qpt_feat_encode_compressed(const struct qpt_writer *w, struct qpt_wbuf *b);
 int qpt_feat_encode_nrcpus(struct qpt_wbuf *b, uint32_t avail, uint32_t online);
 int qpt_feat_encode_cmdline(struct qpt_wbuf *b, const char *exe, int argc,
-			    char *const argv[]);
+			    const char *const argv[]);
 int qpt_feat_encode_build_id(struct qpt_wbuf *b, int32_t pid,
 			     const uint8_t *build_id, size_t len,
 			     const char *filename, uint16_t misc);

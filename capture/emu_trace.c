@@ -599,6 +599,8 @@ failed:
 		e = ECHILD;
 	close(pfd[0]);
 	kill(pid, SIGKILL);
+	/* a tracee in its exit stop does not die of SIGKILL: let it go on */
+	ptrace(PTRACE_CONT, pid, NULL, NULL);
 	waitpid(pid, &status, 0);
 	tr->res->exec_failed = true;
 	return -e;
@@ -626,8 +628,10 @@ int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
 		err = loop(&tr);
 	if (err && tr.child > 0 && !res->exec_failed) {
 		kill(tr.child, SIGKILL);
-		while (tr.threads)
+		while (tr.threads) {
+			ptrace(PTRACE_CONT, tr.threads->tid, NULL, NULL);
 			drop_thread(&tr, tr.threads);
+		}
 		while (waitpid(-1, NULL, __WALL) > 0)
 			;
 	}

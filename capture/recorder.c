@@ -193,6 +193,15 @@ int qpt_recorder_new(const struct qpt_recorder_opts *opts,
 	if (err < 0)
 		goto out_free;
 	default_sizes(rec);
+	if ((rec->data_pages & (rec->data_pages - 1)) ||
+	    (rec->aux_pages & (rec->aux_pages - 1))) {
+		err = rec_fail(rec, -QPT_E_INVAL,
+			       "buffer sizes must be powers of two pages "
+			       "(data %llu, AUX %llu)",
+			       (unsigned long long)rec->data_pages,
+			       (unsigned long long)rec->aux_pages);
+		goto out_free;
+	}
 	err = set_targets(rec);
 	if (err < 0)
 		goto out_free;
@@ -260,12 +269,14 @@ static int drain_all(struct qpt_recorder *rec)
 		if (err < 0)
 			return err;
 	}
-	/* Like perf: a round marker after each pass that wrote. */
-	if (rec->records_since_round) {
-		rec->records_since_round = 0;
-		return qpt_writer_write(rec->writer, &round);
-	}
-	return 0;
+	/* Like perf: a round marker after each pass that wrote.  Then a
+	 * flush, so that the file on disk reads whole up to here even if
+	 * the disk fills up or we are killed. */
+	if (!rec->records_since_round)
+		return 0;
+	rec->records_since_round = 0;
+	err = qpt_writer_write(rec->writer, &round);
+	return err < 0 ? err : qpt_writer_flush(rec->writer);
 }
 
 static bool target_done(struct qpt_recorder *rec)
@@ -332,6 +343,8 @@ int qpt_recorder_stop(struct qpt_recorder *rec)
 		n = qpt_recorder_snapshot(rec);
 		if (n < 0)
 			err = (int)n;
+		/* The snapshot re-enabled the AUX events. */
+		ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
 	}
 	qpt_recorder_stats(rec, &rec->final_stats);
 	if (!err)

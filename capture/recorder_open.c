@@ -44,16 +44,23 @@ static int read_sysctl(const char *name)
 static int open_error(struct qpt_recorder *rec, int err,
 		      const struct rec_event *ev, int pid, int cpu)
 {
+	int paranoid;
+
 	switch (-err) {
 	case EACCES:
 	case EPERM:
+		paranoid = read_sysctl("perf_event_paranoid");
 		return rec_fail(rec, err,
 				"%s: no permission to open the event "
-				"(kernel.perf_event_paranoid is %d): run as "
-				"root or lower it, e.g. sysctl -w "
-				"kernel.perf_event_paranoid=1 for user-space "
-				"events of your own processes",
-				ev->name, read_sysctl("perf_event_paranoid"));
+				"(kernel.perf_event_paranoid is %d%s): run as "
+				"root, or lower it: sysctl -w "
+				"kernel.perf_event_paranoid=%d",
+				ev->name, paranoid,
+				paranoid >= 2 && !ev->attr.exclude_kernel ?
+					", which allows user-space events "
+					"only: add :u or /u" :
+					"",
+				paranoid >= 2 ? 1 : -1);
 	case EBUSY:
 		return rec_fail(rec, err,
 				"%s: the PMU is busy (EBUSY): another tool "
@@ -80,7 +87,8 @@ static int open_error(struct qpt_recorder *rec, int err,
 
 static int map_error(struct qpt_recorder *rec, int err)
 {
-	uint64_t kb = ((1 + rec->data_pages + rec->aux_pages) *
+	uint64_t kb = ((1 + rec->data_pages +
+			(rec->aux_ev ? rec->aux_pages : 0)) *
 		       (uint64_t)sysconf(_SC_PAGESIZE)) >> 10;
 
 	if (err == -EPERM || err == -ENOMEM)

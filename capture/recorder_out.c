@@ -185,6 +185,11 @@ int rec_open_output(struct qpt_recorder *rec)
 	if (err < 0)
 		return rec_fail(rec, err, "cannot read the targets' mappings: "
 				"%s", qpt_strerror(err));
+	/* From here on, the file on disk reads as a whole. */
+	err = qpt_writer_flush(rec->writer);
+	if (err < 0)
+		return rec_fail(rec, err, "%s: %s", rec->o.output,
+				qpt_strerror(err));
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct qpt_consumer {
 	struct qpt_sink sink;
 	uint64_t snap_prev;	/* aux_head at the previous snapshot */
 	bool needs_enable;	/* the kernel may have disabled the event */
+	bool wrapped;		/* the AUX area has wrapped (sticky) */
 	struct qpt_capture_stats stats;
 	uint64_t bounce[RECORD_MAX / 8];
 };
@@ -283,15 +284,15 @@ int64_t qpt_consumer_read_aux(struct qpt_consumer *c)
 /* Whether an area whose free-running head is @head has wrapped: a head past
  * the size says so; a driver that reports its head modulo the size is
  * caught by data after the head (the area starts zero-filled). */
-static bool aux_wrapped(const struct qpt_consumer *c, uint64_t head)
+static bool aux_wrapped(struct qpt_consumer *c, uint64_t head)
 {
 	const uint8_t *p, *end = c->ring.aux + c->ring.aux_size;
 
-	if (head >= c->ring.aux_size)
-		return true;
+	if (c->wrapped || head >= c->ring.aux_size)
+		return c->wrapped = true;
 	for (p = c->ring.aux + head; p < end; p++)
 		if (*p)
-			return true;
+			return c->wrapped = true;
 	return false;
 }
 

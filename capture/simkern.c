@@ -334,7 +334,7 @@ static void aux_lose(struct qpt_simkern *sk, size_t len)
 int64_t qpt_simkern_aux_write(struct qpt_simkern *sk, const void *buf,
 			      size_t len, uint64_t flags)
 {
-	uint64_t tail, space, n, old;
+	uint64_t tail, space, n, old, head;
 
 	if (!sk->aux)
 		return -QPT_E_STATE;
@@ -357,11 +357,13 @@ int64_t qpt_simkern_aux_write(struct qpt_simkern *sk, const void *buf,
 		}
 		sk->aux_head = old + len;
 		sk->st.aux_written += len;
+		head = sk->aux_head;
+		if (sk->o.aux_head_modulo)
+			head &= sk->o.aux_size - 1;
 		if (len || flags)
-			aux_event(sk, sk->aux_head, len,
+			aux_event(sk, head, len,
 				  flags | PERF_AUX_FLAG_OVERWRITE);
-		__atomic_store_n(&sk->page->aux_head, sk->aux_head,
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&sk->page->aux_head, head, __ATOMIC_RELEASE);
 		return (int64_t)len;
 	}
 	/* perf_aux_output_begin: the room the tail leaves. */

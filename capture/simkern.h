@@ -30,7 +30,8 @@
  *    no record and disables the event.  While disabled, every byte is lost
  *    (counted) until the consumer calls ops->enable.
  *  - overwrite (snapshot) mode: aux_tail is ignored, the bytes wrap over old
- *    data, aux_head runs free (monotonic), and the record is
+ *    data, aux_head runs free (monotonic; or modulo the size with
+ *    @aux_head_modulo, like Intel PT), and the record is
  *    {offset = new head, size, flags | PERF_AUX_FLAG_OVERWRITE}, as
  *    perf_aux_output_end does in overwrite mode.  While disabled (during a
  *    snapshot) bytes are lost as in full-trace mode.
@@ -56,6 +57,10 @@ struct qpt_simkern_opts {
 	uint64_t data_size;	/* data ring bytes: a power of two >= 64 */
 	uint64_t aux_size;	/* AUX bytes: a power of two, or 0 */
 	bool aux_overwrite;	/* snapshot mode: AUX mapped read-only */
+	/* Overwrite mode: publish aux_head (and AUX offsets) modulo the
+	 * area size, as Intel PT's driver does in snapshot mode, instead of
+	 * free-running. */
+	bool aux_head_modulo;
 	bool enabled;		/* start enabled (else: on ops->enable) */
 	/* The sample_id trailer of the records made here. */
 	bool sample_id_all;

@@ -143,10 +143,13 @@ static int parse_cpus(const char *list, int **cpus, size_t *nr)
 			v = nv;
 			v[n++] = (int)c;
 		}
-		if (*p == ',')
+		if (*p == ',') {
 			p++;
-		else if (*p && *p != '\n')
+			if (*p < '0' || *p > '9')
+				goto bad;
+		} else if (*p && *p != '\n') {
 			goto bad;
+		}
 	}
 	if (!n)
 		goto bad;

@@ -306,6 +306,33 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	return -1;
 }
 
+/* Like a shell: is @cmd an executable file, by path or in $PATH?  0 or
+ * an errno for the message. */
+static int find_command(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+	int err = ENOENT;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? errno : 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), p,
+			     cmd) < (int)sizeof(buf)) {
+			if (!access(buf, X_OK))
+				return 0;
+			if (errno == EACCES)
+				err = EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	return err;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -352,6 +379,13 @@ static void print_summary(struct qpt_recorder *rec, const char *out)
 			 ": trace was lost while the AUX area was full "
 			 "(try a larger AUX area: -m ,SIZE)",
 			 st.aux_truncated, st.aux_records);
+	if (st.aux_partial)
+		cli_warn("AUX data had gaps in it %" PRIu64 " times out of %"
+			 PRIu64, st.aux_partial, st.aux_records);
+	if (st.aux_collision)
+		cli_warn("AUX data collided with another event's %" PRIu64
+			 " times out of %" PRIu64, st.aux_collision,
+			 st.aux_records);
 	if (st.lost_events)
 		cli_warn("%" PRIu64 " sideband/sample records lost in %" PRIu64
 			 " overruns of the data ring (try -m DATA)",
@@ -511,6 +545,14 @@ int cmd_record(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	if (a.o.argv) {
+		err = find_command(a.o.argv[0]);
+		if (err) {
+			cli_error(a.o.argv[0], "%s", err == ENOENT ?
+				  "command not found" : strerror(err));
+			return 127;
+		}
+	}
 	if (a.emulate)
 		return cmd_record_emulate(&a, argc, argv);
 	a.o.events = a.events;

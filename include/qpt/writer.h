@@ -95,6 +95,13 @@ QPT_API int qpt_writer_set_feature_raw(struct qpt_writer *writer,
  */
 QPT_API int qpt_writer_set_host_features(struct qpt_writer *writer, int argc,
 					 char *const argv[]);
+/*
+ * Set CMDLINE to exactly @argc strings (perf's form: argv[0] is the path of
+ * the recording program, e.g. "/usr/bin/perf", "record", ...).
+ * Returns 0, -QPT_E_INVAL, -QPT_E_STATE after close, -ENOMEM.
+ */
+QPT_API int qpt_writer_set_cmdline(struct qpt_writer *writer, int argc,
+				   const char *const argv[]);
 /* Add a build-id (at most 20 bytes) for the BUILD_ID feature (and a
  * HEADER_BUILD_ID record in pipe mode); @misc as perf's (e.g.
  * PERF_RECORD_MISC_USER), the build-id-size bit is added. */

@@ -279,7 +279,7 @@ static void test_nrcpus_cmdline_build_id(void **state)
 {
 	static const uint8_t nrcpus[8] = {4, 0, 0, 0, 2, 0, 0, 0};
 	static const uint8_t bid[20] = {0xde, 0xad, 0xbe, 0xef};
-	char *argv[] = {"record", "-o", "x"};
+	const char *argv[] = {"record", "-o", "x"};
 	struct qpt_wbuf b = {0};
 
 	assert_int_equal(qpt_feat_encode_nrcpus(&b, 4, 2), 0);

@@ -5,6 +5,7 @@
 set -euo pipefail
 spin=$1
 command -v perf >/dev/null || exit 77
+perf stat -e task-clock:u true >/dev/null 2>&1 || exit 77
 tmp=$(mktemp -d)
 "$spin" 5000 &
 target=$!
@@ -29,3 +30,5 @@ grep -q 'r-xp \[vdso\]' dump.txt
 n=$(perf script -i pid.data -F pid 2>/dev/null | grep -c -w "$target")
 echo "$n samples of $target"
 test "$n" -ge 5
+# qpt reads it too.
+"$QPT" dump -i pid.data >/dev/null

@@ -8,6 +8,9 @@ set -euo pipefail
 spin=$1
 command -v perf >/dev/null || exit 77
 command -v setarch >/dev/null || exit 77
+setarch "$(uname -m)" -R true 2>/dev/null || exit 77
+# The kernel must allow software events here (some containers do not).
+perf stat -e task-clock:u true >/dev/null 2>&1 || exit 77
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -63,3 +66,7 @@ test $((in_spin * 100)) -ge $((nsamples * 80))
 # perf's own symbolization agrees.
 by_perf=$(perf script -i rec.data -F ip,sym 2>/dev/null | awk '$2 == "spin"' | wc -l)
 test "$by_perf" -eq "$in_spin"
+
+# The build-id of the command, as readelf reads it from the binary.
+bid=$(readelf -n "$spin" | awk '/Build ID/ { print $3 }')
+perf buildid-list -i rec.data 2>/dev/null | grep -q "^$bid .*qpt_spin$"

@@ -449,6 +449,45 @@ static void test_snapshot_head_modulo(void **state)
 	fixture_close(&f);
 }
 
+/* An Intel PT-like head kept modulo the size: snapshots before and after
+ * the first wrap. */
+static void test_snapshot_sim_modulo(void **state)
+{
+	struct qpt_simkern_opts o;
+	struct qpt_simkern *sk;
+	struct qpt_consumer *c;
+	struct qpt_ring ring;
+	struct memsink m;
+	struct qpt_sink sink = {mem_record, mem_auxtrace, &m};
+	uint8_t in[600];
+	size_t i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = pat(i);
+	memset(&m, 0, sizeof(m));
+	qpt_simkern_opts_init(&o);
+	o.aux_size = 256;
+	o.aux_overwrite = true;
+	o.aux_head_modulo = true;
+	assert_int_equal(qpt_simkern_new(&o, &sk), 0);
+	qpt_simkern_ring(sk, &ring);
+	assert_int_equal(qpt_consumer_new(&ring, &sink, &c), 0);
+	assert_int_equal(qpt_simkern_aux_write(sk, in, 100, 0), 100);
+	assert_int_equal(qpt_consumer_snapshot(c, 0), 100);
+	assert_memory_equal(m.payload, in, 100);
+	assert_int_equal(qpt_simkern_aux_write(sk, in + 100, 200, 0), 200);
+	assert_int_equal(qpt_simkern_page(sk)->aux_head, 300 - 256);
+	/* Wrapped: the whole area, oldest byte at the head. */
+	assert_int_equal(qpt_consumer_snapshot(c, 0), 256);
+	assert_memory_equal(m.payload + 100, in + 44, 256);
+	assert_int_equal(qpt_simkern_aux_write(sk, in + 300, 10, 0), 10);
+	assert_int_equal(qpt_consumer_snapshot(c, 64), 64);
+	assert_memory_equal(m.payload + 356, in + 310 - 64, 64);
+	qpt_consumer_free(c);
+	qpt_simkern_free(sk);
+	memsink_reset(&m);
+}
+
 /* The sustained run: a producer thread, a consumer thread, real atomics. */
 struct sustained {
 	struct qpt_simkern *sk;
@@ -611,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_nowrap),
 		cmocka_unit_test(test_snapshot_wrap),
 		cmocka_unit_test(test_snapshot_head_modulo),
+		cmocka_unit_test(test_snapshot_sim_modulo),
 		cmocka_unit_test(test_sustained_threads),
 	};
 
