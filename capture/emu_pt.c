@@ -86,6 +86,8 @@ struct emu_pt *emu_pt_new(const struct emu_pt_opts *opts, emu_pt_out_fn out,
 	pt->opts = *opts;
 	if (!pt->opts.psb_period)
 		pt->opts.psb_period = 4096;
+	if (!pt->opts.chunk || pt->opts.chunk > EMU_PT_STAGE - EMU_PT_SLACK)
+		pt->opts.chunk = EMU_PT_STAGE - EMU_PT_SLACK;
 	pt->out = out;
 	pt->out_ctx = out_ctx;
 	pt->lib.v = pt->lib_v;
@@ -149,7 +151,7 @@ static int put(struct emu_pt *pt, const struct pt_packet *pkt)
 	int n, err;
 
 	pt_enc_get_offset(pt->enc, &off);
-	if (off > EMU_PT_STAGE - EMU_PT_SLACK) {
+	if (off >= pt->opts.chunk) {
 		err = stage_out(pt);
 		if (err < 0)
 			return err;

@@ -382,6 +382,8 @@ int qpt_emulate_record(const struct qpt_emulate_opts *o,
 	to.retcomp = !o->noretcomp;
 	to.psb_period = 1u << (o->psb_period + 11);
 	to.sample_id = EMU_ID;
+	/* a reader keeps up at half the area, as perf's aux_watermark */
+	to.chunk = (uint32_t)(er.aux_size / 2 < 8192 ? er.aux_size / 2 : 8192);
 	to.vdso_path = er.vdso_path;
 	to.log = o->log;
 	to.log_ctx = o->log_ctx;

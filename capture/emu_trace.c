@@ -237,6 +237,7 @@ static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
 	struct emu_pt_opts po = {
 		.retcomp = tr->opts->retcomp,
 		.psb_period = tr->opts->psb_period,
+		.chunk = tr->opts->chunk,
 	};
 	struct emu_thread *t;
 

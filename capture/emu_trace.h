@@ -37,6 +37,7 @@ struct emu_trace_opts {
 	bool retcomp;
 	bool tsc;
 	uint32_t psb_period;	/* bytes */
+	uint32_t chunk;		/* trace bytes per sink->aux call, about */
 	uint64_t sample_id;	/* the identifier in every record's trailer */
 	const char *vdso_path;	/* write [vdso] here and name it in MMAP2 */
 	qpt_log_fn log;

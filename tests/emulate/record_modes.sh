@@ -1,0 +1,70 @@
+#!/bin/bash
+# qpt record --emulate options, checked with perf and the single-step ground
+# truth: a bad command (one line, exit 127, no file); full-trace mode with
+# an AUX area smaller than the trace (several AUXTRACE buffers, perf decode
+# == ground truth); snapshot mode (the decode is a suffix of the ground
+# truth, AUXTRACE_INFO says snapshot mode); noretcomp (config bit 11, same
+# decode); qpt info names the event as emulated.
+# Args: GT_STEP PROG_DIR
+set -u
+GT=$1 DIR=$2
+command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+prog=$DIR/emu_flow
+
+# bad command
+env -i "$QPT" record --emulate -o bad.data -- ./no-such-command 2>err.txt
+rc=$?
+[ $rc -eq 127 ] || bad "bad command: exit $rc, want 127"
+[ "$(wc -l <err.txt)" -eq 1 ] || bad "bad command: $(wc -l <err.txt) lines"
+grep -q "no-such-command" err.txt || bad "bad command: $(cat err.txt)"
+[ ! -e bad.data ] || bad "bad command left bad.data"
+
+env -i "$GT" gt.txt -- "$prog" >/dev/null
+awk '{ print $2 }' gt.txt >want.txt
+n=$(wc -l <want.txt)
+
+# full-trace mode, 4 KiB AUX area: every byte arrives in several buffers
+env -i "$QPT" record --emulate -m 8,1 -o full.data -- "$prog" >/dev/null \
+	2>rec.txt || bad "record -m 8,1: $(cat rec.txt)"
+perf script -i full.data --itrace=i0ns -F ip 2>/dev/null |
+	awk '{ print $1 }' >full.txt
+cmp -s want.txt full.txt || bad "-m 8,1: perf decode != ground truth"
+bufs=$(perf report -D -i full.data 2>/dev/null | grep -c "PERF_RECORD_AUXTRACE size")
+[ "$bufs" -ge 2 ] || bad "-m 8,1: $bufs AUXTRACE buffers, want several"
+
+# snapshot mode: the newest 4 KiB, decoded from its first PSB
+env -i "$QPT" record --emulate -S -m 8,1 -e intel_pt/psb_period=0/u \
+	-o snap.data -- "$prog" >/dev/null 2>rec.txt ||
+	bad "record -S: $(cat rec.txt)"
+perf script -i snap.data --itrace=i0ns -F ip 2>/dev/null |
+	awk '{ print $1 }' >snap.txt
+s=$(wc -l <snap.txt)
+if [ "$s" -lt 1000 ] || [ "$s" -ge "$n" ]; then
+	bad "-S: $s instructions decoded of $n"
+elif ! tail -n "$s" want.txt | cmp -s - snap.txt; then
+	bad "-S: decode is not the ground truth's last $s instructions"
+fi
+perf report -D -i snap.data 2>/dev/null | grep -q "Snapshot mode *1" ||
+	bad "-S: AUXTRACE_INFO not in snapshot mode"
+
+# no return compression
+env -i "$QPT" record --emulate -e intel_pt/noretcomp=1/u -o nrc.data \
+	-- "$prog" >/dev/null 2>rec.txt || bad "noretcomp: $(cat rec.txt)"
+perf script -i nrc.data --itrace=i0ns -F ip 2>/dev/null |
+	awk '{ print $1 }' | cmp -s want.txt - || bad "noretcomp: decode differs"
+"$QPT" info -i nrc.data 2>/dev/null | grep "qpt-emulated" |
+	grep -q "config = 0x3002801" || bad "noretcomp: event config"
+perf report -D -i nrc.data 2>/dev/null | grep -q "NoRETComp bit *0x800" ||
+	bad "AUXTRACE_INFO NoRETComp bit"
+
+# a usage error
+"$QPT" record --emulate -e intel_pt/cyc/u -- true 2>/dev/null
+[ $? -eq 2 ] || bad "an unemulated term is not a usage error"
+
+[ $fail -eq 0 ] && echo "ok: $n instructions; snapshot $s; $bufs buffers"
+exit $fail
