@@ -4,14 +4,15 @@
  * independent of qpt's classifier and encoder.  It prints "TID IP" (hex IP)
  * for every instruction each thread retires, ASLR off:
  *
- *   gt_step [-c] OUT -- CMD ARGS
+ *   gt_step [-c] [-f] OUT -- CMD ARGS
  *
  * An instruction counts when the step that runs it completes.  It does not
  * count when a signal stop arrives with the IP still on it (a fault or an
  * asynchronous signal taken before it) and a handler runs; a rep-prefixed
  * string instruction, trapping once per iteration, counts once.  -c only
  * counts (the bare single-step loop of the benchmark): prints the
- * instructions and the completed steps (rep iterations included).
+ * instructions and the completed steps (rep iterations included).  -f
+ * follows fork and vfork children too.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -176,14 +177,22 @@ static void stop(pid_t tid, int status, pid_t child)
 int main(int argc, char **argv)
 {
 	int status, argi = 1;
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
+		    PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
 	pid_t child, tid;
 
-	if (argc > 1 && !strcmp(argv[1], "-c")) {
-		count_only = true;
-		argi++;
+	for (; argi < argc && argv[argi][0] == '-' && argv[argi][1]; argi++) {
+		if (!strcmp(argv[argi], "-c"))
+			count_only = true;
+		else if (!strcmp(argv[argi], "-f"))
+			opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+		else if (!strcmp(argv[argi], "--"))
+			break;
+		else
+			break;
 	}
 	if (argc < argi + 3 || strcmp(argv[argi + 1], "--")) {
-		fprintf(stderr, "usage: gt_step [-c] OUT -- CMD ARGS\n");
+		fprintf(stderr, "usage: gt_step [-c] [-f] OUT -- CMD ARGS\n");
 		return 2;
 	}
 	out = fopen(argv[argi], "w");
@@ -200,9 +209,7 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	waitpid(child, &status, 0);
-	ptrace(PTRACE_SETOPTIONS, child, NULL,
-	       (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-			      PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT));
+	ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)opts);
 	ptrace(PTRACE_CONT, child, NULL, NULL);
 	waitpid(child, &status, 0);
 	get(child);

@@ -4,8 +4,13 @@
 # on the recording must list, per thread, exactly the instruction addresses
 # gt_step sees, and perf must report no decode error.  Both runs get the
 # same environment (env -i), arguments and ASLR off.
-# Args: GT_STEP PROG_DIR PROG...
+# Args: [--inherit] GT_STEP PROG_DIR PROG...  (--inherit: children too)
 set -u
+gtf="" qf=""
+if [ "$1" = --inherit ]; then
+	gtf=-f qf=--inherit
+	shift
+fi
 GT=$1 DIR=$2
 shift 2
 command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
@@ -22,8 +27,8 @@ by_thread() {
 
 for p in "$@"; do
 	prog=$DIR/$p
-	env -i QPT_TEST=1 "$GT" "$tmp/gt.txt" -- "$prog" >/dev/null 2>&1
-	env -i QPT_TEST=1 "$QPT" record -q --emulate -o "$tmp/$p.data" \
+	env -i QPT_TEST=1 "$GT" $gtf "$tmp/gt.txt" -- "$prog" >/dev/null 2>&1
+	env -i QPT_TEST=1 "$QPT" record -q --emulate $qf -o "$tmp/$p.data" \
 		-- "$prog" >/dev/null 2>"$tmp/rec.err"
 	rc=$?
 	if [ $rc -ne 0 ] && [ -s "$tmp/rec.err" ]; then
@@ -51,7 +56,7 @@ for p in "$@"; do
 		echo "FAIL $p: only $n instructions"
 		fail=1
 	else
-		echo "ok $p: $n instructions, $(grep -c -- -- "$tmp/want") thread switches"
+		echo "ok $p: $n instructions, $(($(grep -c -- -- "$tmp/want") + 1)) threads"
 	fi
 done
 exit $fail
