@@ -378,6 +378,11 @@ int emu_pt_async(struct emu_pt *pt, uint64_t ip)
 	return err;
 }
 
+int emu_pt_drain(struct emu_pt *pt)
+{
+	return stage_out(pt);
+}
+
 int emu_pt_flush(struct emu_pt *pt)
 {
 	int err;

@@ -45,6 +45,9 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 int emu_pt_async(struct emu_pt *pt, uint64_t ip);
 /* Hand every byte made so far to the output (pending TNT bits included). */
 int emu_pt_flush(struct emu_pt *pt);
+/* Hand the packets made so far to the output, keeping pending TNT bits
+ * (the hardware's buffers do not hold bytes back for long). */
+int emu_pt_drain(struct emu_pt *pt);
 /* Whether the thread is currently in traced (user) context. */
 bool emu_pt_enabled(const struct emu_pt *pt);
 /* Total bytes generated. */

@@ -76,9 +76,11 @@ static void emu_attr(const struct qpt_emulate_opts *o,
 	attr->type = QPT_EMULATE_PMU_TYPE;
 	attr->size = sizeof(*attr);
 	/* format bits of the Linux intel_pt PMU: pt config:0,
-	 * branch config:13, noretcomp config:11, psb_period config:24-27 */
+	 * branch config:13, noretcomp config:11, tsc config:10,
+	 * psb_period config:24-27 */
 	attr->config = 1ULL | 1ULL << 13 | (uint64_t)o->psb_period << 24 |
-		       (o->noretcomp ? 1ULL << 11 : 0);
+		       (o->noretcomp ? 1ULL << 11 : 0) |
+		       (o->tsc ? 1ULL << 10 : 0);
 	attr->sample_period = 1;
 	attr->sample_type = EMU_SAMPLE_TYPE;
 	attr->disabled = 1;
@@ -126,6 +128,12 @@ static int write_header(struct emu_rec *er)
 	p.pmu_type = QPT_EMULATE_PMU_TYPE;
 	p.snapshot_mode = o->snapshot;
 	p.per_cpu_mmaps = false;
+	if (o->tsc) {
+		p.time_shift = 0;
+		p.time_mult = 1;
+		p.time_zero = 0;
+		p.cap_user_time_zero = true;
+	}
 	size = qpt_intel_pt_info_fill(&p, info, sizeof(info));
 	if (size < 0)
 		return size;
@@ -380,6 +388,7 @@ int qpt_emulate_record(const struct qpt_emulate_opts *o,
 	to.no_aslr = !o->aslr;
 	to.inherit = o->inherit;
 	to.retcomp = !o->noretcomp;
+	to.tsc = o->tsc;
 	to.psb_period = 1u << (o->psb_period + 11);
 	to.sample_id = EMU_ID;
 	/* a reader keeps up at half the area, as perf's aux_watermark */

@@ -70,6 +70,13 @@ static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
 	tr->opts->log(lvl, msg, tr->opts->log_ctx);
 }
 
+/* TSC packets carry the host clock in perf's time base (nanoseconds of
+ * CLOCK_MONOTONIC), with time_mult 1 and time_shift 0 in AUXTRACE_INFO. */
+static uint64_t emu_tsc(void *ctx)
+{
+	return emu_sb_time();
+}
+
 static int pt_out(void *ctx, const uint8_t *buf, size_t len)
 {
 	struct emu_thread *t = ctx;
@@ -238,6 +245,7 @@ static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
 		.retcomp = tr->opts->retcomp,
 		.psb_period = tr->opts->psb_period,
 		.chunk = tr->opts->chunk,
+		.tsc = tr->opts->tsc ? emu_tsc : NULL,
 	};
 	struct emu_thread *t;
 
@@ -509,6 +517,21 @@ static void on_gone(struct emu_tracer *tr, pid_t tid, int status)
 	drop_thread(tr, t);
 }
 
+/* Every few thousand stops: staged bytes into the AUX area, then the
+ * sink's poll (snapshot requests). */
+static int tick(struct emu_tracer *tr)
+{
+	struct emu_thread *t;
+	int err;
+
+	for (t = tr->threads; t; t = t->next) {
+		err = emu_pt_drain(t->pt);
+		if (err)
+			return err;
+	}
+	return tr->sb.ops->poll ? tr->sb.ops->poll(tr->sb.ctx) : 0;
+}
+
 static int loop(struct emu_tracer *tr)
 {
 	int status, err = 0;
@@ -516,8 +539,8 @@ static int loop(struct emu_tracer *tr)
 	pid_t tid;
 
 	while (tr->threads) {
-		if (!(++stops & 4095) && tr->sb.ops->poll) {
-			err = tr->sb.ops->poll(tr->sb.ctx);
+		if (!(++stops & 4095)) {
+			err = tick(tr);
 			if (err)
 				return err;
 		}

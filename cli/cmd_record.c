@@ -71,7 +71,7 @@ static void usage(FILE *out)
 		"single-stepped under\n"
 		"                        ptrace and write the trace the "
 		"hardware would (user\n"
-		"                        space; -e intel_pt/noretcomp,"
+		"                        space; -e intel_pt/noretcomp,tsc,"
 		"psb_period=N/u is honoured)\n"
 		"      --inherit         with --emulate: follow fork/vfork "
 		"children\n"
@@ -471,6 +471,8 @@ static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
 			eo->noretcomp = v != 0;
 		else if (!strcmp(t, "psb_period") && v <= 15)
 			eo->psb_period = (uint32_t)v;
+		else if (!strcmp(t, "tsc"))
+			eo->tsc = v != 0;
 		else if (strcmp(t, "pt") && strcmp(t, "branch"))
 			return cli_usage_error("record", "--emulate: term '%s' "
 					       "is not emulated", t);

@@ -40,6 +40,9 @@ struct qpt_emulate_opts {
 				 * ADDR_NO_RANDOMIZE, as the tests need) */
 	bool inherit;		/* follow fork/vfork children */
 	bool noretcomp;		/* no return compression */
+	bool tsc;		/* TSC packets (PSB+, TIP.PGE) from the host
+				 * clock: CLOCK_MONOTONIC ns, so AUXTRACE_INFO
+				 * has time_mult 1, time_shift 0, time_zero 0 */
 	uint32_t psb_period;	/* intel_pt psb_period term: PSB every
 				 * 2^(n+11) bytes; default 3 as perf */
 	uint64_t data_pages;	/* data ring pages, power of 2; 0: 128 */

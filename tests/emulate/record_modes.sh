@@ -62,6 +62,27 @@ perf script -i nrc.data --itrace=i0ns -F ip 2>/dev/null |
 perf report -D -i nrc.data 2>/dev/null | grep -q "NoRETComp bit *0x800" ||
 	bad "AUXTRACE_INFO NoRETComp bit"
 
+# TSC packets from the host clock: same decode, and perf gives each
+# instruction a time within the recording, never going backwards
+env -i "$QPT" record --emulate -e intel_pt/tsc/u -o tsc.data -- "$prog" \
+	>/dev/null 2>rec.txt || bad "tsc: $(cat rec.txt)"
+perf script -i tsc.data --itrace=i0ns -F time,ip 2>/dev/null >tsc.txt
+awk '{ print $2 }' tsc.txt | cmp -s want.txt - || bad "tsc: decode differs"
+awk '{ t = $1 + 0; if (t <= 0 || t < last) { print "bad time " $0; exit 1 }
+	last = t }' tsc.txt || bad "tsc: times missing or going backwards"
+
+# a snapshot on SIGUSR2 while the command runs, and one at its end
+env -i "$QPT" record --emulate -S -m 8,1 -e intel_pt/psb_period=0/u \
+	-o usr2.data -- "$prog" >/dev/null 2>rec.txt &
+qpid=$!
+sleep 0.5
+kill -USR2 $qpid
+wait $qpid || bad "record -S with SIGUSR2: $(cat rec.txt)"
+snaps=$(perf report -D -i usr2.data 2>/dev/null | grep -c "PERF_RECORD_AUXTRACE size")
+[ "$snaps" -ge 2 ] || bad "SIGUSR2: $snaps snapshots, want 2"
+perf script -i usr2.data --itrace=i0ns -F ip 2>/dev/null | awk '{ print $1 }' >u.txt
+[ "$(wc -l <u.txt)" -gt 1000 ] || bad "SIGUSR2: little decoded"
+
 # a usage error
 "$QPT" record --emulate -e intel_pt/cyc/u -- true 2>/dev/null
 [ $? -eq 2 ] || bad "an unemulated term is not a usage error"
