@@ -609,3 +609,10 @@ const char *qpt_reader_feature_string(const struct qpt_reader *r,
 		return NULL;
 	return (const char *)s->data + 4;
 }
+
+size_t qpt_reader_auxtrace_index(const struct qpt_reader *r,
+				 const struct qpt_auxtrace_index_entry **entries)
+{
+	*entries = r->auxidx;
+	return r->nr_auxidx;
+}

@@ -7,9 +7,11 @@
  * of every attr, the attrs section (attr + ids section per entry), the data,
  * then the feature section table and the features.  The header is on disk
  * from open; every flush puts the features after the data written so far
- * and rewrites the header to cover them, and before the next data overwrites
- * those features the header is rewritten without them.  So the file on disk
- * always reads as a whole perf.data.
+ * and rewrites the header to cover them.  Later data goes past those
+ * features (a gap), so until the next flush the file on disk reads as the
+ * flush left it; the next flush (or close) first makes the header let go of
+ * them, then covers the gap with HEADER_EVENT_TYPE records, which perf
+ * skips, so that the data reads through.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -138,23 +140,6 @@ static int write_header(struct qpt_writer *w, uint64_t data_size,
 	return write_at(w, &h, sizeof(h), 0);
 }
 
-/*
- * Data is about to go to disk at or past the end of the last flush: if the
- * features lie there, first make the header forget them.
- */
-static int before_data_write(struct qpt_writer *w)
-{
-	int err;
-
-	if (w->pipe || !w->feat_on_disk)
-		return 0;
-	err = write_header(w, w->flushed_end - w->data_offset, NULL);
-	if (err)
-		return err;
-	w->feat_on_disk = false;
-	return 0;
-}
-
 static void note_high(struct qpt_writer *w, uint64_t end)
 {
 	if (end > w->high)
@@ -169,9 +154,7 @@ static int out_drain(struct qpt_writer *w)
 
 	if (!w->out.len)
 		return 0;
-	err = before_data_write(w);
-	if (!err)
-		err = write_at(w, w->out.data, w->out.len, off);
+	err = write_at(w, w->out.data, w->out.len, off);
 	if (err)
 		return fail(w, err);
 	note_high(w, w->pos);
@@ -211,8 +194,6 @@ int qpt_writer_emit(struct qpt_writer *w, const void *data, size_t len)
 	if (len >= OUT_CAP) {
 		err = out_drain(w);
 		if (!err)
-			err = before_data_write(w);
-		if (!err)
 			err = write_at(w, data, len, w->pos);
 		if (err)
 			return fail(w, err);
@@ -245,7 +226,6 @@ static int writer_start(struct qpt_writer *w)
 	w->attrs_offset = FILE_HEADER_SIZE;
 	w->data_offset = FILE_HEADER_SIZE;
 	w->pos = FILE_HEADER_SIZE;
-	w->flushed_end = FILE_HEADER_SIZE;
 	err = write_header(w, 0, NULL);
 	if (err)
 		return fail(w, err);
@@ -408,7 +388,6 @@ static int prologue_file(struct qpt_writer *w)
 	if (err)
 		return err;
 	w->data_offset = w->pos;
-	w->flushed_end = w->pos;
 	w->prologue = true;
 	err = out_drain(w);
 	if (!err)
@@ -512,6 +491,34 @@ int qpt_writer_set_feature_string(struct qpt_writer *w, enum qpt_feature feat,
 	return err;
 }
 
+int qpt_writer_set_cmdline(struct qpt_writer *w, int argc,
+			   const char *const argv[])
+{
+	struct qpt_wbuf *b;
+	int i, err;
+
+	if (!w || argc < 0 || (argc && !argv))
+		return -QPT_E_INVAL;
+	for (i = 0; i < argc; i++)
+		if (!argv[i])
+			return -QPT_E_INVAL;
+	if (w->closed)
+		return -QPT_E_STATE;
+	b = &w->feat[QPT_FEAT_CMDLINE];
+	b->len = 0;
+	if (argc)
+		err = qpt_feat_encode_cmdline(b, argv[0], argc - 1, argv + 1);
+	else
+		err = qpt_wbuf_add_u32(b, 0);
+	if (err)
+		return err;
+	w->has_feat[QPT_FEAT_CMDLINE] = true;
+	err = pipe_late(w);
+	if (!err && w->pipe && w->prologue)
+		err = qpt_writer_feat_record(w, QPT_FEAT_CMDLINE);
+	return err;
+}
+
 /* Check a run of build_id_event records: each within the run, each at
  * least a build_id_event. */
 static bool build_ids_valid(const uint8_t *p, size_t size)
@@ -530,6 +537,28 @@ static bool build_ids_valid(const uint8_t *p, size_t size)
 	return true;
 }
 
+/* Append a checked run of build_id_event records.  perf's file-mode table
+ * leaves header.type 0; as records (pipe mode) they must say what they are.
+ */
+static int add_build_ids(struct qpt_writer *w, const uint8_t *p, size_t size)
+{
+	struct qpt_wbuf *b = &w->build_ids;
+	size_t start = b->len, off = 0;
+	uint32_t type = QPT_RECORD_HEADER_BUILD_ID;
+	uint16_t len;
+	int err;
+
+	err = qpt_wbuf_add(b, p, size);
+	if (err)
+		return err;
+	while (off < size) {
+		memcpy(b->data + start + off, &type, sizeof(type));
+		memcpy(&len, b->data + start + off + 6, sizeof(len));
+		off += len;
+	}
+	return 0;
+}
+
 int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 			       const void *data, size_t size)
 {
@@ -546,7 +575,7 @@ int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 		/* Build-ids are records: they join those of add_build_id. */
 		if (!build_ids_valid(data, size))
 			return -QPT_E_FORMAT;
-		err = qpt_wbuf_add(&w->build_ids, data, size);
+		err = add_build_ids(w, data, size);
 		if (!err)
 			err = pipe_late(w);
 		if (!err && w->pipe && w->prologue)
@@ -655,8 +684,6 @@ static int auxtrace_payload_direct(struct qpt_writer *w,
 	v[iovcnt].iov_len = pad_len;
 	err = out_drain(w);
 	if (!err)
-		err = before_data_write(w);
-	if (!err)
 		err = write_iov(w, v, iovcnt + 1, w->pos);
 	free(v);
 	if (err)
@@ -721,42 +748,97 @@ int qpt_writer_write_auxtrace(struct qpt_writer *w,
 	return err;
 }
 
-/* File mode: features after the data, then the header that covers them. */
-static int write_features(struct qpt_writer *w)
+/*
+ * The gap an earlier flush left: EVENT_TYPE records (perf's deprecated
+ * type, which it skips) over the features that lay there, so the data
+ * reads through.  First the header lets go of those features.
+ */
+static int fill_gap(struct qpt_writer *w)
 {
-	struct qpt_wbuf b = {0};
-	uint64_t bits[4];
+	struct perf_event_header h = {QPT_RECORD_HEADER_EVENT_TYPE, 0, 0};
+	uint64_t off = w->gap_start, end = w->gap_start + w->gap_len;
+	uint8_t *zero;
 	int err;
 
-	err = qpt_writer_feat_block(w, w->pos, &b, bits);
+	if (!w->gap_len)
+		return 0;
+	err = write_header(w, w->gap_start - w->data_offset, NULL);
+	if (err)
+		return fail(w, err);
+	zero = calloc(1, QPT_GAP_RECORD_MAX);
+	if (!zero)
+		return -ENOMEM;
+	while (!err && off < end) {
+		size_t len = end - off < QPT_GAP_RECORD_MAX
+				 ? end - off
+				 : QPT_GAP_RECORD_MAX;
+
+		h.size = (uint16_t)len;
+		memcpy(zero, &h, sizeof(h));
+		err = write_at(w, zero, len, off);
+		off += len;
+	}
+	free(zero);
+	if (err)
+		return fail(w, err);
+	w->gap_len = 0;
+	return 0;
+}
+
+/*
+ * File mode: the features after the data, then the header that covers
+ * them.  Unless @last, the features stay where they are until the next
+ * flush: later data goes past them (the gap), so the file on disk stays
+ * what this flush made it.
+ */
+static int write_features(struct qpt_writer *w, bool last)
+{
+	struct qpt_wbuf b = {0};
+	uint64_t bits[4], gap;
+	int err;
+
+	err = fill_gap(w);
+	if (!err)
+		err = qpt_writer_feat_block(w, w->pos, &b, bits, last);
+	if (err)
+		goto out;
+	gap = last ? b.len : (b.len + 7) & ~(uint64_t)7;
+	err = qpt_wbuf_add(&b, NULL, gap - b.len);
 	if (!err && b.len)
 		err = write_at(w, b.data, b.len, w->pos);
-	if (!err) {
-		note_high(w, w->pos + b.len);
-		w->flushed_end = w->pos;
-		w->file_end = w->pos + b.len;
-		err = write_header(w, w->pos - w->data_offset, bits);
-	}
 	if (!err)
-		w->feat_on_disk = true;
+		err = write_header(w, w->pos - w->data_offset, bits);
+	if (err)
+		goto out;
+	note_high(w, w->pos + gap);
+	w->file_end = w->pos + gap;
+	if (!last && gap) {
+		w->gap_start = w->pos;
+		w->gap_len = gap;
+		w->pos += gap;
+	}
+out:
 	qpt_wbuf_release(&b);
 	return fail(w, err);
 }
 
-int qpt_writer_flush(struct qpt_writer *w)
+static int flush(struct qpt_writer *w, bool last)
 {
 	int err;
 
-	if (!w)
-		return -QPT_E_INVAL;
 	err = ensure_prologue(w);
 	if (!err && w->z)
 		err = qpt_wzstd_flush(w);
 	if (!err)
 		err = out_drain(w);
 	if (!err && !w->pipe)
-		err = write_features(w);
+		err = write_features(w, last);
 	return err;
+}
+
+int qpt_writer_flush(struct qpt_writer *w)
+{
+	return w ? flush(w, false) : -QPT_E_INVAL;
 }
 
 uint64_t qpt_writer_bytes(const struct qpt_writer *w)
@@ -770,11 +852,11 @@ int qpt_writer_close(struct qpt_writer *w)
 
 	if (!w)
 		return -QPT_E_INVAL;
-	err = qpt_writer_flush(w);
+	err = flush(w, true);
 	if (err)
 		return err;
 	w->closed = true;
-	/* Drop what an earlier flush left past the end. */
+	/* Nothing lies past the end; should the file have been longer. */
 	if (!w->pipe && w->high > w->file_end &&
 	    ftruncate(w->fd, (off_t)w->file_end) && errno != EINVAL)
 		return fail(w, -errno);

@@ -96,7 +96,7 @@ int qpt_feat_encode_nrcpus(struct qpt_wbuf *b, uint32_t avail, uint32_t online)
 }
 
 int qpt_feat_encode_cmdline(struct qpt_wbuf *b, const char *exe, int argc,
-			    char *const argv[])
+			    const char *const argv[])
 {
 	int i, err;
 
@@ -286,8 +286,16 @@ int qpt_writer_feat_bytes(const struct qpt_writer *w, int feat,
 	return qpt_wbuf_add(b, w->feat[feat].data, w->feat[feat].len);
 }
 
+static bool block_wants(const struct qpt_writer *w, int feat, bool last)
+{
+	if (feat == QPT_FEAT_AUXTRACE && !last &&
+	    w->nr_index * sizeof(*w->index) > QPT_FLUSH_INDEX_MAX)
+		return false;
+	return qpt_writer_feat_wanted(w, feat, false);
+}
+
 int qpt_writer_feat_block(const struct qpt_writer *w, uint64_t start,
-			  struct qpt_wbuf *b, uint64_t bits[4])
+			  struct qpt_wbuf *b, uint64_t bits[4], bool last)
 {
 	struct qpt_file_section sec;
 	struct qpt_wbuf one = {0};
@@ -297,13 +305,13 @@ int qpt_writer_feat_block(const struct qpt_writer *w, uint64_t start,
 	memset(bits, 0, 4 * sizeof(bits[0]));
 	b->len = 0;
 	for (feat = 1; feat < QPT_FEAT_LAST; feat++)
-		if (qpt_writer_feat_wanted(w, feat, false))
+		if (block_wants(w, feat, last))
 			nr++;
 	if (!nr)
 		return 0;
 	err = qpt_wbuf_add(b, NULL, nr * sizeof(sec));
 	for (feat = 1; feat < QPT_FEAT_LAST && !err; feat++) {
-		if (!qpt_writer_feat_wanted(w, feat, false))
+		if (!block_wants(w, feat, last))
 			continue;
 		err = qpt_writer_feat_bytes(w, feat, &one);
 		if (err)

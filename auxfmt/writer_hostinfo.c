@@ -172,7 +172,7 @@ static int set_cmdline(struct qpt_writer *w, int argc, char *const argv[])
 		n = 0;
 	exe[n] = '\0';
 	b->len = 0;
-	err = qpt_feat_encode_cmdline(b, exe, argc, argv);
+	err = qpt_feat_encode_cmdline(b, exe, argc, (const char *const *)argv);
 	if (!err)
 		w->has_feat[QPT_FEAT_CMDLINE] = true;
 	return err;

@@ -28,6 +28,10 @@
 #define QPT_COMP_MMAP_LEN 528384
 /* Largest record: perf_event_header.size is 16 bits. */
 #define QPT_RECORD_MAX 0xffff
+/* Largest filler record over a gap (a multiple of 8). */
+#define QPT_GAP_RECORD_MAX 0xfff8
+/* A flush leaves out an AUXTRACE index larger than this (close never). */
+#define QPT_FLUSH_INDEX_MAX (64 * 1024)
 
 /* A growable byte buffer. */
 struct qpt_wbuf {
@@ -64,7 +68,6 @@ struct qpt_writer {
 
 	bool prologue; /* attrs (file) or attrs and features (pipe) written */
 	bool closed;
-	bool feat_on_disk; /* features follow the data and the header says so */
 
 	/* Output: @pos is the offset of the next byte of output, the bytes
 	 * [pos - out.len, pos) wait in @out. */
@@ -72,9 +75,10 @@ struct qpt_writer {
 	uint64_t pos;
 	uint64_t attrs_offset;
 	uint64_t data_offset;
-	uint64_t flushed_end; /* file mode: data end at the last flush */
-	uint64_t file_end;    /* file mode: end of the features at the flush */
-	uint64_t high;	      /* file mode: the furthest byte ever written */
+	uint64_t gap_start; /* file mode: the last flush's features, which */
+	uint64_t gap_len;   /* later data went past; 0: none */
+	uint64_t file_end;  /* file mode: end of the features at the flush */
+	uint64_t high;	    /* file mode: the furthest byte ever written */
 
 	struct qpt_writer_attr *attrs;
 	size_t nr_attrs;
@@ -109,7 +113,7 @@ int qpt_feat_encode_auxtrace(const struct qpt_writer *w, struct qpt_wbuf *b);
 int qpt_feat_encode_compressed(const struct qpt_writer *w, struct qpt_wbuf *b);
 int qpt_feat_encode_nrcpus(struct qpt_wbuf *b, uint32_t avail, uint32_t online);
 int qpt_feat_encode_cmdline(struct qpt_wbuf *b, const char *exe, int argc,
-			    char *const argv[]);
+			    const char *const argv[]);
 int qpt_feat_encode_build_id(struct qpt_wbuf *b, int32_t pid,
 			     const uint8_t *build_id, size_t len,
 			     const char *filename, uint16_t misc);
@@ -121,9 +125,10 @@ bool qpt_writer_feat_wanted(const struct qpt_writer *w, int feat, bool pipe);
 int qpt_writer_feat_bytes(const struct qpt_writer *w, int feat,
 			  struct qpt_wbuf *b);
 /* File mode: the feature section table and the features, as they go at the
- * end of the data; @bits receives the adds_features bitmap. */
+ * end of the data; @bits receives the adds_features bitmap.  Unless @last,
+ * an AUXTRACE index over QPT_FLUSH_INDEX_MAX bytes is left out. */
 int qpt_writer_feat_block(const struct qpt_writer *w, uint64_t start,
-			  struct qpt_wbuf *b, uint64_t bits[4]);
+			  struct qpt_wbuf *b, uint64_t bits[4], bool last);
 /* Pipe mode: HEADER_FEATURE records of every feature, then the
  * end-of-features mark perf sends. */
 int qpt_writer_feat_records(struct qpt_writer *w);

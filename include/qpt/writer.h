@@ -95,6 +95,13 @@ QPT_API int qpt_writer_set_feature_raw(struct qpt_writer *writer,
  */
 QPT_API int qpt_writer_set_host_features(struct qpt_writer *writer, int argc,
 					 char *const argv[]);
+/*
+ * Set CMDLINE to exactly @argc strings (perf's form: argv[0] is the path of
+ * the recording program, e.g. "/usr/bin/perf", "record", ...).
+ * Returns 0, -QPT_E_INVAL, -QPT_E_STATE after close, -ENOMEM.
+ */
+QPT_API int qpt_writer_set_cmdline(struct qpt_writer *writer, int argc,
+				   const char *const argv[]);
 /* Add a build-id (at most 20 bytes) for the BUILD_ID feature (and a
  * HEADER_BUILD_ID record in pipe mode); @misc as perf's (e.g.
  * PERF_RECORD_MISC_USER), the build-id-size bit is added. */
@@ -126,9 +133,15 @@ QPT_API int qpt_writer_write_auxtrace(struct qpt_writer *writer,
 				      const struct qpt_record_auxtrace *hdr,
 				      const struct iovec *iov, int iovcnt);
 
-/* Flush buffered and compressed records and, in file mode, write the
- * features and index after them and rewrite the file header, so that what
- * is on disk reads as a whole file.  Returns 0 or -errno. */
+/*
+ * Flush buffered and compressed records and, in file mode, write the
+ * features and index (unless over 64 KiB) after them and rewrite the file
+ * header, so that what is on disk reads as a whole file, and stays so
+ * (later records go past these features) until the next flush or close.
+ * The next flush or close covers the features left behind with
+ * HEADER_EVENT_TYPE records (a type perf skips) of their size: a file that
+ * was flushed on the way holds such records.  Returns 0 or -errno.
+ */
 QPT_API int qpt_writer_flush(struct qpt_writer *writer);
 
 /* Bytes of output so far (payload and all, buffered output included;
@@ -138,7 +151,8 @@ QPT_API uint64_t qpt_writer_bytes(const struct qpt_writer *writer);
 /* Finish: features, index, final header; closes a file it opened.  The
  * writer stays to be freed; later writes return -QPT_E_STATE. */
 QPT_API int qpt_writer_close(struct qpt_writer *writer);
-/* Free; without close, the file is left as the last flush made it. */
+/* Free; without close, the file reads as the last flush left it (the
+ * records written since lie past it, uncovered).  NULL is a no-op. */
 QPT_API void qpt_writer_free(struct qpt_writer *writer);
 
 #ifdef __cplusplus

@@ -279,7 +279,7 @@ static void test_nrcpus_cmdline_build_id(void **state)
 {
 	static const uint8_t nrcpus[8] = {4, 0, 0, 0, 2, 0, 0, 0};
 	static const uint8_t bid[20] = {0xde, 0xad, 0xbe, 0xef};
-	char *argv[] = {"record", "-o", "x"};
+	const char *argv[] = {"record", "-o", "x"};
 	struct qpt_wbuf b = {0};
 
 	assert_int_equal(qpt_feat_encode_nrcpus(&b, 4, 2), 0);
@@ -585,7 +585,7 @@ static void test_interrupted(void **state)
 	struct fixture *f = *state;
 	struct qpt_writer *w = open_writer(f->path, false, 0);
 	struct sample_rec s;
-	uint64_t off, size = 0, i;
+	uint64_t off, size = 0, gap, i;
 
 	for (i = 0; i < 10; i++) {
 		make_sample(&s, i);
@@ -598,23 +598,43 @@ static void test_interrupted(void **state)
 	assert_int_equal(u64_at(f, 48), 10 * 40);
 	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
 	assert_string_equal((char *)f->buf + off + 4, "h1");
+	/* the table, EVENT_DESC and HOSTNAME, padded to 8: later data goes
+	 * past them */
+	gap = f->len - (264 + 400);
+	assert_int_equal(gap % 8, 0);
+	assert_int_equal(qpt_writer_bytes(w), 264 + 400 + gap);
 
-	/* More data than the output buffer holds: it reaches the disk over
-	 * the features, so the header must have let go of them. */
+	/* More data than the output buffer holds reaches the disk, past the
+	 * features: the file still reads as the flush left it. */
 	for (i = 10; i < 10000; i++) {
 		make_sample(&s, i);
 		assert_int_equal(qpt_writer_write(w, &s), 0);
 	}
 	slurp(f);
-	assert_true(f->len > 264 + 10 * 40 + 100);
+	assert_true(f->len > 264 + 400 + gap + 100 * 40);
 	assert_int_equal(u64_at(f, 48), 10 * 40);
-	assert_int_equal(u64_at(f, 72), 0);
-	assert_int_equal(u64_at(f, 80), 0);
+	assert_int_equal(u64_at(f, 72), (1ULL << QPT_FEAT_HOSTNAME) |
+					    (1ULL << QPT_FEAT_EVENT_DESC));
+	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
+	assert_string_equal((char *)f->buf + off + 4, "h1");
+	make_sample(&s, 10);
+	assert_memory_equal(f->buf + 264 + 400 + gap, &s, sizeof(s));
+
+	/* The next flush covers the gap with an EVENT_TYPE record perf
+	 * skips, and everything written. */
+	assert_int_equal(
+	    qpt_writer_set_feature_string(w, QPT_FEAT_HOSTNAME, "h2"), 0);
+	assert_int_equal(qpt_writer_flush(w), 0);
 	qpt_writer_free(w); /* interrupted: no close */
 	slurp(f);
-	assert_int_equal(u64_at(f, 48), 10 * 40);
-	make_sample(&s, 9);
-	assert_memory_equal(f->buf + 264 + 9 * 40, &s, sizeof(s));
+	assert_int_equal(u64_at(f, 48), 400 + gap + 9990 * 40);
+	assert_int_equal(u32_at(f, 264 + 400), QPT_RECORD_HEADER_EVENT_TYPE);
+	assert_int_equal(u32_at(f, 264 + 400 + 4), gap << 16);
+	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
+	assert_string_equal((char *)f->buf + off + 4, "h2");
+	make_sample(&s, 9999);
+	assert_memory_equal(f->buf + 264 + 400 + gap + 9989 * 40, &s,
+			    sizeof(s));
 }
 
 static void test_pipe(void **state)
