@@ -123,9 +123,10 @@ int qpt_consumer_read_data(struct qpt_consumer *consumer);
  * record, then advance aux_tail.  The kernel disables a truncated event;
  * if it may have (a PERF_RECORD_AUX with TRUNCATED was seen, or a
  * PERF_RECORD_LOST that may have hidden one, or the area was full), it is
- * re-enabled through ops->enable after the drain.  Returns the number of payload bytes (0: nothing new),
- * -QPT_E_STATE in overwrite mode or without an AUX area, -QPT_E_LOST on an
- * overrun (head - tail > aux_size), or the sink's / ops' error.
+ * re-enabled through ops->enable after the drain.  Returns the number of
+ * payload bytes (0: nothing new), -QPT_E_STATE in overwrite mode or without an
+ * AUX area, -QPT_E_LOST on an overrun (head - tail > aux_size), or the sink's /
+ * ops' error.
  */
 int64_t qpt_consumer_read_aux(struct qpt_consumer *consumer);
 

@@ -185,8 +185,7 @@ static void test_data_wrap_every_offset(void **state)
 			make_record(buf, sizes[i], (uint32_t)(off + i));
 			assert_memory_equal(f.m.recs[i], buf, sizes[i]);
 		}
-		assert_int_equal(qpt_simkern_page(f.sk)->data_tail,
-				 off + 208);
+		assert_int_equal(qpt_simkern_page(f.sk)->data_tail, off + 208);
 		assert_int_equal(qpt_consumer_read_data(f.c), 0);
 		fixture_close(&f);
 	}
@@ -353,8 +352,9 @@ static void test_aux_wrap_every_offset(void **state)
 		fixture_open(&f, 4096, 64, false);
 		if (off) {
 			memset(in, 0xee, off);
-			assert_int_equal(qpt_simkern_aux_write(f.sk, in, off, 0),
-					 (int64_t)off);
+			assert_int_equal(
+			    qpt_simkern_aux_write(f.sk, in, off, 0),
+			    (int64_t)off);
 			assert_int_equal(qpt_consumer_drain(f.c), 0);
 			memsink_reset(&f.m);
 		}
@@ -394,8 +394,9 @@ static void test_aux_full_truncated(void **state)
 	fixture_open(&f, 4096, 128, false);
 	/* 127 usable bytes. */
 	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 100, 0), 100);
-	assert_int_equal(qpt_simkern_aux_write(f.sk, in + 100, 50,
-					       PERF_AUX_FLAG_PARTIAL), 27);
+	assert_int_equal(
+	    qpt_simkern_aux_write(f.sk, in + 100, 50, PERF_AUX_FLAG_PARTIAL),
+	    27);
 	assert_false(qpt_simkern_enabled(f.sk));
 	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 10, 0), 0);
 	assert_int_equal(qpt_consumer_drain(f.c), 0);
@@ -434,8 +435,8 @@ static void test_aux_exactly_full(void **state)
 	fixture_open(&f, 4096, 64, false);
 	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 63, 0), 63);
 	assert_true(qpt_simkern_enabled(f.sk));
-	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 5,
-					       PERF_AUX_FLAG_COLLISION), 0);
+	assert_int_equal(
+	    qpt_simkern_aux_write(f.sk, in, 5, PERF_AUX_FLAG_COLLISION), 0);
 	assert_false(qpt_simkern_enabled(f.sk));
 	assert_int_equal(qpt_consumer_drain(f.c), 0);
 	assert_true(qpt_simkern_enabled(f.sk));
@@ -684,8 +685,8 @@ static void test_sustained_threads(void **state)
 	o.data_size = 512;
 	o.aux_size = 16384;
 	o.sample_id_all = true;
-	o.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			PERF_SAMPLE_IDENTIFIER;
+	o.sample_type =
+	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER;
 	assert_int_equal(qpt_simkern_new(&o, &s.sk), 0);
 	qpt_simkern_ring(s.sk, &ring);
 	assert_int_equal(qpt_consumer_new(&ring, &sink, &c), 0);
@@ -734,21 +735,21 @@ static void test_sustained_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_new_rejects),
-		cmocka_unit_test(test_data_wrap_every_offset),
-		cmocka_unit_test(test_data_full_lost),
-		cmocka_unit_test(test_data_corrupt),
-		cmocka_unit_test(test_sink_errors),
-		cmocka_unit_test(test_records_counted),
-		cmocka_unit_test(test_aux_wrap_every_offset),
-		cmocka_unit_test(test_aux_full_truncated),
-		cmocka_unit_test(test_aux_exactly_full),
-		cmocka_unit_test(test_aux_read_states),
-		cmocka_unit_test(test_snapshot_nowrap),
-		cmocka_unit_test(test_snapshot_wrap),
-		cmocka_unit_test(test_snapshot_head_modulo),
-		cmocka_unit_test(test_snapshot_sim_modulo),
-		cmocka_unit_test(test_sustained_threads),
+	    cmocka_unit_test(test_new_rejects),
+	    cmocka_unit_test(test_data_wrap_every_offset),
+	    cmocka_unit_test(test_data_full_lost),
+	    cmocka_unit_test(test_data_corrupt),
+	    cmocka_unit_test(test_sink_errors),
+	    cmocka_unit_test(test_records_counted),
+	    cmocka_unit_test(test_aux_wrap_every_offset),
+	    cmocka_unit_test(test_aux_full_truncated),
+	    cmocka_unit_test(test_aux_exactly_full),
+	    cmocka_unit_test(test_aux_read_states),
+	    cmocka_unit_test(test_snapshot_nowrap),
+	    cmocka_unit_test(test_snapshot_wrap),
+	    cmocka_unit_test(test_snapshot_head_modulo),
+	    cmocka_unit_test(test_snapshot_sim_modulo),
+	    cmocka_unit_test(test_sustained_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
