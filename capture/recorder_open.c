@@ -56,7 +56,9 @@ static int open_error(struct qpt_recorder *rec, int err,
 				"root, or lower it: sysctl -w "
 				"kernel.perf_event_paranoid=%d",
 				ev->name, paranoid,
-				paranoid >= 2 && !ev->attr.exclude_kernel
+				paranoid > 2
+				    ? ", which forbids unprivileged use"
+				: paranoid == 2 && !ev->attr.exclude_kernel
 				    ? ", which allows user-space events "
 				      "only: add :u or /u"
 				    : "",
