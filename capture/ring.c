@@ -188,6 +188,9 @@ int qpt_consumer_read_data(struct qpt_consumer *c)
 	tail = pg->data_tail; /* only we write it */
 	if (head - tail > c->ring.data_size)
 		return -QPT_E_LOST;
+	/* The kernel keeps records 8-aligned: anything else is corrupt. */
+	if ((head | tail) & 7)
+		return -QPT_E_FORMAT;
 	for (pos = tail; pos != head; pos += h.size) {
 		if (head - pos < sizeof(h)) {
 			err = -QPT_E_FORMAT;

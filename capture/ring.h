@@ -113,8 +113,9 @@ void qpt_consumer_free(struct qpt_consumer *consumer);
  * Hand every complete record in the data ring to the sink, then advance
  * data_tail.  Returns the number of records, -QPT_E_FORMAT when a record
  * header is impossible (size < 8, not a multiple of 8, or larger than the
- * filled part), -QPT_E_LOST when head ran more than the ring size ahead of
- * tail (overrun: the producer ignored data_tail), or the sink's error.
+ * filled part) or head or tail is not 8-aligned, -QPT_E_LOST when head ran
+ * more than the ring size ahead of tail (overrun: the producer ignored
+ * data_tail), or the sink's error.
  */
 int qpt_consumer_read_data(struct qpt_consumer *consumer);
 
