@@ -7,11 +7,12 @@
  * of every attr, the attrs section (attr + ids section per entry), the data,
  * then the feature section table and the features.  The header is on disk
  * from open; every flush puts the features after the data written so far
- * and rewrites the header to cover them.  Later data goes past those
- * features (a gap), so until the next flush the file on disk reads as the
- * flush left it; the next flush (or close) first makes the header let go of
- * them, then covers the gap with HEADER_EVENT_TYPE records, which perf
- * skips, so that the data reads through.
+ * and rewrites the header to cover them.  Later data either goes past
+ * those features (a gap), so that until the next flush the file on disk
+ * reads as the flush left it, and the next flush (or close) makes the header
+ * let go of them and covers the gap with HEADER_EVENT_TYPE records, which
+ * perf skips; or, when a gap would waste much, overwrites them once the
+ * header has let go of them (see write_features).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -140,6 +141,23 @@ static int write_header(struct qpt_writer *w, uint64_t data_size,
 	return write_at(w, &h, sizeof(h), 0);
 }
 
+/*
+ * Data is about to reach the disk where a flush left its features (those
+ * it did not keep past a gap): first the header lets go of them.
+ */
+static int before_data_write(struct qpt_writer *w)
+{
+	int err;
+
+	if (!w->feat_on_disk)
+		return 0;
+	err = write_header(w, w->flushed_end - w->data_offset, NULL);
+	if (err)
+		return err;
+	w->feat_on_disk = false;
+	return 0;
+}
+
 static void note_high(struct qpt_writer *w, uint64_t end)
 {
 	if (end > w->high)
@@ -154,7 +172,9 @@ static int out_drain(struct qpt_writer *w)
 
 	if (!w->out.len)
 		return 0;
-	err = write_at(w, w->out.data, w->out.len, off);
+	err = before_data_write(w);
+	if (!err)
+		err = write_at(w, w->out.data, w->out.len, off);
 	if (err)
 		return fail(w, err);
 	note_high(w, w->pos);
@@ -193,6 +213,8 @@ int qpt_writer_emit(struct qpt_writer *w, const void *data, size_t len)
 		return 0;
 	if (len >= OUT_CAP) {
 		err = out_drain(w);
+		if (!err)
+			err = before_data_write(w);
 		if (!err)
 			err = write_at(w, data, len, w->pos);
 		if (err)
@@ -388,6 +410,7 @@ static int prologue_file(struct qpt_writer *w)
 	if (err)
 		return err;
 	w->data_offset = w->pos;
+	w->mark = w->pos;
 	w->prologue = true;
 	err = out_drain(w);
 	if (!err)
@@ -684,6 +707,8 @@ static int auxtrace_payload_direct(struct qpt_writer *w,
 	v[iovcnt].iov_len = pad_len;
 	err = out_drain(w);
 	if (!err)
+		err = before_data_write(w);
+	if (!err)
 		err = write_iov(w, v, iovcnt + 1, w->pos);
 	free(v);
 	if (err)
@@ -787,36 +812,53 @@ static int fill_gap(struct qpt_writer *w)
 
 /*
  * File mode: the features after the data, then the header that covers
- * them.  Unless @last, the features stay where they are until the next
- * flush: later data goes past them (the gap), so the file on disk stays
- * what this flush made it.
+ * them.  Unless @last, the features stay until the next flush: later data
+ * goes past them (a gap) when there was much data since the last flush
+ * (little waste) or when compressing (perf needs the COMPRESSED feature to
+ * read anything); else later data overwrites them, after the header has
+ * let go of them.
  */
 static int write_features(struct qpt_writer *w, bool last)
 {
+	uint64_t bits[4], len, index_max = UINT64_MAX;
+	uint64_t since = w->pos - w->mark;
 	struct qpt_wbuf b = {0};
-	uint64_t bits[4], gap;
+	bool keep;
 	int err;
 
 	err = fill_gap(w);
 	if (!err)
-		err = qpt_writer_feat_block(w, w->pos, &b, bits, last);
+		err = before_data_write(w); /* rewritten in place */
 	if (err)
 		goto out;
-	gap = last ? b.len : (b.len + 7) & ~(uint64_t)7;
-	err = qpt_wbuf_add(&b, NULL, gap - b.len);
+	if (!last) {
+		index_max = since / QPT_GAP_RATIO;
+		if (index_max < QPT_FLUSH_INDEX_MIN)
+			index_max = QPT_FLUSH_INDEX_MIN;
+	}
+	err = qpt_writer_feat_block(w, w->pos, &b, bits, index_max);
+	if (err)
+		goto out;
+	keep = !last && b.len && (w->z || since >= QPT_GAP_RATIO * b.len);
+	len = keep ? (b.len + 7) & ~(size_t)7 : b.len;
+	err = qpt_wbuf_add(&b, NULL, len - b.len);
 	if (!err && b.len)
 		err = write_at(w, b.data, b.len, w->pos);
 	if (!err)
 		err = write_header(w, w->pos - w->data_offset, bits);
 	if (err)
 		goto out;
-	note_high(w, w->pos + gap);
-	w->file_end = w->pos + gap;
-	if (!last && gap) {
+	note_high(w, w->pos + len);
+	w->file_end = w->pos + len;
+	if (keep) {
 		w->gap_start = w->pos;
-		w->gap_len = gap;
-		w->pos += gap;
+		w->gap_len = len;
+		w->pos += len;
+	} else if (!last && len) {
+		w->feat_on_disk = true;
+		w->flushed_end = w->pos;
 	}
+	w->mark = w->pos;
 out:
 	qpt_wbuf_release(&b);
 	return fail(w, err);

@@ -135,12 +135,16 @@ QPT_API int qpt_writer_write_auxtrace(struct qpt_writer *writer,
 
 /*
  * Flush buffered and compressed records and, in file mode, write the
- * features and index (unless over 64 KiB) after them and rewrite the file
- * header, so that what is on disk reads as a whole file, and stays so
- * (later records go past these features) until the next flush or close.
- * The next flush or close covers the features left behind with
- * HEADER_EVENT_TYPE records (a type perf skips) of their size: a file that
- * was flushed on the way holds such records.  Returns 0 or -errno.
+ * features and index after them and rewrite the file header, so that what
+ * is on disk reads as a whole file (records written later are not covered
+ * until the next flush or close).  The features stay readable until then
+ * when compressing or when the data since the last flush was at least 16
+ * times their size: later records go past them, and the next flush or
+ * close covers them with a HEADER_EVENT_TYPE record (a type perf skips),
+ * so a file flushed on the way may hold such records.  Otherwise later
+ * records overwrite them, once the header has let go of them.  The index
+ * is left out of a flush when larger than 4 KiB and 1/16 of that data.
+ * Returns 0 or -errno.
  */
 QPT_API int qpt_writer_flush(struct qpt_writer *writer);
 

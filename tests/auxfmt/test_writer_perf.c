@@ -64,6 +64,8 @@ enum how {
 	CUT,	   /* flushed halfway, freed with the rest in the buffer */
 	CUT_LATER, /* flushed halfway, freed after more reached the disk */
 	FLUSHES,   /* flushed twice on the way, closed */
+	CUT_EARLY, /* flushed before the samples, freed after more reached
+		    * the disk (over the features of that flush) */
 };
 
 static void write_recording(const char *path, bool pipe, int level,
@@ -112,24 +114,26 @@ static void write_recording(const char *path, bool pipe, int level,
 		c.s_time = 999999000ULL + i;
 		assert_int_equal(qpt_writer_write(w, &c), 0);
 	}
+	if (how == CUT_EARLY)
+		assert_int_equal(qpt_writer_flush(w), 0);
 	for (i = 0; i < NR_SAMPLES; i++) {
 		make_sample(&s, i);
 		assert_int_equal(qpt_writer_write(w, &s), 0);
 		if (i % 1000 == 999)
 			assert_int_equal(qpt_writer_write(w, &round), 0);
-		if (how != WHOLE && i == NR_SAMPLES / 2 - 1)
+		if (how != WHOLE && how != CUT_EARLY && i == NR_SAMPLES / 2 - 1)
 			assert_int_equal(qpt_writer_flush(w), 0);
 		if (how == FLUSHES && i == NR_SAMPLES - 2)
 			assert_int_equal(qpt_writer_flush(w), 0);
 	}
-	if (how == CUT || how == CUT_LATER) {
+	if (how == CUT || how == CUT_LATER || how == CUT_EARLY) {
 		/* more that is never flushed (CUT_LATER: more than the
 		 * writer buffers, 256 KiB) */
-		for (i = 0; i < (how == CUT ? 100 : 100000); i++) {
+		for (i = 0; i < (how == CUT ? 100u : 100000u); i++) {
 			make_sample(&s, NR_SAMPLES + i);
 			assert_int_equal(qpt_writer_write(w, &s), 0);
 		}
-		if (how == CUT_LATER)
+		if (how != CUT)
 			assert_true(qpt_writer_bytes(w) > 300 * 1024);
 		qpt_writer_free(w);
 		return;
@@ -300,6 +304,24 @@ static void test_cut_later_z(void **state)
 	cut("cut-later-z.data", 1, CUT_LATER);
 }
 
+/* A flush with little data: the data after it reaches the disk over its
+ * features, which the header let go of first; perf reads what it covers. */
+static void test_cut_early(void **state)
+{
+	char path[128], cmd[256], *out;
+
+	snprintf(path, sizeof(path), "%s/cut-early.data", dir);
+	write_recording(path, false, 0, CUT_EARLY);
+	check_script(path, 0);
+	snprintf(cmd, sizeof(cmd), "perf report -D -i %s 2>&1", path);
+	out = run(cmd);
+	assert_int_equal(stat_count(out, "COMM"), 3);
+	assert_int_equal(stat_count(out, "SAMPLE"), 0);
+	free(out);
+	if (!getenv("QPT_KEEP"))
+		unlink(path);
+}
+
 /* Flushes on the way leave gaps perf reads through (EVENT_TYPE). */
 static void test_flushes(void **state)
 {
@@ -327,6 +349,7 @@ int main(void)
 	    cmocka_unit_test(test_cut_z),
 	    cmocka_unit_test(test_cut_later),
 	    cmocka_unit_test(test_cut_later_z),
+	    cmocka_unit_test(test_cut_early),
 	    cmocka_unit_test(test_flushes),
 	};
 	int ret;

@@ -1,0 +1,54 @@
+#!/bin/bash
+# qpt decode against perf script on the same Intel PT files, in one run:
+# --insn vs perf script --itrace=i0ns -F ip,sym, --branches vs --itrace=b.
+# Prints wall times, the speed ratio (goal >= 10x) and peak memory (RSS).
+#
+#   bench/decode.sh [N]     N = copies of the arcus-hello trace (default 40)
+#
+# Use an optimised build: QPT=path/to/qpt (default: build-release/cli/qpt,
+# configured here when missing, without sanitizers).  Not a ctest.
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+n=${1:-40}
+shared=${QPT_SHARED:-$src/../shared}
+d="$shared/traces/arcus-hello"
+[ -d "$d" ] || { echo "no $d" >&2; exit 1; }
+command -v perf >/dev/null || { echo "perf is needed" >&2; exit 1; }
+if [ -z "${QPT:-}" ]; then
+	QPT=$src/build-release/cli/qpt
+	if [ ! -x "$QPT" ]; then
+		cmake -S "$src" -B "$src/build-release" -DCMAKE_BUILD_TYPE=Release \
+			-DQPT_BUILD_TESTS=OFF >/dev/null
+		cmake --build "$src/build-release" -j2 >/dev/null
+	fi
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+big="$tmp/big.data"
+python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$big" "$n"
+echo "input: arcus-hello trace x$n ($(stat -c %s "$big") bytes perf.data)"
+
+# run NAME CMD...: wall seconds and peak RSS (KiB) into $tmp/NAME
+run() {
+	local name=$1
+	shift
+	/usr/bin/time -f '%e %M' -o "$tmp/$name" "$@" >"$tmp/$name.out" 2>/dev/null
+	echo "$(cat "$tmp/$name") $(wc -l <"$tmp/$name.out")" >"$tmp/$name"
+}
+run qpt_insn "$QPT" decode --insn --sysroot "$d" -i "$big"
+run perf_insn perf script -i "$big" --symfs="$d" --itrace=i0ns -F ip,sym
+run qpt_br "$QPT" decode --branches --sysroot "$d" -i "$big"
+run perf_br perf script -i "$big" --symfs="$d" --itrace=b
+
+report() { # label qpt perf
+	read -r qt qm ql <"$tmp/$2"
+	read -r pt pm pl <"$tmp/$3"
+	awk -v l="$1" -v qt="$qt" -v pt="$pt" -v qm="$qm" -v pm="$pm" \
+		-v ql="$ql" -v pl="$pl" 'BEGIN {
+		r = (qt > 0) ? pt / qt : 0
+		printf "%-9s qpt %7.3f s %8d KiB %9d lines | perf %7.3f s %8d KiB %9d lines | %6.1fx faster%s\n",
+			l, qt, qm, ql, pt, pm, pl, r, (r >= 10 ? "" : "  (goal 10x)")
+	}'
+}
+report --insn qpt_insn perf_insn
+report --branches qpt_br perf_br

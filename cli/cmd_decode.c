@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpt decode: instruction, branch and call flows from Intel PT, as text
+ * like perf script or as JSON Lines.  Output is formatted by hand into a
+ * large buffer: this runs once per executed instruction.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "qpt/decode.h"
+
+enum mode { MODE_INSN, MODE_BRANCHES, MODE_CALLS };
+
+#define MAX_LIST 64
+
+struct ring {
+	int32_t tid;
+	struct qpt_item *items;
+	uint64_t count; /* items ever pushed */
+};
+
+struct out {
+	enum mode mode;
+	bool json, events, no_sym;
+	/* filters */
+	int32_t tids[MAX_LIST], cpus[MAX_LIST];
+	unsigned nr_tids, nr_cpus;
+	bool has_time;
+	uint64_t t_start, t_end;
+	const char *sym;
+	uint64_t last;
+	struct ring *rings;
+	size_t nr_rings;
+	/* --calls */
+	int depth;
+	/* the last text prefix */
+	char pfx[64];
+	size_t pfx_len;
+	bool pfx_valid;
+	unsigned pfx_flags;
+	int32_t pfx_tid, pfx_cpu;
+	uint64_t pfx_time;
+	/* buffer */
+	char buf[1 << 16];
+	size_t len;
+	int err; /* write error */
+	/* progress */
+	bool progress;
+	uint64_t seen;
+	struct timespec t0, tlast;
+	bool shown;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->len && fwrite(o->buf, 1, o->len, stdout) != o->len)
+		o->err = -EIO;
+	o->len = 0;
+}
+
+static inline void put(struct out *o, const char *s, size_t n)
+{
+	if (o->len + n > sizeof(o->buf))
+		out_flush(o);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static inline void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+static char hex2[256][2];
+
+static void hex2_init(void)
+{
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		hex2[i][0] = hexdig[i >> 4];
+		hex2[i][1] = hexdig[i & 15];
+	}
+}
+
+/* Lower-case hex without leading zeros, right-aligned in @width (<= 16). */
+static void put_hex(struct out *o, uint64_t v, int width)
+{
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
+	char tmp[16], *p;
+
+	if (o->len + 40 > sizeof(o->buf))
+		out_flush(o);
+	for (i = 0; i < 8; i++)
+		memcpy(tmp + 2 * i, hex2[(v >> (56 - 8 * i)) & 0xff], 2);
+	p = o->buf + o->len;
+	if (width > n) {
+		memset(p, ' ', (size_t)(width - n));
+		p += width - n;
+	}
+	memcpy(p, tmp + 16 - n, (size_t)n);
+	o->len = (size_t)(p + n - o->buf);
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (o->len + 24 > sizeof(o->buf))
+		out_flush(o);
+	while (n)
+		o->buf[o->len++] = tmp[--n];
+}
+
+static void put_i64(struct out *o, int64_t v)
+{
+	if (v < 0) {
+		put(o, "-", 1);
+		put_u64(o, (uint64_t)-v);
+	} else {
+		put_u64(o, (uint64_t)v);
+	}
+}
+
+static void put_json_str(struct out *o, const char *s)
+{
+	put(o, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			put(o, e, 2);
+		} else if (c < 0x20) {
+			char e[7] = { '\\', 'u', '0', '0', hexdig[c >> 4],
+				      hexdig[c & 15], 0 };
+
+			put(o, e, 6);
+		} else {
+			put(o, (const char *)&c, 1);
+		}
+	}
+	put(o, "\"", 1);
+}
+
+static void put_json_addr(struct out *o, const char *key, uint64_t v)
+{
+	put(o, ",\"", 2);
+	puts_(o, key);
+	put(o, "\":\"0x", 5);
+	put_hex(o, v, 0);
+	put(o, "\"", 1);
+}
+
+static void put_sym(struct out *o, const struct qpt_item *it)
+{
+	puts_(o, it->sym);
+	put(o, "+0x", 3);
+	put_hex(o, it->symoff, 0);
+}
+
+static void json_common(struct out *o, const struct qpt_item *it)
+{
+	if (it->flags & QPT_ITEM_HAS_TID) {
+		put(o, ",\"tid\":", 7);
+		put_i64(o, it->tid);
+	}
+	if (it->flags & QPT_ITEM_HAS_CPU) {
+		put(o, ",\"cpu\":", 7);
+		put_i64(o, it->cpu);
+	}
+	if (it->flags & QPT_ITEM_HAS_TIME) {
+		put(o, ",\"time\":", 8);
+		put_u64(o, it->time);
+	}
+	if (it->sym) {
+		put(o, ",\"sym\":\"", 8);
+		put_sym(o, it);
+		put(o, "\"", 1);
+	}
+}
+
+/* Decimal right-aligned in @width, or zero-padded to @width. */
+static void put_dec(struct out *o, uint64_t v, int width, bool zero)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (o->len + 48 > sizeof(o->buf))
+		out_flush(o);
+	for (; n < width; width--)
+		o->buf[o->len++] = zero ? '0' : ' ';
+	while (n)
+		o->buf[o->len++] = tmp[--n];
+}
+
+static void text_prefix_fmt(struct out *o, const struct qpt_item *it);
+
+/* Text prefix like perf script: tid, [cpu], time, when known; formatted
+ * once for each change (it changes per block at most). */
+static void text_prefix(struct out *o, const struct qpt_item *it)
+{
+	const unsigned mask = QPT_ITEM_HAS_TID | QPT_ITEM_HAS_CPU |
+			      QPT_ITEM_HAS_TIME;
+	size_t start;
+
+	if (!(it->flags & mask))
+		return;
+	if (o->pfx_valid && o->pfx_flags == (it->flags & mask) &&
+	    o->pfx_tid == it->tid && o->pfx_cpu == it->cpu &&
+	    o->pfx_time == it->time) {
+		put(o, o->pfx, o->pfx_len);
+		return;
+	}
+	if (o->len + sizeof(o->pfx) > sizeof(o->buf))
+		out_flush(o);
+	start = o->len;
+	text_prefix_fmt(o, it);
+	o->pfx_len = o->len - start;
+	if (o->pfx_len <= sizeof(o->pfx)) {
+		memcpy(o->pfx, o->buf + start, o->pfx_len);
+		o->pfx_valid = true;
+		o->pfx_flags = it->flags & mask;
+		o->pfx_tid = it->tid;
+		o->pfx_cpu = it->cpu;
+		o->pfx_time = it->time;
+	} else {
+		o->pfx_valid = false;
+	}
+}
+
+static void text_prefix_fmt(struct out *o, const struct qpt_item *it)
+{
+	if (it->flags & QPT_ITEM_HAS_TID) {
+		if (it->tid < 0)
+			put(o, "     -1", 7);
+		else
+			put_dec(o, (uint64_t)it->tid, 7, false);
+		put(o, " ", 1);
+	}
+	if ((it->flags & QPT_ITEM_HAS_CPU) && it->cpu >= 0) {
+		put(o, "[", 1);
+		put_dec(o, (uint64_t)it->cpu, 3, true);
+		put(o, "] ", 2);
+	}
+	if (it->flags & QPT_ITEM_HAS_TIME) {
+		put_dec(o, it->time / 1000000000, 0, false);
+		put(o, ".", 1);
+		put_dec(o, it->time % 1000000000, 9, true);
+		put(o, ": ", 2);
+	}
+}
+
+static void print_insn(struct out *o, const struct qpt_item *it)
+{
+	unsigned i;
+
+	if (o->json) {
+		put(o, "{\"ip\":\"0x", 9);
+		put_hex(o, it->ip, 0);
+		put(o, "\"", 1);
+		json_common(o, it);
+		put(o, ",\"bytes\":\"", 10);
+		for (i = 0; i < it->size; i++) {
+			char b[2] = { hexdig[it->raw[i] >> 4],
+				      hexdig[it->raw[i] & 15] };
+
+			put(o, b, 2);
+		}
+		put(o, "\"}\n", 3);
+		return;
+	}
+	text_prefix(o, it);
+	put(o, " ", 1);
+	put_hex(o, it->ip, 16);
+	if (it->sym) {
+		put(o, " ", 1);
+		put_sym(o, it);
+	}
+	if (o->len + 64 > sizeof(o->buf))
+		out_flush(o);
+	{
+		char *p = o->buf + o->len;
+
+		memcpy(p, " insn:", 6);
+		p += 6;
+		for (i = 0; i < it->size; i++) {
+			p[0] = ' ';
+			p[1] = hexdig[it->raw[i] >> 4];
+			p[2] = hexdig[it->raw[i] & 15];
+			p += 3;
+		}
+		*p++ = '\n';
+		o->len = (size_t)(p - o->buf);
+	}
+}
+
+/* perf script's flag names. */
+static const char *perf_flag(unsigned kind)
+{
+	switch (kind) {
+	case QPT_BR_JCC: return "jcc";
+	case QPT_BR_JMP: case QPT_BR_IND_JMP: return "jmp";
+	case QPT_BR_CALL: case QPT_BR_IND_CALL: return "call";
+	case QPT_BR_RET: return "return";
+	case QPT_BR_SYSCALL: return "syscall";
+	case QPT_BR_SYSRET: return "sysret";
+	case QPT_BR_INT: return "int";
+	case QPT_BR_IRET: return "iret";
+	case QPT_BR_FAR: return "far";
+	case QPT_BR_ASYNC: return "async";
+	case QPT_BR_TX_ABORT: return "tx abrt";
+	case QPT_BR_TRACE_BEGIN: return "tr strt";
+	default: return "";
+	}
+}
+
+static void print_branch(struct out *o, const struct qpt_item *it)
+{
+	char flag[32];
+
+	if (o->json) {
+		put(o, "{\"from\":\"0x", 11);
+		put_hex(o, it->ip, 0);
+		put(o, "\"", 1);
+		put_json_addr(o, "to", it->to);
+		put(o, ",\"kind\":\"", 9);
+		puts_(o, qpt_branch_kind_name(it->kind));
+		put(o, "\"", 1);
+		if (it->kind == QPT_BR_TRACE_END && it->via != QPT_BR_NR) {
+			put(o, ",\"via\":\"", 8);
+			puts_(o, qpt_branch_kind_name(it->via));
+			put(o, "\"", 1);
+		}
+		json_common(o, it);
+		put(o, "}\n", 2);
+		return;
+	}
+	size_t fl;
+
+	if (it->kind == QPT_BR_TRACE_END) {
+		const char *via = it->via != QPT_BR_NR ? perf_flag(it->via) : "";
+
+		memcpy(flag, "tr end", 7);
+		if (*via) {
+			memcpy(flag + 6, "  ", 3);
+			strncat(flag, via, sizeof(flag) - 9);
+		}
+	} else {
+		const char *k = perf_flag(it->kind);
+
+		fl = strlen(k);
+		memcpy(flag, k, fl + 1);
+	}
+	fl = strlen(flag);
+	text_prefix(o, it);
+	put(o, "  ", 2);
+	put(o, flag, fl);
+	put(o, "                        ", 23 - (fl < 23 ? fl : 23));
+	put_hex(o, it->ip, 16);
+	if (it->sym) {
+		put(o, " ", 1);
+		put_sym(o, it);
+	}
+	put(o, " => ", 4);
+	put_hex(o, it->to, 16);
+	put(o, "\n", 1);
+}
+
+static void print_call(struct out *o, const struct qpt_item *it)
+{
+	bool entry = it->kind == QPT_BR_CALL || it->kind == QPT_BR_IND_CALL ||
+		     it->kind == QPT_BR_SYSCALL || it->kind == QPT_BR_INT;
+	bool exit = it->kind == QPT_BR_RET || it->kind == QPT_BR_SYSRET ||
+		    it->kind == QPT_BR_IRET;
+	int d;
+
+	if (!entry && !exit)
+		return;
+	if (exit && o->depth > 0)
+		o->depth--;
+	d = o->depth;
+	if (entry)
+		o->depth++;
+	if (o->json) {
+		put(o, entry ? "{\"entry\":\"0x" : "{\"exit\":\"0x", entry ? 12 : 11);
+		put_hex(o, entry ? it->to : it->ip, 0);
+		put(o, "\"", 1);
+		put_json_addr(o, entry ? "from" : "to", entry ? it->ip : it->to);
+		put(o, ",\"depth\":", 9);
+		put_i64(o, d);
+		json_common(o, it);
+		put(o, "}\n", 2);
+		return;
+	}
+	text_prefix(o, it);
+	for (; d > 0; d--)
+		put(o, "    ", 4);
+	if (entry) {
+		put(o, "-> ", 3);
+		put_hex(o, it->to, 0);
+		put(o, " (from ", 7);
+		put_hex(o, it->ip, 0);
+		if (it->sym) {
+			put(o, " ", 1);
+			put_sym(o, it);
+		}
+		put(o, ")\n", 2);
+	} else {
+		put(o, "<- ", 3);
+		put_hex(o, it->ip, 0);
+		if (it->sym) {
+			put(o, " ", 1);
+			put_sym(o, it);
+		}
+		put(o, " (to ", 5);
+		put_hex(o, it->to, 0);
+		put(o, ")\n", 2);
+	}
+}
+
+static void print_event(struct out *o, const struct qpt_item *it)
+{
+	if (o->json) {
+		put(o, "{\"event\":\"", 10);
+		puts_(o, qpt_event_kind_name(it->kind));
+		put(o, "\",\"offset\":", 11);
+		put_u64(o, it->offset);
+		if (it->flags & QPT_ITEM_IP_VALID)
+			put_json_addr(o, "ip", it->ip);
+		if (it->kind == QPT_EV_PAGING || it->kind == QPT_EV_VMCS ||
+		    it->kind == QPT_EV_PTWRITE || it->kind == QPT_EV_EXEC_MODE)
+			put_json_addr(o, "value", it->value);
+		if (it->msg) {
+			put(o, ",\"message\":", 11);
+			put_json_str(o, it->msg);
+		}
+		json_common(o, it);
+		put(o, "}\n", 2);
+		return;
+	}
+	text_prefix(o, it);
+	put(o, "  [", 3);
+	puts_(o, qpt_event_kind_name(it->kind));
+	put(o, " at offset 0x", 13);
+	put_hex(o, it->offset, 0);
+	if (it->flags & QPT_ITEM_IP_VALID) {
+		put(o, ", ip 0x", 7);
+		put_hex(o, it->ip, 0);
+	}
+	if (it->msg) {
+		put(o, ": ", 2);
+		puts_(o, it->msg);
+	}
+	put(o, "]\n", 2);
+}
+
+static void print_item(struct out *o, const struct qpt_item *it)
+{
+	switch (it->type) {
+	case QPT_ITEM_INSN:
+		print_insn(o, it);
+		break;
+	case QPT_ITEM_BRANCH:
+		if (o->mode == MODE_CALLS)
+			print_call(o, it);
+		else
+			print_branch(o, it);
+		break;
+	case QPT_ITEM_EVENT:
+		print_event(o, it);
+		break;
+	}
+}
+
+static bool in_list(const int32_t *list, unsigned n, int32_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == v)
+			return true;
+	return false;
+}
+
+static bool keep(const struct out *o, const struct qpt_item *it)
+{
+	if (it->type == QPT_ITEM_EVENT) {
+		/* enabled/disabled show as trace begin/end in branches */
+		if (!o->events && o->mode != MODE_INSN &&
+		    (it->kind == QPT_EV_ENABLED || it->kind == QPT_EV_DISABLED))
+			return false;
+		/* the rest of the events only on request */
+		if (!o->events && it->kind != QPT_EV_ENABLED &&
+		    it->kind != QPT_EV_DISABLED && it->kind != QPT_EV_ERROR &&
+		    it->kind != QPT_EV_OVERFLOW && it->kind != QPT_EV_LOST)
+			return false;
+	}
+	if (o->nr_tids && !in_list(o->tids, o->nr_tids, it->tid))
+		return false;
+	if (o->nr_cpus && !in_list(o->cpus, o->nr_cpus, it->cpu))
+		return false;
+	if (o->has_time && (it->flags & QPT_ITEM_HAS_TIME) &&
+	    (it->time < o->t_start || it->time > o->t_end))
+		return false;
+	if (o->sym && it->type == QPT_ITEM_EVENT)
+		return it->kind == QPT_EV_ERROR || it->kind == QPT_EV_LOST ||
+		       it->kind == QPT_EV_OVERFLOW;
+	if (o->sym && (!it->sym || strcmp(it->sym, o->sym)))
+		return false;
+	return true;
+}
+
+static struct ring *ring_for(struct out *o, int32_t tid)
+{
+	struct ring *r;
+	size_t i;
+
+	for (i = 0; i < o->nr_rings; i++)
+		if (o->rings[i].tid == tid)
+			return &o->rings[i];
+	r = realloc(o->rings, (o->nr_rings + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	o->rings = r;
+	r = &o->rings[o->nr_rings];
+	r->tid = tid;
+	r->count = 0;
+	r->items = calloc(o->last, sizeof(*r->items));
+	if (!r->items)
+		return NULL;
+	o->nr_rings++;
+	return r;
+}
+
+static void progress(struct out *o)
+{
+	struct timespec now;
+	double el;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	el = (double)(now.tv_sec - o->t0.tv_sec) +
+	     (double)(now.tv_nsec - o->t0.tv_nsec) / 1e9;
+	if (el < 1.0 || now.tv_sec == o->tlast.tv_sec)
+		return;
+	o->tlast = now;
+	o->shown = true;
+	fprintf(stderr, "\rqpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
+}
+
+static int on_item(const struct qpt_item *it, void *ctx)
+{
+	struct out *o = ctx;
+
+	if (o->progress && !(++o->seen & 0xfffff))
+		progress(o);
+	if (!keep(o, it))
+		return 0;
+	if (o->last) {
+		struct ring *r = ring_for(o, it->tid);
+
+		if (!r)
+			return -ENOMEM;
+		r->items[r->count % o->last] = *it;
+		r->count++;
+		return 0;
+	}
+	print_item(o, it);
+	return o->err;
+}
+
+static void flush_rings(struct out *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_rings; i++) {
+		struct ring *r = &o->rings[i];
+		uint64_t n = r->count < o->last ? r->count : o->last;
+		uint64_t k;
+
+		for (k = r->count - n; k < r->count; k++)
+			print_item(o, &r->items[k % o->last]);
+		free(r->items);
+	}
+	free(o->rings);
+	o->rings = NULL;
+	o->nr_rings = 0;
+}
+
+static int parse_list(const char *s, int32_t *list, unsigned *n)
+{
+	char *end;
+
+	while (*s) {
+		long v = strtol(s, &end, 10);
+
+		if (end == s || (*end && *end != ',') || *n >= MAX_LIST)
+			return -1;
+		list[(*n)++] = (int32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* perf-style time: SEC[.NSEC] as nanoseconds; empty = @dflt. */
+static int parse_time(const char *s, size_t n, uint64_t dflt, uint64_t *t)
+{
+	uint64_t sec = 0, ns = 0;
+	size_t i = 0, digits = 0;
+
+	if (!n) {
+		*t = dflt;
+		return 0;
+	}
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	if (!i)
+		return -1;
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			if (digits++ < 9)
+				ns = ns * 10 + (uint64_t)(s[i] - '0');
+		for (; digits < 9; digits++)
+			ns *= 10;
+	}
+	if (i != n)
+		return -1;
+	*t = sec * 1000000000ULL + ns;
+	return 0;
+}
+
+static int parse_image(const char *arg, char **path, uint64_t *addr)
+{
+	const char *at = strrchr(arg, '@');
+	char *end;
+
+	if (!at || at == arg || !at[1])
+		return -1;
+	errno = 0;
+	*addr = strtoull(at + 1, &end, 0);
+	if (*end || errno)
+		return -1;
+	*path = strndup(arg, (size_t)(at - arg));
+	return *path ? 0 : -1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: qpt decode [-i perf.data | --raw FILE.pt] [options]\n"
+		"  -i, --input FILE        perf.data with Intel PT (default perf.data; - = stdin)\n"
+		"      --raw FILE          a bare Intel PT stream (like ptxed --raw)\n"
+		"      --image FILE@ADDR   load FILE as raw memory at ADDR (repeatable)\n"
+		"      --sysroot DIR       find recorded paths under DIR (perf --symfs)\n"
+		"      --buildid-dir DIR   the build-id cache (default ~/.debug)\n"
+		"      --insn              every instruction (default)\n"
+		"      --branches          every taken branch\n"
+		"      --calls             calls and returns, indented by depth\n"
+		"      --events            also show mode, paging, tsx... events\n"
+		"      --json              JSON Lines\n"
+		"      --tid LIST, --cpu LIST   only these threads / cpus\n"
+		"      --time START,END    only this perf time range (sec.nsec)\n"
+		"      --sym FUNC          only in function FUNC\n"
+		"      --no-sym            do not show symbols\n"
+		"      --last N            only the last N items of each thread\n");
+}
+
+enum {
+	OPT_RAW = 256, OPT_IMAGE, OPT_SYSROOT, OPT_BUILDID, OPT_INSN,
+	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
+	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM,
+};
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "raw", required_argument, NULL, OPT_RAW },
+	{ "image", required_argument, NULL, OPT_IMAGE },
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "symfs", required_argument, NULL, OPT_SYSROOT },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID },
+	{ "insn", no_argument, NULL, OPT_INSN },
+	{ "branches", no_argument, NULL, OPT_BRANCHES },
+	{ "calls", no_argument, NULL, OPT_CALLS },
+	{ "events", no_argument, NULL, OPT_EVENTS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "sym", required_argument, NULL, OPT_SYM },
+	{ "no-sym", no_argument, NULL, OPT_NO_SYM },
+	{ "last", required_argument, NULL, OPT_LAST },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct args {
+	const char *input, *raw;
+	char *images[256];
+	uint64_t addrs[256];
+	unsigned nr_images;
+	struct qpt_decoder_opts dopts;
+};
+
+static int parse_args(int argc, char **argv, struct args *a, struct out *o)
+{
+	const char *comma;
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': a->input = optarg; break;
+		case OPT_RAW: a->raw = optarg; break;
+		case OPT_IMAGE:
+			if (a->nr_images >= 256)
+				return cli_usage_error("decode", "too many --image");
+			if (parse_image(optarg, &a->images[a->nr_images],
+					&a->addrs[a->nr_images]))
+				return cli_usage_error("decode",
+					"--image wants FILE@ADDR, not '%s'", optarg);
+			a->nr_images++;
+			break;
+		case OPT_SYSROOT: a->dopts.sysroot = optarg; break;
+		case OPT_BUILDID: a->dopts.buildid_dir = optarg; break;
+		case OPT_INSN: o->mode = MODE_INSN; break;
+		case OPT_BRANCHES: o->mode = MODE_BRANCHES; break;
+		case OPT_CALLS: o->mode = MODE_CALLS; break;
+		case OPT_EVENTS: o->events = true; break;
+		case OPT_JSON: o->json = true; break;
+		case OPT_TID:
+			if (parse_list(optarg, o->tids, &o->nr_tids))
+				return cli_usage_error("decode", "bad --tid '%s'", optarg);
+			break;
+		case OPT_CPU:
+			if (parse_list(optarg, o->cpus, &o->nr_cpus))
+				return cli_usage_error("decode", "bad --cpu '%s'", optarg);
+			break;
+		case OPT_TIME:
+			comma = strchr(optarg, ',');
+			if (!comma ||
+			    parse_time(optarg, (size_t)(comma - optarg), 0, &o->t_start) ||
+			    parse_time(comma + 1, strlen(comma + 1), UINT64_MAX, &o->t_end))
+				return cli_usage_error("decode", "--time wants START,END, not '%s'", optarg);
+			o->has_time = true;
+			break;
+		case OPT_SYM: o->sym = optarg; break;
+		case OPT_NO_SYM: o->no_sym = true; break;
+		case OPT_LAST:
+			errno = 0;
+			o->last = strtoull(optarg, &end, 0);
+			if (*end || errno || !o->last || o->last > (1u << 24))
+				return cli_usage_error("decode", "bad --last '%s'", optarg);
+			break;
+		case 'h': usage(stdout); return -1;
+		default: return cli_usage_error("decode", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("decode", "unexpected argument '%s'", argv[optind]);
+	if (a->raw && a->input)
+		return cli_usage_error("decode", "--raw and -i exclude each other");
+	return 0;
+}
+
+/* Map a whole file read-only; empty files give len 0. */
+static int map_file(const char *path, void **buf, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_size) {
+		*buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			    fd, 0);
+		if (*buf == MAP_FAILED) {
+			*buf = NULL;
+			close(fd);
+			return -errno;
+		}
+		*len = (size_t)st.st_size;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Missing images the trace ran into, one line each; the others counted. */
+static void report_missing(struct qpt_decoder *dec, const char *name)
+{
+	const struct qpt_missing_image *m;
+	size_t n = qpt_decoder_missing(dec, &m), i, unused = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!m[i].errors) {
+			unused++;
+			continue;
+		}
+		cli_warn("%s: image %s %s: %" PRIu64 " decode gap%s, %" PRIu64
+			 " trace bytes skipped", name, m[i].path, m[i].reason,
+			 m[i].errors, m[i].errors == 1 ? "" : "s",
+			 m[i].bytes);
+	}
+	if (unused)
+		cli_warn("%s: %zu more recorded image%s not found (not reached "
+			 "by the decoded trace)", name, unused,
+			 unused == 1 ? "" : "s");
+}
+
+static int run(struct args *a, struct out *o)
+{
+	struct qpt_decoder *dec = NULL;
+	struct qpt_decode_stats st;
+	const char *name;
+	void *buf = NULL;
+	size_t len = 0;
+	unsigned i;
+	int err, rc = QPT_EXIT_OK;
+
+	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
+			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
+			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
+	err = qpt_decoder_new(&a->dopts, &dec);
+	if (err) {
+		cli_error(NULL, "%s", qpt_strerror(err));
+		return QPT_EXIT_ERROR;
+	}
+	for (i = 0; i < a->nr_images; i++) {
+		err = qpt_decoder_add_image(dec, a->images[i], a->addrs[i]);
+		if (err) {
+			cli_error(a->images[i], "%s", qpt_strerror(err));
+			rc = QPT_EXIT_ERROR;
+			goto out;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &o->t0);
+	if (a->raw) {
+		name = a->raw;
+		err = map_file(a->raw, &buf, &len);
+		if (err) {
+			cli_error(name, "%s", qpt_strerror(err));
+			rc = QPT_EXIT_ERROR;
+			goto out;
+		}
+		err = qpt_decoder_run_raw(dec, buf, len, on_item, o);
+	} else {
+		name = a->input ? a->input : "perf.data";
+		err = qpt_decoder_run_file(dec, name, on_item, o);
+	}
+	if (o->last)
+		flush_rings(o);
+	out_flush(o);
+	if (o->shown)
+		fputc('\n', stderr);
+	if (err == -EIO || o->err) {
+		cli_error("stdout", "write error");
+		rc = QPT_EXIT_ERROR;
+		goto out;
+	}
+	if (err) {
+		if (qpt_decoder_errmsg(dec)[0])
+			cli_error_at(name, qpt_decoder_errpos(dec), "%s",
+				     qpt_decoder_errmsg(dec));
+		else
+			cli_error(name, "%s", qpt_strerror(err));
+		rc = QPT_EXIT_ERROR;
+		goto out;
+	}
+	report_missing(dec, name);
+	qpt_decoder_stats(dec, &st);
+	if (!st.insns && st.trace_bytes) {
+		cli_error(name, "no instruction could be decoded (%" PRIu64
+			  " errors, %" PRIu64 " of %" PRIu64
+			  " trace bytes skipped)", st.errors, st.skipped_bytes,
+			  st.trace_bytes);
+		rc = QPT_EXIT_ERROR;
+	}
+out:
+	if (buf)
+		munmap(buf, len);
+	qpt_decoder_free(dec);
+	return rc;
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	struct args a;
+	struct out *o;
+	unsigned i;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	qpt_decoder_opts_init(&a.dopts);
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		cli_error(NULL, "out of memory");
+		return QPT_EXIT_ERROR;
+	}
+	rc = parse_args(argc, argv, &a, o);
+	if (rc) {
+		rc = rc < 0 ? QPT_EXIT_OK : rc;
+		goto out;
+	}
+	o->progress = cli_show_progress();
+	hex2_init();
+	rc = run(&a, o);
+out:
+	for (i = 0; i < a.nr_images; i++)
+		free(a.images[i]);
+	free(o->rings);
+	free(o);
+	return rc;
+}

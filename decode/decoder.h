@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* The decoder object, shared by decoder.c (raw runs) and session.c. */
+#ifndef QPT_DECODE_DECODER_H
+#define QPT_DECODE_DECODER_H
+
+#include "decode/internal.h"
+
+struct qpt_decoder {
+	struct qpt_decoder_opts opts;
+	struct qd_files files;
+	struct pt_image_section_cache *iscache;
+	struct qd_space *manual; /* --image: added to every space */
+	struct qpt_decode_stats stats;
+	struct qpt_missing_image *missing;
+	size_t nr_missing;
+	uint64_t errpos;
+	char errmsg[256];
+};
+
+/* Map the hand-given images into @space. */
+int qd_decoder_add_manual(struct qpt_decoder *dec, struct qd_space *space);
+void qd_decoder_reset_results(struct qpt_decoder *dec);
+int qd_decoder_collect_missing(struct qpt_decoder *dec);
+
+#endif

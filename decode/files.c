@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Files behind mappings: found under the sysroot by recorded path or in the
+ * build-id cache, read once with libelf for executable segments, build-id
+ * and function symbols.  A file that is not ELF is a raw memory image.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "decode/internal.h"
+
+static char *path_join(const char *dir, const char *path)
+{
+	size_t n = strlen(dir) + strlen(path) + 2;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s%s%s", dir, path[0] == '/' ? "" : "/", path);
+	return s;
+}
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; among aliases the preferred name first (as perf chooses):
+ * sized, then global over weak over local, then fewer leading
+ * underscores, then the longer name. */
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct qd_sym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	ux = underscores(x->name);
+	uy = underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+struct symbuf {
+	size_t cap, strcap, used;
+};
+
+/* Append a symbol; names are kept as offsets until the end of loading. */
+static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
+		   uint64_t size, unsigned rank, const char *name,
+		   const char *suffix)
+{
+	size_t len = strlen(name), slen = strlen(suffix);
+
+	if (file->nr_syms == sb->cap) {
+		size_t nc = sb->cap ? sb->cap * 2 : 256;
+		struct qd_sym *ns = realloc(file->syms, nc * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		file->syms = ns;
+		sb->cap = nc;
+	}
+	if (sb->used + len + slen + 1 > sb->strcap) {
+		size_t nc = sb->strcap ? sb->strcap * 2 : 8192;
+		char *nt;
+
+		while (nc < sb->used + len + slen + 1)
+			nc *= 2;
+		nt = realloc(file->strtab, nc);
+		if (!nt)
+			return -ENOMEM;
+		file->strtab = nt;
+		sb->strcap = nc;
+	}
+	memcpy(file->strtab + sb->used, name, len);
+	memcpy(file->strtab + sb->used + len, suffix, slen + 1);
+	file->syms[file->nr_syms].name = (const char *)(uintptr_t)sb->used;
+	file->syms[file->nr_syms].addr = addr;
+	file->syms[file->nr_syms].size = size;
+	file->syms[file->nr_syms].rank = rank;
+	file->nr_syms++;
+	sb->used += len + slen + 1;
+	return 0;
+}
+
+/* Function symbols of one symbol table section; appends to @file. */
+static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
+		       GElf_Shdr *sh, struct symbuf *sb)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	int err;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		unsigned bind;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		bind = GELF_ST_BIND(sym.st_info);
+		err = add_sym(file, sb, sym.st_value, sym.st_size,
+			      bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
+			      name, "");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * NAME@plt for each .rela.plt entry, as perf synthesizes them: entry i is
+ * the (i+1)th 16-byte slot of .plt (the first is the resolver stub).
+ */
+static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
+{
+	Elf_Scn *scn = NULL, *plt = NULL, *rela = NULL;
+	GElf_Shdr psh, rsh, dsh;
+	Elf_Data *rdata, *ddata;
+	size_t shstrndx, i, n;
+	int err;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".plt"))
+			plt = scn;
+		else if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA)
+			rela = scn;
+	}
+	if (!plt || !rela || !gelf_getshdr(plt, &psh) ||
+	    !gelf_getshdr(rela, &rsh) || !rsh.sh_entsize)
+		return 0;
+	scn = elf_getscn(elf, rsh.sh_link);
+	rdata = elf_getdata(rela, NULL);
+	if (!scn || !rdata || !gelf_getshdr(scn, &dsh))
+		return 0;
+	ddata = elf_getdata(scn, NULL);
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < n && (i + 2) * 16 <= psh.sh_size; i++) {
+		const char *name = "";
+		GElf_Rela r;
+		GElf_Sym sym;
+
+		if (!gelf_getrela(rdata, (int)i, &r))
+			break;
+		if (ddata && GELF_R_SYM(r.r_info) &&
+		    gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info), &sym)) {
+			name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+			if (!name)
+				name = "";
+		}
+		err = add_sym(file, sb, psh.sh_addr + (i + 1) * 16, 16, 0,
+			      name, "@plt");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void read_build_id(struct qd_file *file, Elf *elf, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!data)
+		return;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+			size_t n = nh.n_descsz < 20 ? nh.n_descsz : 20;
+
+			memcpy(file->build_id, (char *)data->d_buf + desc_off,
+			       n);
+			file->build_id_size = (uint8_t)n;
+			return;
+		}
+	}
+}
+
+static int load_elf(struct qd_file *file, int fd)
+{
+	struct symbuf sb = { 0, 0, 0 };
+	size_t nph, i;
+	Elf_Scn *scn = NULL, *dynsym = NULL;
+	bool have_symtab = false;
+	Elf *elf;
+	int err = 0;
+
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return 0;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph))
+		goto out;
+	file->is_elf = true;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		struct qd_seg *ns;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		ns = realloc(file->segs, (file->nr_segs + 1) * sizeof(*ns));
+		if (!ns) {
+			err = -ENOMEM;
+			goto out;
+		}
+		file->segs = ns;
+		ns[file->nr_segs].offset = ph.p_offset;
+		ns[file->nr_segs].filesz = ph.p_filesz;
+		ns[file->nr_segs].vaddr = ph.p_vaddr;
+		file->nr_segs++;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB) {
+			have_symtab = true;
+			err = load_symtab(file, elf, scn, &sh, &sb);
+			if (err)
+				goto out;
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+		} else if (sh.sh_type == SHT_NOTE && !file->build_id_size) {
+			read_build_id(file, elf, scn);
+		}
+	}
+	if (!have_symtab && dynsym) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(dynsym, &sh)) {
+			err = load_symtab(file, elf, dynsym, &sh, &sb);
+			if (err)
+				goto out;
+		}
+	}
+	err = load_plt(file, elf, &sb);
+	if (err)
+		goto out;
+	for (i = 0; i < file->nr_syms; i++)
+		file->syms[i].name =
+			file->strtab + (uintptr_t)file->syms[i].name;
+	if (file->nr_syms)
+		qsort(file->syms, file->nr_syms, sizeof(*file->syms), sym_cmp);
+out:
+	elf_end(elf);
+	return err;
+}
+
+static void unmap(struct qd_file *file)
+{
+	if (file->data)
+		munmap((void *)file->data, (size_t)file->size);
+	file->data = NULL;
+}
+
+static void bid_hex(const uint8_t *bid, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", bid[i]);
+	out[2 * n] = '\0';
+}
+
+/* Open the file and read what we need; 0 when opened, -errno otherwise. */
+static int file_open(struct qd_file *file, const char *cand, bool raw)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(cand, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	free(file->found);
+	free(file->segs);
+	free(file->syms);
+	free(file->strtab);
+	unmap(file);
+	file->segs = NULL;
+	file->syms = NULL;
+	file->strtab = NULL;
+	file->nr_segs = file->nr_syms = 0;
+	file->build_id_size = 0;
+	file->is_elf = false;
+	file->found = strdup(cand);
+	file->size = (uint64_t)st.st_size;
+	err = file->found ? 0 : -ENOMEM;
+	if (!err && st.st_size) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fd, 0);
+
+		if (m == MAP_FAILED)
+			err = -errno;
+		else
+			file->data = m;
+	}
+	if (!err && !raw)
+		err = load_elf(file, fd);
+	file->raw = !file->is_elf;
+	close(fd);
+	return err;
+}
+
+static bool bid_matches(const struct qd_file *file, const uint8_t *bid,
+			size_t n)
+{
+	if (!n || !file->is_elf || !file->build_id_size)
+		return true;
+	if (n > file->build_id_size)
+		n = file->build_id_size;
+	return !memcmp(file->build_id, bid, n);
+}
+
+static int file_locate(struct qd_files *files, struct qd_file *file,
+		       const uint8_t *bid, size_t bid_size, bool raw)
+{
+	char *cand;
+	int err;
+
+	cand = files->sysroot ? path_join(files->sysroot, file->path)
+			      : strdup(file->path);
+	if (!cand)
+		return -ENOMEM;
+	err = file_open(file, cand, raw);
+	free(cand);
+	if (err == -ENOMEM)
+		return err;
+	if (!err && bid_matches(file, bid, bid_size))
+		return 0;
+	file->reason = err ? "not found" : "build-id mismatch";
+	if (bid_size) {
+		char hex[41], *dir, sub[64];
+		const char *base = files->buildid_dir;
+		char *home = NULL;
+
+		if (!base) {
+			const char *h = getenv("HOME");
+
+			if (!h)
+				goto missing;
+			home = path_join(h, ".debug");
+			if (!home)
+				return -ENOMEM;
+			base = home;
+		}
+		bid_hex(bid, bid_size, hex);
+		snprintf(sub, sizeof(sub), ".build-id/%.2s/%s/elf", hex,
+			 hex + 2);
+		dir = path_join(base, sub);
+		if (dir && access(dir, R_OK)) {
+			/* older layout: .build-id/xx/yyyy is the file */
+			sub[strlen(sub) - 4] = '\0';
+			free(dir);
+			dir = path_join(base, sub);
+		}
+		free(home);
+		if (!dir)
+			return -ENOMEM;
+		err = file_open(file, dir, raw);
+		free(dir);
+		if (err == -ENOMEM)
+			return err;
+		if (!err && bid_matches(file, bid, bid_size))
+			return 0;
+	}
+missing:
+	unmap(file);
+	free(file->found);
+	file->found = NULL;
+	return 0;
+}
+
+struct qd_file *qd_files_get(struct qd_files *files, const char *path,
+			     const uint8_t *bid, size_t bid_size, bool raw)
+{
+	struct qd_file *file;
+
+	for (file = files->head; file; file = file->next)
+		if (!strcmp(file->path, path) && file->raw == raw)
+			return file;
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return NULL;
+	file->path = strdup(path);
+	file->raw = raw;
+	if (!file->path || file_locate(files, file, bid, bid_size, raw)) {
+		unmap(file);
+		free(file->path);
+		free(file->found);
+		free(file->segs);
+		free(file->syms);
+		free(file->strtab);
+		free(file);
+		return NULL;
+	}
+	if (raw && file->found)
+		file->raw = true;
+	file->next = files->head;
+	files->head = file;
+	return file;
+}
+
+void qd_files_free(struct qd_files *files)
+{
+	struct qd_file *f, *n;
+
+	for (f = files->head; f; f = n) {
+		n = f->next;
+		unmap(f);
+		free(f->path);
+		free(f->found);
+		free(f->segs);
+		free(f->syms);
+		free(f->strtab);
+		free(f);
+	}
+	files->head = NULL;
+}
+
+const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr)
+{
+	size_t lo = 0, hi = file->nr_syms;
+	const struct qd_sym *s;
+
+	/* last symbol with addr <= @addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (file->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &file->syms[lo - 1];
+	/* back up over aliases to the preferred one */
+	while (s > file->syms && s[-1].addr == s->addr)
+		s--;
+	if (s->size && addr >= s->addr + s->size)
+		return NULL;
+	return s;
+}

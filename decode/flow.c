@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The instruction flow: libipt's instruction decoder over one PT stream,
+ * turned into instruction, branch and event items.  A taken branch is
+ * known when the next instruction (or event) arrives, so the last branch-
+ * like instruction is kept pending until then.  Errors become items with
+ * their trace offset, and decoding resumes at the next PSB.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/ild.h"
+#include "decode/internal.h"
+
+/* Decoded instructions by ip (direct-mapped): loops decode once. */
+#define ICACHE_BITS 14
+struct icache_ent {
+	uint64_t ip;
+	const uint8_t *raw; /* into a mapped file */
+	struct qd_ild ild;
+	unsigned kind;
+	int bits;
+};
+
+struct flow {
+	struct qd_flow_ctx *fc;
+	struct icache_ent *icache;
+	struct pt_block_decoder *dec;
+	/* the last instruction, while its successor is unknown */
+	bool pending;
+	uint64_t p_ip;
+	uint8_t p_size;
+	unsigned p_kind; /* qpt_branch_kind, or QPT_BR_NR: not a branch */
+	bool enabled;
+	uint64_t time;
+	bool has_time;
+	enum pt_exec_mode mode;
+	uint64_t next_ip; /* after the last block's last instruction */
+	char msg[160];
+};
+
+uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
+{
+	uint64_t quot, rem;
+
+	if (!tc->valid)
+		return tsc;
+	quot = tsc >> tc->shift;
+	rem = tsc & (((uint64_t)1 << tc->shift) - 1);
+	return tc->zero + quot * tc->mult + ((rem * tc->mult) >> tc->shift);
+}
+
+/* Skip legacy and REX prefixes; the opcode's index or -1. */
+static int opcode_at(const uint8_t *raw, unsigned size)
+{
+	unsigned i;
+
+	for (i = 0; i < size; i++) {
+		uint8_t b = raw[i];
+
+		if (b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 ||
+		    b == 0x2e || b == 0x3e || b == 0x26 || b == 0x64 ||
+		    b == 0x65 || b == 0x36 || b == 0xf0 || (b & 0xf0) == 0x40)
+			continue;
+		return (int)i;
+	}
+	return -1;
+}
+
+/* The branch kind of an instruction from its bytes; QPT_BR_NR if none. */
+static unsigned classify(const uint8_t *raw, unsigned size,
+			 const struct qd_ild *ild)
+{
+	int o = opcode_at(raw, size);
+	uint8_t op, op2, reg;
+
+	if (ild->kind == QD_ILD_JCC)
+		return QPT_BR_JCC;
+	if (ild->kind == QD_ILD_JMP)
+		return QPT_BR_JMP;
+	if (ild->kind == QD_ILD_CALL)
+		return QPT_BR_CALL;
+	if (o < 0)
+		return QPT_BR_NR;
+	op = raw[o];
+	op2 = (unsigned)o + 1 < size ? raw[o + 1] : 0;
+	reg = (op2 >> 3) & 7;
+	switch (op) {
+	case 0xc2: case 0xc3:
+		return QPT_BR_RET;
+	case 0xca: case 0xcb: case 0x9a: case 0xea:
+		return QPT_BR_FAR;
+	case 0xcc: case 0xcd: case 0xce: case 0xf1:
+		return QPT_BR_INT;
+	case 0xcf:
+		return QPT_BR_IRET;
+	case 0xff:
+		if (reg == 2)
+			return QPT_BR_IND_CALL;
+		if (reg == 4)
+			return QPT_BR_IND_JMP;
+		if (reg == 3 || reg == 5)
+			return QPT_BR_FAR;
+		return QPT_BR_NR;
+	case 0x0f:
+		if (op2 == 0x05 || op2 == 0x34)
+			return QPT_BR_SYSCALL;
+		if (op2 == 0x07 || op2 == 0x35)
+			return QPT_BR_SYSRET;
+		return QPT_BR_NR;
+	default:
+		return QPT_BR_NR;
+	}
+}
+
+static void item_init(struct flow *f, struct qpt_item *it,
+		      enum qpt_item_type type, unsigned kind)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	memset(it, 0, offsetof(struct qpt_item, raw));
+	it->type = type;
+	it->kind = kind;
+	it->via = QPT_BR_NR;
+	it->pid = fc->pid;
+	it->tid = fc->tid;
+	it->cpu = fc->cpu;
+	it->queue = fc->queue;
+	it->sym = NULL;
+	it->symoff = 0;
+	it->msg = NULL;
+	it->mode = 0;
+	it->size = 0;
+	if (fc->tid >= 0)
+		it->flags |= QPT_ITEM_HAS_TID;
+	if (fc->cpu >= 0)
+		it->flags |= QPT_ITEM_HAS_CPU;
+	if (f->has_time) {
+		it->flags |= QPT_ITEM_HAS_TIME;
+		it->time = f->time;
+	}
+}
+
+static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
+		       uint64_t to, unsigned via)
+{
+	struct qpt_item it;
+
+	f->fc->stats->branches++;
+	if (!(f->fc->want & QPT_WANT_BRANCH))
+		return 0;
+	item_init(f, &it, QPT_ITEM_BRANCH, kind);
+	it.ip = from;
+	it.to = to;
+	it.via = via;
+	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space && from)
+		it.sym = qd_space_sym(f->fc->space, from, &it.symoff);
+	return f->fc->fn(&it, f->fc->fn_ctx);
+}
+
+static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
+		      bool ip_valid, uint64_t value, const char *msg)
+{
+	struct qpt_item it;
+
+	if (!(f->fc->want & QPT_WANT_EVENT) && kind != QPT_EV_ERROR &&
+	    kind != QPT_EV_OVERFLOW && kind != QPT_EV_LOST)
+		return 0;
+	item_init(f, &it, QPT_ITEM_EVENT, kind);
+	it.ip = ip;
+	if (ip_valid)
+		it.flags |= QPT_ITEM_IP_VALID;
+	it.value = value;
+	it.msg = msg;
+	it.offset = f->dec ? 0 : 0;
+	if (f->dec) {
+		uint64_t off = 0;
+
+		pt_blk_get_offset(f->dec, &off);
+		it.offset = off;
+	}
+	return f->fc->fn(&it, f->fc->fn_ctx);
+}
+
+/* The successor of the pending instruction is @next (0: unknown). */
+static int resolve(struct flow *f, uint64_t next, bool known)
+{
+	int err = 0;
+
+	if (!f->pending)
+		return 0;
+	f->pending = false;
+	if (!known || f->p_kind == QPT_BR_NR)
+		return 0;
+	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size)
+		return 0;
+	err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
+	return err;
+}
+
+static void update_time(struct flow *f)
+{
+	uint64_t tsc;
+	uint32_t lost_mtc, lost_cyc;
+
+	if (pt_blk_time(f->dec, &tsc, &lost_mtc, &lost_cyc) < 0 || !tsc)
+		return;
+	f->time = qd_tsc_to_time(&f->fc->tc, tsc);
+	f->has_time = true;
+	if (f->fc->on_time)
+		f->fc->on_time(f->fc, tsc, f->fc->on_time_arg);
+}
+
+static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
+{
+	uint64_t from;
+	unsigned via = QPT_BR_NR;
+	int err;
+
+	if (async) {
+		from = ev->variant.async_disabled.at;
+		via = QPT_BR_ASYNC;
+		err = resolve(f, from, true);
+	} else if (f->pending && f->p_kind != QPT_BR_NR) {
+		/* the branch that left the traced region */
+		from = f->p_ip;
+		via = f->p_kind;
+		f->pending = false;
+		err = 0;
+	} else {
+		from = f->pending ? f->p_ip : 0;
+		f->pending = false;
+		err = 0;
+	}
+	f->enabled = false;
+	if (!err)
+		err = emit_event(f, QPT_EV_DISABLED, from, from != 0, 0, NULL);
+	if (!err)
+		err = emit_branch(f, QPT_BR_TRACE_END, from, 0, via);
+	return err;
+}
+
+static int on_event(struct flow *f, const struct pt_event *ev)
+{
+	int err = 0;
+
+	switch (ev->type) {
+	case ptev_enabled:
+		f->pending = false;
+		f->enabled = true;
+		err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip,
+				 true, ev->variant.enabled.resumed, NULL);
+		if (!err)
+			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
+					  ev->variant.enabled.ip, QPT_BR_NR);
+		break;
+	case ptev_disabled:
+		err = on_disabled(f, ev, false);
+		break;
+	case ptev_async_disabled:
+		err = on_disabled(f, ev, true);
+		break;
+	case ptev_async_branch:
+		err = resolve(f, ev->variant.async_branch.from, true);
+		if (!err)
+			err = emit_branch(f, QPT_BR_ASYNC,
+					  ev->variant.async_branch.from,
+					  ev->ip_suppressed ? 0 :
+					  ev->variant.async_branch.to,
+					  QPT_BR_NR);
+		break;
+	case ptev_overflow:
+		f->pending = false;
+		err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
+				 !ev->ip_suppressed, 0,
+				 "trace overflow: packets were dropped");
+		if (!err && !ev->ip_suppressed)
+			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
+					  ev->variant.overflow.ip, QPT_BR_NR);
+		break;
+	case ptev_exec_mode:
+		f->mode = ev->variant.exec_mode.mode;
+		err = emit_event(f, QPT_EV_EXEC_MODE, ev->variant.exec_mode.ip,
+				 !ev->ip_suppressed, f->mode, NULL);
+		break;
+	case ptev_tsx:
+		if (ev->variant.tsx.aborted) {
+			err = resolve(f, ev->variant.tsx.ip, !ev->ip_suppressed);
+			f->pending = !ev->ip_suppressed;
+			f->p_ip = ev->variant.tsx.ip;
+			f->p_size = 0;
+			f->p_kind = QPT_BR_TX_ABORT;
+		}
+		if (!err)
+			err = emit_event(f, QPT_EV_TSX, ev->variant.tsx.ip,
+					 !ev->ip_suppressed,
+					 (ev->variant.tsx.speculative ? 1 : 0) |
+					 (ev->variant.tsx.aborted ? 2 : 0),
+					 NULL);
+		break;
+	case ptev_stop:
+		err = emit_event(f, QPT_EV_STOP, 0, false, 0, NULL);
+		break;
+	case ptev_paging:
+		err = emit_event(f, QPT_EV_PAGING, 0, false,
+				 ev->variant.paging.cr3, NULL);
+		break;
+	case ptev_async_paging:
+		err = emit_event(f, QPT_EV_PAGING, ev->variant.async_paging.ip,
+				 true, ev->variant.async_paging.cr3, NULL);
+		break;
+	case ptev_vmcs:
+		err = emit_event(f, QPT_EV_VMCS, 0, false,
+				 ev->variant.vmcs.base, NULL);
+		break;
+	case ptev_async_vmcs:
+		err = emit_event(f, QPT_EV_VMCS, ev->variant.async_vmcs.ip,
+				 true, ev->variant.async_vmcs.base, NULL);
+		break;
+	case ptev_ptwrite:
+		err = emit_event(f, QPT_EV_PTWRITE, ev->variant.ptwrite.ip,
+				 !ev->ip_suppressed,
+				 ev->variant.ptwrite.payload, NULL);
+		break;
+	case ptev_exstop:
+	case ptev_mwait:
+	case ptev_pwre:
+	case ptev_pwrx:
+	case ptev_cbr:
+		err = emit_event(f, QPT_EV_POWER, 0, false, ev->type, NULL);
+		break;
+	default:
+		break;
+	}
+	return err;
+}
+
+static int drain_events(struct flow *f, int status)
+{
+	while (status & pts_event_pending) {
+		struct pt_event ev;
+		int err;
+
+		status = pt_blk_event(f->dec, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+		if (ev.has_tsc) {
+			f->time = qd_tsc_to_time(&f->fc->tc, ev.tsc);
+			f->has_time = true;
+		}
+		err = on_event(f, &ev);
+		if (err)
+			return err;
+	}
+	return status;
+}
+
+/* A decode error: account for it and say so; the caller resyncs. */
+static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	const struct qd_map *m = NULL;
+	uint64_t off = 0;
+
+	f->pending = false;
+	fc->stats->errors++;
+	pt_blk_get_offset(f->dec, &off);
+	if (status == -pte_nomap && ip_valid && fc->space)
+		m = qd_space_find(fc->space, ip);
+	if (m && !m->file->found) {
+		m->file->errors++;
+		snprintf(f->msg, sizeof(f->msg),
+			 "no memory image at 0x%llx: %s (%s)",
+			 (unsigned long long)ip, m->file->path,
+			 m->file->reason ? m->file->reason : "missing");
+		return emit_event(f, QPT_EV_LOST, ip, true, 0, f->msg);
+	}
+	if (status == -pte_nomap && ip_valid)
+		snprintf(f->msg, sizeof(f->msg), "no memory image at 0x%llx",
+			 (unsigned long long)ip);
+	else
+		snprintf(f->msg, sizeof(f->msg), "%s",
+			 pt_errstr(pt_errcode(status)));
+	return emit_event(f, QPT_EV_ERROR, ip, ip_valid, 0, f->msg);
+}
+
+static int emit_insn(struct flow *f, uint64_t ip, const uint8_t *raw,
+		     unsigned size, int bits, bool speculative)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	struct qpt_item it;
+
+	fc->stats->insns++;
+	if (!(fc->want & QPT_WANT_INSN))
+		return 0;
+	item_init(f, &it, QPT_ITEM_INSN, 0);
+	it.ip = ip;
+	it.size = (uint8_t)size;
+	memcpy(it.raw, raw, size);
+	it.mode = (uint8_t)bits;
+	if (speculative)
+		it.flags |= QPT_ITEM_SPECULATIVE;
+	if ((fc->want & QPT_WANT_SYMBOLS) && fc->space)
+		it.sym = qd_space_sym(fc->space, ip, &it.symoff);
+	return fc->fn(&it, fc->fn_ctx);
+}
+
+static int mode_bits(enum pt_exec_mode mode)
+{
+	return mode == ptem_16bit ? 16 : mode == ptem_32bit ? 32 : 64;
+}
+
+/*
+ * Walk the instructions of @b: the block gives only its first ip and its
+ * count, so lengths come from the bytes of the image and near direct
+ * jumps and calls (which libipt follows inside a block) are taken here.
+ */
+/* The instruction at @ip: its bytes, length and branch kind. */
+static int insn_at(struct flow *f, const struct pt_block *b, bool last,
+		   uint64_t ip, int bits, uint8_t *buf, const uint8_t **raw,
+		   struct qd_ild *ild, unsigned *kind)
+{
+	struct icache_ent *e = NULL;
+	size_t n;
+
+	if (last && b->truncated) {
+		*raw = b->raw;
+		if (qd_ild_decode(b->raw, b->size, bits, ip, ild) < 0)
+			return -1;
+		*kind = classify(*raw, ild->len, ild);
+		return 0;
+	}
+	if (f->icache) {
+		e = &f->icache[(ip ^ (ip >> ICACHE_BITS)) &
+			       ((1u << ICACHE_BITS) - 1)];
+		if (e->raw && e->ip == ip && e->bits == bits) {
+			*raw = e->raw;
+			*ild = e->ild;
+			*kind = e->kind;
+			return 0;
+		}
+	}
+	n = f->fc->space ? qd_space_code(f->fc->space, ip, buf, raw) : 0;
+	if (qd_ild_decode(*raw, n, bits, ip, ild) < 0)
+		return -1;
+	*kind = classify(*raw, ild->len, ild);
+	if (e && *raw != buf) {
+		e->ip = ip;
+		e->raw = *raw;
+		e->ild = *ild;
+		e->kind = *kind;
+		e->bits = bits;
+	}
+	return 0;
+}
+
+/*
+ * Walk the instructions of @b: the block gives only its first ip and its
+ * count, so lengths come from the bytes of the image and near direct
+ * jumps and calls (which libipt follows inside a block) are taken here.
+ */
+static int walk_block(struct flow *f, const struct pt_block *b)
+{
+	int bits = mode_bits(b->mode);
+	uint64_t ip = b->ip;
+	unsigned k = 0;
+	int err;
+
+	/*
+	 * Blocks end at every branch (end_on_call, end_on_jump), so without
+	 * instruction output only the last one matters: it is at end_ip.
+	 */
+	if (!(f->fc->want & QPT_WANT_INSN) && b->ninsn > 1) {
+		f->fc->stats->insns += b->ninsn - 1u;
+		if (f->pending) {
+			err = resolve(f, ip, true);
+			if (err)
+				return err;
+		}
+		k = b->ninsn - 1u;
+		ip = b->end_ip;
+	}
+	for (; k < b->ninsn; k++) {
+		uint8_t buf[16];
+		const uint8_t *raw = buf;
+		struct qd_ild ild;
+		unsigned kind;
+
+		if (insn_at(f, b, k + 1 == b->ninsn, ip, bits, buf, &raw, &ild,
+			    &kind) < 0) {
+			f->pending = false;
+			f->fc->stats->errors++;
+			snprintf(f->msg, sizeof(f->msg),
+				 "cannot decode the instruction at 0x%llx",
+				 (unsigned long long)ip);
+			return emit_event(f, QPT_EV_ERROR, ip, true, 0,
+					  f->msg);
+		}
+		if (f->pending) {
+			err = resolve(f, ip, true);
+			if (err)
+				return err;
+		}
+		err = emit_insn(f, ip, raw, ild.len, bits, b->speculative);
+		if (err)
+			return err;
+		f->pending = true;
+		f->p_ip = ip;
+		f->p_size = ild.len;
+		f->p_kind = kind;
+		if (ild.direct && ild.kind != QD_ILD_JCC && k + 1 < b->ninsn)
+			ip = ild.target;
+		else
+			ip += ild.len;
+	}
+	f->next_ip = ip;
+	return 0;
+}
+
+/* Account the bytes skipped from @from to the resync point (or end). */
+static void account_skip(struct flow *f, uint64_t from, uint64_t to,
+			 uint64_t ip, bool ip_valid, int status)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	const struct qd_map *m;
+
+	if (to <= from)
+		return;
+	fc->stats->skipped_bytes += to - from;
+	if (status == -pte_nomap && ip_valid && fc->space) {
+		m = qd_space_find(fc->space, ip);
+		if (m && !m->file->found)
+			m->file->bytes += to - from;
+	}
+}
+
+static int decode_loop(struct flow *f, size_t len)
+{
+	struct pt_block block;
+	int status, err;
+
+	status = pt_blk_sync_forward(f->dec);
+	if (status < 0) {
+		f->fc->stats->skipped_bytes += len;
+		if (status == -pte_eos)
+			return emit_event(f, QPT_EV_ERROR, 0, false, 0,
+					  "no PSB found: nothing to decode");
+		return on_error(f, status, 0, false);
+	}
+	for (;;) {
+		uint64_t err_off = 0, sync_off = len;
+		uint64_t ip = 0;
+		bool ip_valid = false;
+
+		status = drain_events(f, status);
+		if (status >= 0) {
+			if (status & pts_eos) {
+				resolve(f, 0, false);
+				break;
+			}
+			memset(&block, 0, sizeof(block));
+			status = pt_blk_next(f->dec, &block, sizeof(block));
+			if (block.ninsn) {
+				update_time(f);
+				err = walk_block(f, &block);
+				if (err)
+					return err;
+			}
+			if (status >= 0)
+				continue;
+			if (status == -pte_eos) {
+				resolve(f, 0, false);
+				break;
+			}
+			if (status == -pte_nomap) {
+				ip = block.ninsn ? f->next_ip : block.ip;
+				ip_valid = ip != 0;
+			}
+		}
+		pt_blk_get_offset(f->dec, &err_off);
+		err = on_error(f, status, ip, ip_valid);
+		if (err)
+			return err;
+		status = pt_blk_sync_forward(f->dec);
+		if (status >= 0)
+			pt_blk_get_sync_offset(f->dec, &sync_off);
+		account_skip(f, err_off, sync_off, ip, ip_valid,
+			     ip_valid ? -pte_nomap : 0);
+		if (status < 0)
+			break;
+	}
+	return 0;
+}
+
+int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
+		const uint8_t *buf, size_t len, struct pt_image *image)
+{
+	struct pt_config cfg = *config;
+	struct flow f;
+	int err;
+
+	memset(&f, 0, sizeof(f));
+	f.fc = fc;
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
+	fc->stats->trace_bytes += len;
+	if (!len)
+		return 0;
+	f.dec = pt_blk_alloc_decoder(&cfg);
+	if (!f.dec)
+		return -ENOMEM;
+	/* optional: without it every instruction is decoded afresh */
+	f.icache = calloc(1u << ICACHE_BITS, sizeof(*f.icache));
+	if (image && pt_blk_set_image(f.dec, image) < 0) {
+		pt_blk_free_decoder(f.dec);
+		return -QPT_E_INVAL;
+	}
+	err = decode_loop(&f, len);
+	free(f.icache);
+	pt_blk_free_decoder(f.dec);
+	return err;
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decoding Intel PT: instruction, branch and event flows from a bare PT
+ * stream with memory images (like libipt's ptxed --raw) or from a perf.data
+ * file with AUXTRACE data (like perf script --itrace).
+ *
+ * A decoder owns its images (a libipt image section cache, so each file is
+ * loaded once) and its symbol tables.  A run delivers items to a callback,
+ * in trace order, as they are decoded: nothing is kept per instruction, so
+ * memory stays bounded whatever the trace size.  Bad trace bytes are not a
+ * failure of the run: they become QPT_ITEM_EVENT items (QPT_EV_ERROR with
+ * the trace offset and libipt's message), and decoding resumes at the next
+ * synchronization point (PSB).
+ */
+#ifndef QPT_DECODE_H
+#define QPT_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qpt/qpt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct qpt_decoder;
+
+/* What a run delivers; or them together in qpt_decoder_opts.want. */
+enum qpt_decode_want {
+	QPT_WANT_INSN = 1u << 0,     /* every executed instruction */
+	QPT_WANT_BRANCH = 1u << 1,   /* every taken branch */
+	QPT_WANT_EVENT = 1u << 2,    /* every event (errors are always sent) */
+	QPT_WANT_SYMBOLS = 1u << 3,  /* resolve sym+off for ips */
+};
+
+struct qpt_decoder_opts {
+	size_t size;	 /* sizeof(struct qpt_decoder_opts) */
+	qpt_log_fn log;	 /* optional; warnings about images */
+	void *log_ctx;
+	unsigned want;	 /* enum qpt_decode_want bits */
+	/* Recorded paths are looked up under this directory (perf --symfs);
+	 * NULL: as recorded. Borrowed for the decoder's life. */
+	const char *sysroot;
+	/* The build-id cache (default: $HOME/.debug); borrowed. */
+	const char *buildid_dir;
+};
+
+/* Initialise @opts to defaults (instructions and errors), setting size. */
+QPT_API void qpt_decoder_opts_init(struct qpt_decoder_opts *opts);
+
+/*
+ * Create a decoder.  @opts may be NULL for defaults.  Returns 0, -ENOMEM,
+ * or -QPT_E_INVAL for an @opts whose size is unknown or whose bytes past
+ * the known size are not zero.
+ */
+QPT_API int qpt_decoder_new(const struct qpt_decoder_opts *opts,
+			    struct qpt_decoder **dec);
+/* Free the decoder, its images and its symbols; NULL is a no-op. */
+QPT_API void qpt_decoder_free(struct qpt_decoder *dec);
+
+/*
+ * Add the file @path as a raw memory image placed at @addr (its whole
+ * content; an ELF file is also taken as raw bytes here), for every process.
+ * Returns 0, -errno (the file cannot be opened or read), -QPT_E_INVAL.
+ */
+QPT_API int qpt_decoder_add_image(struct qpt_decoder *dec, const char *path,
+				  uint64_t addr);
+
+enum qpt_item_type {
+	QPT_ITEM_INSN,
+	QPT_ITEM_BRANCH,
+	QPT_ITEM_EVENT,
+};
+
+/* Branch kinds, as an LBR records them. */
+enum qpt_branch_kind {
+	QPT_BR_JCC,
+	QPT_BR_JMP,
+	QPT_BR_IND_JMP,
+	QPT_BR_CALL,
+	QPT_BR_IND_CALL,
+	QPT_BR_RET,
+	QPT_BR_SYSCALL,
+	QPT_BR_SYSRET,
+	QPT_BR_INT,
+	QPT_BR_IRET,
+	QPT_BR_FAR,
+	QPT_BR_ASYNC,
+	QPT_BR_TX_ABORT,
+	QPT_BR_TRACE_BEGIN, /* from 0: tracing (re)starts at @to */
+	QPT_BR_TRACE_END,   /* to 0: tracing stops after @ip; @via says why */
+	QPT_BR_NR,
+};
+
+/* Event kinds. */
+enum qpt_event_kind {
+	QPT_EV_ENABLED,
+	QPT_EV_DISABLED,
+	QPT_EV_OVERFLOW,
+	QPT_EV_ERROR,	  /* trace decode error; @msg, @offset */
+	QPT_EV_LOST,	  /* trace data lost (AUXTRACE_ERROR, truncation) */
+	QPT_EV_EXEC_MODE, /* @mode */
+	QPT_EV_TSX,	  /* @flags: QPT_ITEM_SPECULATIVE, QPT_ITEM_ABORTED */
+	QPT_EV_STOP,
+	QPT_EV_PAGING,	  /* @value: cr3 */
+	QPT_EV_VMCS,	  /* @value: vmcs base */
+	QPT_EV_POWER,	  /* exstop, mwait, pwre, pwrx, cbr */
+	QPT_EV_PTWRITE,	  /* @value: payload */
+	QPT_EV_NR,
+};
+
+enum qpt_item_flags {
+	QPT_ITEM_HAS_TIME = 1u << 0,
+	QPT_ITEM_HAS_TID = 1u << 1,
+	QPT_ITEM_HAS_CPU = 1u << 2,
+	QPT_ITEM_SPECULATIVE = 1u << 3,
+	QPT_ITEM_ABORTED = 1u << 4,
+	QPT_ITEM_IP_VALID = 1u << 5, /* events: @ip is meaningful */
+	QPT_ITEM_RESUMED = 1u << 6,  /* enabled: resumes where disabled */
+};
+
+/*
+ * One decoded item.  Every pointer in it is borrowed: valid during the
+ * callback, except @sym, which stays valid until qpt_decoder_free().
+ */
+struct qpt_item {
+	enum qpt_item_type type;
+	unsigned kind;	  /* qpt_branch_kind or qpt_event_kind */
+	unsigned via;	  /* TRACE_END: the qpt_branch_kind that left the
+			   * traced region (SYSCALL, ASYNC, ...) or QPT_BR_NR */
+	unsigned flags;	  /* qpt_item_flags */
+	uint64_t ip;	  /* insn ip, branch source, event ip */
+	uint64_t to;	  /* branch target */
+	uint64_t value;	  /* event payload (cr3, vmcs, ptwrite, count) */
+	uint8_t size;	  /* instruction length */
+	uint8_t raw[15];  /* instruction bytes */
+	uint8_t mode;	  /* 16, 32 or 64 (bits); 0 unknown */
+	int32_t pid, tid, cpu;
+	uint64_t time;	  /* perf time (ns) or the TSC when no conversion */
+	uint64_t offset;  /* offset in the queue's PT stream */
+	unsigned queue;	  /* AUXTRACE queue (idx); 0 for raw streams */
+	const char *sym;  /* symbol containing ip, or NULL */
+	uint64_t symoff;
+	const char *msg;  /* events: a one-line description, or NULL */
+};
+
+/* The item callback: return 0 to go on, a negative value to stop the run
+ * (the run returns it). */
+typedef int (*qpt_item_fn)(const struct qpt_item *item, void *ctx);
+
+/* Short names: "jcc", "ind_call", ..., "trace_end"; "enabled", "error"... */
+QPT_API const char *qpt_branch_kind_name(unsigned kind);
+QPT_API const char *qpt_event_kind_name(unsigned kind);
+
+/*
+ * Decode a bare Intel PT stream [@buf, @buf + @len) (borrowed for the
+ * call) with the images added by qpt_decoder_add_image().  Items go to
+ * @fn.  Returns 0 at the end of the trace (errors in the trace were sent
+ * as items), the callback's negative value, -ENOMEM, -QPT_E_INVAL.
+ */
+QPT_API int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf,
+				size_t len, qpt_item_fn fn, void *ctx);
+
+/*
+ * Decode every Intel PT AUXTRACE queue of the perf.data file @path ("-" is
+ * standard input): address spaces from MMAP/MMAP2/COMM/FORK/EXIT records,
+ * images found under the sysroot or by build-id, time from TIME_CONV or
+ * the AUXTRACE_INFO words, threads from ITRACE_START/SWITCH records.
+ * Returns 0, the callback's negative value, -errno, -QPT_E_FORMAT/
+ * TRUNCATED (the file is malformed: qpt_decoder_errpos/errmsg say where),
+ * -QPT_E_UNSUPPORTED (no Intel PT data in the file).
+ */
+QPT_API int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
+				 qpt_item_fn fn, void *ctx);
+
+/* After a failed run_file: the input offset and a one-line message. */
+QPT_API uint64_t qpt_decoder_errpos(const struct qpt_decoder *dec);
+QPT_API const char *qpt_decoder_errmsg(const struct qpt_decoder *dec);
+
+/* What a run could not decode for want of an image. */
+struct qpt_missing_image {
+	const char *path;   /* as recorded */
+	const char *reason; /* "not found", "build-id mismatch", ... */
+	uint64_t errors;    /* decode gaps caused by it */
+	uint64_t bytes;	    /* trace bytes skipped in those gaps */
+};
+
+/*
+ * The images that were missing in the runs so far, one entry each.
+ * Pointers are valid until the next run or qpt_decoder_free().
+ * Returns the count; *@list is set (NULL when 0).
+ */
+QPT_API size_t qpt_decoder_missing(const struct qpt_decoder *dec,
+				   const struct qpt_missing_image **list);
+
+/* Totals of the runs so far. */
+struct qpt_decode_stats {
+	uint64_t insns, branches, errors, trace_bytes, skipped_bytes;
+};
+QPT_API void qpt_decoder_stats(const struct qpt_decoder *dec,
+			       struct qpt_decode_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPT_DECODE_H */

@@ -1,0 +1,57 @@
+#!/bin/bash
+# Garbage and truncated trace bytes, missing files and bad options: clean
+# one-line errors and documented exit codes, never a crash (the build runs
+# under ASan/UBSan, which abort with another status).
+. "$(dirname "$0")/common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check_rc() { # expected-set rc what
+	case " $1 " in *" $2 "*) ;; *) fail "$3: exit $2 (want one of $1)" ;; esac
+}
+for seed in 1 2 3 4 5; do
+	head -c $((seed * 4000)) /dev/urandom >"$tmp/rand.pt"
+	"$QPT" decode --raw "$tmp/rand.pt" --insn >"$tmp/out" 2>"$tmp/err"
+	check_rc "0 1" $? "random bytes $seed"
+	"$QPT" decode --raw "$tmp/rand.pt" --branches --json >/dev/null 2>&1
+	check_rc "0 1" $? "random bytes $seed (branches)"
+done
+# random bytes behind a valid PSB: the decoder gets past sync
+printf '\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x23' \
+	>"$tmp/psb.pt"
+head -c 20000 /dev/urandom >>"$tmp/psb.pt"
+"$QPT" decode --raw "$tmp/psb.pt" --insn --json >"$tmp/out" 2>"$tmp/err"
+check_rc "0 1" $? "PSB + random bytes"
+grep -q '"event":"error"' "$tmp/out" || fail "PSB + random: no error record"
+: >"$tmp/empty.pt"
+"$QPT" decode --raw "$tmp/empty.pt" >/dev/null 2>&1
+check_rc "0 1" $? "empty trace"
+"$QPT" decode --raw "$tmp/nonexistent.pt" 2>"$tmp/err"
+check_rc "1" $? "missing trace file"
+[ "$(wc -l <"$tmp/err")" = 1 ] || fail "missing file: not one line"
+grep -q '^qpt: .*nonexistent.pt: ' "$tmp/err" || fail "message: $(cat "$tmp/err")"
+"$QPT" decode --bogus >/dev/null 2>&1
+check_rc "2" $? "unknown option"
+"$QPT" decode --raw x --image nonsense >/dev/null 2>&1
+check_rc "2" $? "bad --image"
+if [ -d "$TRACES/arcus-hello" ]; then
+	d="$TRACES/arcus-hello"
+	for n in 100 1000 3333 7000; do
+		head -c $n "$d/trace.pt" >"$tmp/trunc.pt"
+		# shellcheck disable=SC2046
+		"$QPT" decode --raw "$tmp/trunc.pt" $(images "$d") --insn --json \
+			>"$tmp/out" 2>"$tmp/err"
+		check_rc "0 1" $? "truncated at $n"
+	done
+	# no images at all: every instruction is lost, reported as errors
+	"$QPT" decode --raw "$d/trace.pt" --insn --json >"$tmp/out" 2>"$tmp/err"
+	check_rc "1" $? "no images"
+	grep -q '"event":"error"' "$tmp/out" || fail "no images: no error record"
+	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "no images: $(cat "$tmp/err")"
+	# a flipped byte in the middle: still decodes the rest
+	cp "$d/trace.pt" "$tmp/flip.pt"
+	printf '\xff\xff\xff\xff' | dd of="$tmp/flip.pt" bs=1 seek=3000 conv=notrunc 2>/dev/null
+	# shellcheck disable=SC2046
+	"$QPT" decode --raw "$tmp/flip.pt" $(images "$d") --insn --json >"$tmp/out" 2>&1
+	check_rc "0 1" $? "flipped bytes"
+fi
+echo ok

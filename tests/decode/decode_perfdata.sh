@@ -1,0 +1,62 @@
+#!/bin/bash
+# qpt decode -i perf.data on the real ARCUS traces (every variant: split
+# AUXTRACE records, no index), against expected/insn-ips and perf script's
+# branches; perf inject's rewrites (file and pipe); standard input; and the
+# quipper recording whose binaries are absent (a clean account, no crash).
+. "$(dirname "$0")/common.sh"
+need_traces
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+strip_prefix() { sed 's/^ *[0-9][0-9]* //'; }
+check_file() { # folder file label
+	local d=$1 f=$2
+	"$QPT" decode --insn --json --sysroot "$d" -i "$f" >"$tmp/insn.json" ||
+		fail "$3: --insn exit $?"
+	json_ips <"$tmp/insn.json" >"$tmp/ips"
+	zcat "$d/expected/insn-ips.txt.gz" | cmp - "$tmp/ips" ||
+		fail "$3: instruction addresses differ from expected/insn-ips"
+	grep -q '"tid":' "$tmp/insn.json" || fail "$3: no tid in --json"
+	"$QPT" decode --branches --no-sym --sysroot "$d" -i "$f" | strip_prefix >"$tmp/br" ||
+		fail "$3: --branches exit $?"
+	zcat "$d/expected/perf-script-be.txt.gz" | cmp - "$tmp/br" ||
+		fail "$3: --branches differ from perf script --itrace=be"
+	echo "ok: $3"
+}
+for f in "$TRACES"/arcus-hello/perf*.data; do
+	check_file "$TRACES/arcus-hello" "$f" "$(basename "$f")"
+done
+check_file "$TRACES/arcus-ovf-01-poc" "$TRACES/arcus-ovf-01-poc/perf.data" ovf
+# standard input (the reader's pipe path over a file-mode stream)
+"$QPT" decode --insn --json --sysroot "$TRACES/arcus-hello" -i - \
+	<"$TRACES/arcus-hello/perf.data" | json_ips >"$tmp/ips" ||
+	fail "stdin: exit $?"
+zcat "$TRACES/arcus-hello/expected/insn-ips.txt.gz" | cmp - "$tmp/ips" ||
+	fail "stdin: addresses differ"
+# what perf itself writes: perf inject to a file and to a pipe
+if command -v perf >/dev/null 2>&1; then
+	perf inject -i "$TRACES/arcus-hello/perf.data" -o "$tmp/inj.data" 2>/dev/null ||
+		fail "perf inject failed"
+	check_file "$TRACES/arcus-hello" "$tmp/inj.data" "perf inject -o file"
+	perf inject -i "$TRACES/arcus-hello/perf.data" -o - >"$tmp/inj-pipe.data" 2>/dev/null ||
+		fail "perf inject -o - failed"
+	check_file "$TRACES/arcus-hello" "$tmp/inj-pipe.data" "perf inject -o -"
+else
+	echo "note: no perf: perf inject checks skipped"
+fi
+# binaries absent: exit 0 or 1, messages only "qpt: ...", the missing
+# images named with what was lost
+q="$TRACES/quipper-intel-pt-4.14"
+for f in "$q/perf.data.intel_pt-4.14" "$q/perf.data.piped.intel_pt-4.14"; do
+	for m in --insn --branches --calls; do
+		"$QPT" decode $m --json -i "$f" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		[ $rc = 0 ] || [ $rc = 1 ] || fail "$f $m: exit $rc"
+		if grep -v '^qpt: ' "$tmp/err" | grep -q .; then
+			fail "$f $m: stray stderr: $(head -3 "$tmp/err")"
+		fi
+		grep -q 'ld-2.23.so not found: [1-9][0-9]* decode gap' "$tmp/err" ||
+			fail "$f $m: ld.so not reported: $(cat "$tmp/err")"
+	done
+	grep -q '"event":"lost"' "$tmp/out" || fail "$f: no lost record"
+	echo "ok: $(basename "$f")"
+done
