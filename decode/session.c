@@ -31,11 +31,22 @@ struct switch_ev {
 	int32_t cpu, pid, tid;
 };
 
+struct lost_ev {
+	uint64_t time;
+	bool has_time;
+	int32_t cpu, tid;
+	uint64_t pos; /* input offset of the record */
+	char msg[96];
+};
+
 struct session {
+	struct lost_ev *lost;
+	size_t nr_lost;
 	struct qpt_decoder *dec;
 	struct qd_space **spaces;
 	size_t nr_spaces;
-	struct qd_space *all;	/* every mapping: for per-cpu queues */
+	struct qd_space *all;	/* every mapping: when the process is unknown */
+	struct qd_space *kernel; /* pid -1 mappings: in every space */
 	struct queue *queues;
 	size_t nr_queues;
 	struct switch_ev *sw;
@@ -48,6 +59,23 @@ struct session {
 	const struct queue *cur_q;
 	size_t sw_pos;
 };
+
+static int copy_maps(struct session *s, struct qd_space *to,
+		     const struct qd_space *from)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; from && i < from->nr_maps; i++) {
+		const struct qd_map *m = &from->maps[i];
+
+		err = qd_space_map(to, s->dec->iscache, m->start,
+				   m->end - m->start, m->pgoff, m->file);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 static struct qd_space *space_get(struct session *s, int32_t pid, bool make)
 {
@@ -62,7 +90,7 @@ static struct qd_space *space_get(struct session *s, int32_t pid, bool make)
 	sp = qd_space_new(pid);
 	if (!sp)
 		return NULL;
-	if (qd_decoder_add_manual(s->dec, sp)) {
+	if (qd_decoder_add_manual(s->dec, sp) || copy_maps(s, sp, s->kernel)) {
 		qd_space_free(sp);
 		return NULL;
 	}
@@ -252,6 +280,20 @@ static int on_mmap(struct session *s, const struct qpt_record *rec)
 	file = qd_files_get(&s->dec->files, path, bid, bid_size, false);
 	if (!file)
 		return -ENOMEM;
+	if (pid == (uint32_t)-1) {
+		/* the kernel and its modules: part of every address space */
+		size_t i;
+
+		err = qd_space_map(s->kernel, s->dec->iscache, addr, len,
+				   pgoff, file);
+		for (i = 0; !err && i < s->nr_spaces; i++)
+			err = qd_space_map(s->spaces[i], s->dec->iscache, addr,
+					   len, pgoff, file);
+		if (!err)
+			err = qd_space_map(s->all, s->dec->iscache, addr, len,
+					   pgoff, file);
+		return err;
+	}
 	sp = space_get(s, (int32_t)pid, true);
 	if (!sp)
 		return -ENOMEM;
@@ -298,7 +340,9 @@ static int on_comm(struct session *s, const struct qpt_record *rec)
 	/* exec: a new address space (hand-given images stay) */
 	if (qd_space_reset(sp))
 		return -ENOMEM;
-	return qd_decoder_add_manual(s->dec, sp);
+	if (qd_decoder_add_manual(s->dec, sp))
+		return -ENOMEM;
+	return copy_maps(s, sp, s->kernel);
 }
 
 static int add_switch(struct session *s, const struct qpt_record *rec,
@@ -324,6 +368,59 @@ static int add_switch(struct session *s, const struct qpt_record *rec,
 	return 0;
 }
 
+static int add_lost(struct session *s, const struct qpt_record *rec,
+		    int32_t cpu, int32_t tid, const char *msg)
+{
+	struct lost_ev *n = realloc(s->lost, (s->nr_lost + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->lost = n;
+	n = &s->lost[s->nr_lost++];
+	memset(n, 0, sizeof(*n));
+	n->has_time = rec->sid.present & PERF_SAMPLE_TIME;
+	n->time = rec->sid.time;
+	n->cpu = cpu;
+	n->tid = tid;
+	n->pos = rec->pos;
+	snprintf(n->msg, sizeof(n->msg), "%s", msg);
+	return 0;
+}
+
+/* AUX records saying the kernel lost trace, and AUXTRACE_ERROR records. */
+static int on_lost(struct session *s, const struct qpt_record *rec)
+{
+	int32_t cpu = rec->sid.present & PERF_SAMPLE_CPU ?
+		      (int32_t)rec->sid.cpu : -1;
+	int32_t tid = rec->sid.present & PERF_SAMPLE_TID ?
+		      (int32_t)rec->sid.tid : -1;
+
+	if (rec->type == PERF_RECORD_AUX) {
+		uint64_t flags;
+
+		if (rec->size < 8 + 24)
+			return 0;
+		memcpy(&flags, (const uint8_t *)rec->data + 24, 8);
+		if (flags & PERF_AUX_FLAG_TRUNCATED)
+			return add_lost(s, rec, cpu, tid,
+					"AUX buffer full: trace data was lost");
+		if (flags & PERF_AUX_FLAG_COLLISION)
+			return add_lost(s, rec, cpu, tid,
+					"AUX sample collision: trace data lost");
+		return 0;
+	} else {
+		const struct qpt_record_auxtrace_error *e = rec->data;
+		char msg[96];
+
+		if (rec->size < offsetof(struct qpt_record_auxtrace_error,
+					 machine_pid))
+			return 0;
+		snprintf(msg, sizeof(msg), "recorded error: %.*s",
+			 (int)sizeof(e->msg), e->msg);
+		return add_lost(s, rec, (int32_t)e->cpu, (int32_t)e->tid, msg);
+	}
+}
+
 static int on_record(struct session *s, const struct qpt_record *rec)
 {
 	const uint32_t *w = (const uint32_t *)((const uint8_t *)rec->data + 8);
@@ -347,6 +444,9 @@ static int on_record(struct session *s, const struct qpt_record *rec)
 	}
 	case QPT_RECORD_AUXTRACE:
 		return on_auxtrace(s, rec);
+	case PERF_RECORD_AUX:
+	case QPT_RECORD_AUXTRACE_ERROR:
+		return on_lost(s, rec);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		return on_mmap(s, rec);
@@ -387,11 +487,61 @@ static void on_time(struct qd_flow_ctx *fc, uint64_t tsc, void *arg)
 	while (s->sw_pos < s->nr_sw && s->sw[s->sw_pos].time <= t) {
 		const struct switch_ev *e = &s->sw[s->sw_pos++];
 
+		struct qd_space *sp;
+
 		if (e->cpu != fc->cpu)
 			continue;
 		fc->pid = e->pid;
 		fc->tid = e->tid;
+		if (!s->per_cpu)
+			continue;
+		sp = space_get(s, e->pid, false);
+		if (!sp)
+			sp = s->all;
+		if (sp != fc->space) {
+			fc->space = sp;
+			fc->space_changed = true;
+		}
 	}
+}
+
+/* The recorded losses of @q's cpu (or thread) as items. */
+static int emit_lost(struct session *s, const struct queue *q,
+		     qpt_item_fn fn, void *ctx)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->nr_lost; i++) {
+		const struct lost_ev *l = &s->lost[i];
+		struct qpt_item it;
+
+		if (q->cpu >= 0 ? l->cpu != q->cpu :
+		    (q->tid >= 0 && l->tid != q->tid))
+			continue;
+		memset(&it, 0, sizeof(it));
+		it.type = QPT_ITEM_EVENT;
+		it.kind = QPT_EV_LOST;
+		it.via = QPT_BR_NR;
+		it.queue = q->idx;
+		it.cpu = l->cpu;
+		it.tid = l->tid;
+		it.pid = -1;
+		it.offset = l->pos;
+		it.msg = l->msg;
+		if (l->cpu >= 0)
+			it.flags |= QPT_ITEM_HAS_CPU;
+		if (l->tid >= 0)
+			it.flags |= QPT_ITEM_HAS_TID;
+		if (l->has_time) {
+			it.flags |= QPT_ITEM_HAS_TIME;
+			it.time = l->time;
+		}
+		err = fn(&it, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int decode_queues(struct session *s, qpt_item_fn fn, void *ctx)
@@ -429,9 +579,12 @@ static int decode_queues(struct session *s, qpt_item_fn fn, void *ctx)
 			fc.on_time_arg = s;
 			s->sw_pos = 0;
 		}
+		err = emit_lost(s, q, fn, ctx);
+		if (err)
+			return err;
 		for (k = 0; k < q->nr_runs; k++) {
 			err = qd_flow_run(&fc, &s->cfg, q->runs[k].data,
-					  q->runs[k].len, sp->image);
+					  q->runs[k].len, fc.space->image);
 			if (err)
 				return err;
 		}
@@ -447,6 +600,7 @@ static void session_free(struct session *s)
 		qd_space_free(s->spaces[i]);
 	free(s->spaces);
 	qd_space_free(s->all);
+	qd_space_free(s->kernel);
 	for (i = 0; i < s->nr_queues; i++) {
 		for (k = 0; k < s->queues[i].nr_runs; k++)
 			free(s->queues[i].runs[k].data);
@@ -454,6 +608,7 @@ static void session_free(struct session *s)
 	}
 	free(s->queues);
 	free(s->sw);
+	free(s->lost);
 }
 
 static int fail(struct qpt_decoder *dec, struct qpt_reader *r, int err)
@@ -482,7 +637,8 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	s.dec = dec;
 	pt_config_init(&s.cfg);
 	s.all = qd_space_new(-1);
-	if (!s.all || qd_decoder_add_manual(dec, s.all)) {
+	s.kernel = qd_space_new(-1);
+	if (!s.all || !s.kernel || qd_decoder_add_manual(dec, s.all)) {
 		err = -ENOMEM;
 		goto out;
 	}
