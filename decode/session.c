@@ -14,7 +14,8 @@
 #include "qpt/reader.h"
 
 struct run {		/* contiguous trace bytes of one queue */
-	uint8_t *data;
+	const uint8_t *data; /* borrowed from the mapped input while cap == 0 */
+	uint8_t *own;
 	size_t len, cap;
 	uint64_t start;	/* aux offset of data[0] */
 };
@@ -54,6 +55,7 @@ struct session {
 	struct pt_config cfg;
 	struct qd_time_conv tc;
 	bool have_info, per_cpu;
+	bool stable; /* AUXTRACE payloads stay valid until the reader is freed */
 	const struct qpt_features *feat;
 	/* per-cpu thread following while decoding */
 	const struct queue *cur_q;
@@ -123,22 +125,56 @@ static struct queue *queue_get(struct session *s, uint32_t idx)
 	return nq;
 }
 
-static int run_append(struct run *r, const uint8_t *p, size_t n)
+/*
+ * Append @n bytes to @r.  A run of one buffer of a mapped file borrows it
+ * (@stable): no copy; joining buffers copies them into one.
+ */
+static int run_append(struct run *r, const uint8_t *p, size_t n, bool stable)
 {
+	if (!r->len && stable) {
+		r->data = p;
+		r->len = n;
+		return 0;
+	}
 	if (r->len + n > r->cap) {
 		size_t nc = r->cap ? r->cap : 65536;
 		uint8_t *nd;
 
 		while (nc < r->len + n)
 			nc *= 2;
-		nd = realloc(r->data, nc);
+		nd = realloc(r->own, nc);
 		if (!nd)
 			return -ENOMEM;
-		r->data = nd;
+		if (!r->own && r->len)
+			memcpy(nd, r->data, r->len); /* was borrowed */
+		r->own = nd;
 		r->cap = nc;
+		r->data = nd;
 	}
-	memcpy(r->data + r->len, p, n);
+	memcpy(r->own + r->len, p, n);
 	r->len += n;
+	return 0;
+}
+
+/*
+ * The length of the longest tail of [run, run + len) that is a head of
+ * [p, p + n), at least 64 bytes; 0 when none.  Candidates are where the
+ * first 64 bytes of @p occur.
+ */
+static size_t overlap(const uint8_t *run, size_t len, const uint8_t *p,
+		      size_t n)
+{
+	size_t max = len < n ? len : n, left = max;
+	const uint8_t *base = run + len - max, *hit;
+
+	while (left >= 64 && (hit = memmem(base, left, p, 64))) {
+		size_t k = (size_t)(run + len - hit);
+
+		if (!memcmp(hit, p, k))
+			return k;
+		left -= (size_t)(hit + 1 - base);
+		base = hit + 1;
+	}
 	return 0;
 }
 
@@ -167,18 +203,26 @@ static int on_auxtrace(struct session *s, const struct qpt_record *rec)
 		q->tid = (int32_t)a->tid;
 	r = q->nr_runs ? &q->runs[q->nr_runs - 1] : NULL;
 	if (r && a->offset == r->start + r->len)
-		return run_append(r, p, (size_t)n);
-	if (r && r->len) {
-		/* the longest tail of the run that is a head of the buffer */
-		size_t max = r->len < n ? r->len : (size_t)n, k;
+		return run_append(r, p, (size_t)n, s->stable && !rec->depth);
+	if (r && r->len && n >= 64) {
+		/*
+		 * The longest tail of the run that is a head of the buffer,
+		 * allowing for the run's padding to 8 bytes (zeros: PT PADs).
+		 */
+		size_t pad;
 
-		for (k = max; k >= 64; k--)
-			if (!memcmp(r->data + r->len - k, p, k))
+		for (pad = 0; pad < 8 && pad < r->len; pad++) {
+			size_t k;
+
+			if (pad && r->data[r->len - pad])
 				break;
-		if (k >= 64) {
+			k = overlap(r->data, r->len - pad, p, (size_t)n);
+			if (!k)
+				continue;
 			if (k == n)
 				return 0;
-			return run_append(r, p + k, (size_t)(n - k));
+			r->len -= pad;
+			return run_append(r, p + k, (size_t)(n - k), false);
 		}
 	}
 	r = realloc(q->runs, (q->nr_runs + 1) * sizeof(*r));
@@ -188,7 +232,7 @@ static int on_auxtrace(struct session *s, const struct qpt_record *rec)
 	r = &q->runs[q->nr_runs++];
 	memset(r, 0, sizeof(*r));
 	r->start = a->offset;
-	return run_append(r, p, (size_t)n);
+	return run_append(r, p, (size_t)n, s->stable && !rec->depth);
 }
 
 static void on_info(struct session *s, const struct qpt_record *rec)
@@ -603,7 +647,7 @@ static void session_free(struct session *s)
 	qd_space_free(s->kernel);
 	for (i = 0; i < s->nr_queues; i++) {
 		for (k = 0; k < s->queues[i].nr_runs; k++)
-			free(s->queues[i].runs[k].data);
+			free(s->queues[i].runs[k].own);
 		free(s->queues[i].runs);
 	}
 	free(s->queues);
@@ -648,6 +692,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		err = fail(dec, r, err);
 		goto out;
 	}
+	s.stable = !qpt_reader_is_pipe(r);
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		s.feat = qpt_reader_features(r);
 		err = on_record(&s, &rec);
