@@ -23,6 +23,12 @@ int qpt_zstd_new(struct qpt_zstd **out)
 		return -ENOMEM;
 	}
 	ZSTD_initDStream(z->ds);
+	/*
+	 * perf compresses each ring chunk in one call, so its frames declare
+	 * windows no larger than a chunk; refuse frames asking for more than
+	 * 16 MiB rather than allocate what a tiny input claims.
+	 */
+	ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax, 24);
 	*out = z;
 	return 0;
 }

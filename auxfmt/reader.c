@@ -359,7 +359,8 @@ int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
 		r->idmap[r->nr_idmap].id = idc[i];
 		r->idmap[r->nr_idmap++].attr = a;
 	}
-	qsort(r->idmap, r->nr_idmap, sizeof(*r->idmap), idmap_cmp);
+	if (nr_ids)
+		qsort(r->idmap, r->nr_idmap, sizeof(*r->idmap), idmap_cmp);
 	r->attrs[r->nr_attrs++] = a;
 	return 0;
 err_free:

@@ -11,7 +11,8 @@
 
 #include "auxfmt/reader_internal.h"
 
-#define ZWINDOW (1u << 20)
+/* Decompressed bytes held at once: two records of the largest size. */
+#define ZWINDOW (2 * QPT_RECORD_MAX)
 
 struct hdr {
 	uint32_t type;

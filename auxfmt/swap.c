@@ -269,7 +269,7 @@ static const char *const kernel_layout[PERF_RECORD_MAX] = {
 	[PERF_RECORD_UNTHROTTLE] = "888",
 	[PERF_RECORD_FORK] = "44448",
 	[PERF_RECORD_READ] = "44",
-	[PERF_RECORD_MMAP2] = "448884488",
+	[PERF_RECORD_MMAP2] = "44888448844",
 	[PERF_RECORD_AUX] = "888",
 	[PERF_RECORD_ITRACE_START] = "44",
 	[PERF_RECORD_LOST_SAMPLES] = "8",
@@ -314,8 +314,10 @@ int qpt_record_swap(struct qpt_reader *r, uint8_t *p, size_t len)
 	if (type == PERF_RECORD_MMAP2 && (misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 		off = 8 + swap_layout(p + 8, end - 8, "44888----------------"
 						       "--------44");
-	else
+	else if (kernel_layout[type])
 		off = 8 + swap_layout(p + 8, end - 8, kernel_layout[type]);
+	else
+		off = 8; /* type 0: nothing known */
 	if (type == PERF_RECORD_READ) {
 		swap_u64s(p, off, end);
 	} else if (type == PERF_RECORD_NAMESPACES && off <= end) {

@@ -234,7 +234,9 @@ struct qpt_record {
 
 /*
  * Deliver the next record into @rec.  Borrowed pointers in @rec stay valid
- * until the next call (AUXTRACE payloads of a mapped file: until free).
+ * until the next call (AUXTRACE payloads outside COMPRESSED records: until
+ * free; they point into the input, mapped or read into memory, never
+ * copied).  After an error every later call returns the same error.
  * Returns 1 with a record, 0 at the end, or a negative error (errpos and
  * errmsg say where and what).
  */

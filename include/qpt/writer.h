@@ -34,11 +34,19 @@ struct qpt_writer_opts {
 
 QPT_API void qpt_writer_opts_init(struct qpt_writer_opts *opts);
 
-/* Create @path ("-" is standard output, pipe mode). */
+/*
+ * Create @path ("-" is standard output, pipe mode; a file is created with
+ * mode 0600 and truncated).  @opts may be NULL (defaults); bytes of @opts
+ * beyond what this version knows must be zero.  On success *@writer is
+ * the caller's until qpt_writer_free().  The file header (file mode) or
+ * pipe header is on disk when this returns.  Returns 0, -errno from
+ * open/write, -QPT_E_INVAL (bad opts, compress outside 0..22).
+ */
 QPT_API int qpt_writer_open(const char *path,
 			    const struct qpt_writer_opts *opts,
 			    struct qpt_writer **writer);
-/* Write to @fd (borrowed); @name for messages. */
+/* Write to @fd (borrowed, never closed); @name for messages.  A descriptor
+ * that cannot seek (a pipe) gets a pipe-mode stream.  Errors as open. */
 QPT_API int qpt_writer_open_fd(int fd, const char *name,
 			       const struct qpt_writer_opts *opts,
 			       struct qpt_writer **writer);
@@ -46,27 +54,57 @@ QPT_API int qpt_writer_open_fd(int fd, const char *name,
 /*
  * Add an event description before the first record.  @attr is copied
  * (attr->size says how much), @ids too; @name may be NULL (EVENT_DESC then
- * uses a generic name).  Returns 0, -QPT_E_STATE after the first record.
+ * uses perf's name for generic hardware/software events).  The attr is
+ * written with this build's sizeof(struct perf_event_attr): a smaller one
+ * is widened with zeroes, a larger one must have zeroes past it
+ * (-QPT_E_UNSUPPORTED otherwise).  Returns 0, -QPT_E_STATE after the first
+ * record (or flush), -QPT_E_INVAL, -ENOMEM.
  */
 QPT_API int qpt_writer_add_attr(struct qpt_writer *writer,
 				const struct perf_event_attr *attr,
 				const uint64_t *ids, uint32_t nr_ids,
 				const char *name);
 
-/* Set a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID). */
+/*
+ * Set a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID;
+ * -QPT_E_INVAL for others), replacing an earlier value.  Features go out
+ * at flush and close (file mode) or with the first record (pipe mode; set
+ * later, they follow as HEADER_FEATURE records at once).
+ */
 QPT_API int qpt_writer_set_feature_string(struct qpt_writer *writer,
 					  enum qpt_feature feat,
 					  const char *value);
-/* Set a feature from its raw on-disk bytes (copied), e.g. to carry one
- * through `qpt convert`.  AUXTRACE and COMPRESSED are the writer's own. */
+/*
+ * Set a feature from its raw on-disk bytes (copied, host order), e.g. to
+ * carry one through `qpt convert`.  AUXTRACE and COMPRESSED are the
+ * writer's own (-QPT_E_INVAL); BUILD_ID bytes (build_id_event records) join
+ * those of qpt_writer_add_build_id (-QPT_E_FORMAT when they do not parse);
+ * a raw EVENT_DESC replaces the one made from the attrs; DIR_FORMAT is
+ * accepted but never written (the output is one file).  Pipe mode: at most
+ * 0xffff - 16 bytes (-QPT_E_INVAL).
+ */
 QPT_API int qpt_writer_set_feature_raw(struct qpt_writer *writer,
 				       enum qpt_feature feat, const void *data,
 				       size_t size);
-/* Fill HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
- * TOTAL_MEM from this machine and CMDLINE from @argc/@argv. */
+/*
+ * Fill HOSTNAME, OSRELEASE, VERSION ("qpt X.Y.Z"), ARCH, NRCPUS, CPUDESC,
+ * CPUID, TOTAL_MEM from this machine (uname, /proc, /sys) and CMDLINE from
+ * the running executable's path and @argc/@argv as a subcommand receives
+ * them (argv[0] "record", ...), as perf writes "/usr/bin/perf record ...".
+ * What the machine does not tell is left out (logged at INFO).
+ */
 QPT_API int qpt_writer_set_host_features(struct qpt_writer *writer, int argc,
 					 char *const argv[]);
-/* Add a build-id for the BUILD_ID feature (and HEADER_BUILD_ID in pipe mode). */
+/*
+ * Set CMDLINE to exactly @argc strings (perf's form: argv[0] is the path of
+ * the recording program, e.g. "/usr/bin/perf", "record", ...).
+ * Returns 0, -QPT_E_INVAL, -QPT_E_STATE after close, -ENOMEM.
+ */
+QPT_API int qpt_writer_set_cmdline(struct qpt_writer *writer, int argc,
+				   const char *const argv[]);
+/* Add a build-id (at most 20 bytes) for the BUILD_ID feature (and a
+ * HEADER_BUILD_ID record in pipe mode); @misc as perf's (e.g.
+ * PERF_RECORD_MISC_USER), the build-id-size bit is added. */
 QPT_API int qpt_writer_add_build_id(struct qpt_writer *writer, int32_t pid,
 				    const uint8_t *build_id, size_t len,
 				    const char *filename, uint16_t misc);
@@ -74,27 +112,38 @@ QPT_API int qpt_writer_add_build_id(struct qpt_writer *writer, int32_t pid,
 /*
  * Write one record (header.size bytes at @record, host order).  Neither
  * AUXTRACE (use qpt_writer_write_auxtrace) nor HEADER_ATTR/feature records
- * (the writer makes those).  Returns 0 or -errno.
+ * (the writer makes those), nor COMPRESSED (-QPT_E_INVAL).  The first
+ * record writes the attrs.  With compression the record is queued and goes
+ * out in a COMPRESSED record at the latest at the next AUXTRACE record,
+ * flush or close.  Returns 0, -QPT_E_INVAL, -QPT_E_STATE after close, or
+ * -errno (an output failure, which every later call returns too).
  */
 QPT_API int qpt_writer_write(struct qpt_writer *writer, const void *record);
 
 /*
  * Write an AUXTRACE record: @hdr (size, offset, reference, idx, tid, cpu;
  * header and padding are filled in) and its payload gathered from @iov.
- * The payload is padded with zeroes to a multiple of 8 and indexed.
+ * hdr->size is 0, the payload size or that rounded up to 8 (else
+ * -QPT_E_INVAL); the record says the padded size.  The payload is padded
+ * with zeroes to a multiple of 8, never compressed (queued records go out
+ * first), and indexed in file mode.  Large payloads are written straight
+ * from @iov.  Errors as qpt_writer_write.
  */
 QPT_API int qpt_writer_write_auxtrace(struct qpt_writer *writer,
 				      const struct qpt_record_auxtrace *hdr,
 				      const struct iovec *iov, int iovcnt);
 
-/* Flush buffered and compressed records and rewrite the file header so
- * that what is on disk reads as a whole file. */
+/* Flush buffered and compressed records and, in file mode, write the
+ * features and index after them and rewrite the file header, so that what
+ * is on disk reads as a whole file.  Returns 0 or -errno. */
 QPT_API int qpt_writer_flush(struct qpt_writer *writer);
 
-/* Bytes written so far (payload and all). */
+/* Bytes of output so far (payload and all, buffered output included;
+ * records still queued for compression not). */
 QPT_API uint64_t qpt_writer_bytes(const struct qpt_writer *writer);
 
-/* Finish: features, index, final header.  The writer stays to be freed. */
+/* Finish: features, index, final header; closes a file it opened.  The
+ * writer stays to be freed; later writes return -QPT_E_STATE. */
 QPT_API int qpt_writer_close(struct qpt_writer *writer);
 /* Free; without close, the file is left as the last flush made it. */
 QPT_API void qpt_writer_free(struct qpt_writer *writer);

@@ -59,7 +59,9 @@ T=${QPT_SHARED:-/nonexistent}/traces
 if [ -d "$T" ]; then
 	check "$T/quipper-intel-pt-4.14/perf.data.intel_pt-4.14"
 	check "$T/lbr-callstack-perfparser/perf.lbr.data"
-	check "$T/arcus-hello/perf.data"
+	for f in "$T"/arcus-hello/perf*.data "$T"/arcus-ovf-01-poc/perf*.data; do
+		check "$f"
+	done
 	# quipper's parse of the piped recording: events { header { type: N
 	p=$T/quipper-intel-pt-4.14/perf.data.piped.intel_pt-4.14
 	want=$(awk '/^events \{/{e=1} e && /^  header \{/{h=1}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/* Synthesized sideband and build-ids (see synth.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "capture/synth.h"
+#include "qpt/qpt.h"
+
+#define REC_MAX 8192
+
+int qpt_synth_mmap2(const char *line, int pid, int tid, size_t id_hdr_size,
+		    void *buf, size_t cap)
+{
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+	} *m = buf;
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int pos = 0;
+	const char *name;
+	size_t nlen, size;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
+		   perms, &pgoff, &maj, &min, &ino, &pos) < 7 || !pos ||
+	    strlen(perms) != 4 || end < start)
+		return -QPT_E_FORMAT;
+	if (perms[2] != 'x')
+		return 0;
+	name = line + pos;
+	nlen = strcspn(name, "\n");
+	if (!nlen) {
+		name = "//anon";
+		nlen = 6;
+	}
+	size = sizeof(*m) + ((nlen + 1 + 7) & ~(size_t)7) + id_hdr_size;
+	if (size > cap || size > UINT16_MAX)
+		return -ENOSPC;
+	memset(buf, 0, size);
+	m->header.type = PERF_RECORD_MMAP2;
+	m->header.misc = PERF_RECORD_MISC_USER;
+	m->header.size = (uint16_t)size;
+	m->pid = (uint32_t)pid;
+	m->tid = (uint32_t)tid;
+	m->addr = start;
+	m->len = end - start;
+	m->pgoff = pgoff;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) |
+		  (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	memcpy(m + 1, name, nlen);
+	return (int)size;
+}
+
+static int synth_comm(const char *proc, int pid, int tid, size_t id_hdr_size,
+		      qpt_synth_emit_fn emit, void *ctx)
+{
+	uint64_t buf[16];
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint32_t *ids = (uint32_t *)(h + 1);
+	char path[256], *comm = (char *)(ids + 2);
+	size_t size = 8 + 8 + 16 + id_hdr_size;
+	ssize_t n;
+	int fd;
+
+	if (size > sizeof(buf))
+		return -ENOSPC;
+	memset(buf, 0, size);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", proc, pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, comm, 15);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	h->type = PERF_RECORD_COMM;
+	h->misc = 0;
+	h->size = (uint16_t)size;
+	ids[0] = (uint32_t)pid;
+	ids[1] = (uint32_t)tid;
+	return emit(ctx, h);
+}
+
+static int synth_comms(const char *proc, int pid, size_t id_hdr_size,
+		       qpt_synth_emit_fn emit, void *ctx)
+{
+	char path[256];
+	struct dirent *de;
+	int n = 0, err = 0, tid;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d))) {
+		tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		err = synth_comm(proc, pid, tid, id_hdr_size, emit, ctx);
+		if (err == -ENOENT) /* the thread just ended */
+			continue;
+		if (err < 0)
+			break;
+		n++;
+	}
+	closedir(d);
+	return err < 0 ? err : n;
+}
+
+int qpt_synth_process(const char *proc, int pid, size_t id_hdr_size,
+		      qpt_synth_emit_fn emit, void *ctx)
+{
+	uint64_t buf[REC_MAX / 8];
+	char path[256], *line = NULL;
+	size_t cap = 0;
+	int n, err = 0, size;
+	FILE *f;
+
+	n = synth_comms(proc, pid, id_hdr_size, emit, ctx);
+	if (n < 0)
+		return n;
+	snprintf(path, sizeof(path), "%s/%d/maps", proc, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &cap, f) > 0) {
+		size = qpt_synth_mmap2(line, pid, pid, id_hdr_size, buf,
+				       sizeof(buf));
+		if (size == -QPT_E_FORMAT || size == -ENOSPC)
+			continue; /* a line we cannot use */
+		if (size <= 0)
+			continue;
+		err = emit(ctx, (struct perf_event_header *)buf);
+		if (err < 0)
+			break;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	return err < 0 ? err : n;
+}
+
+int qpt_build_id_read(const char *path, uint8_t *id, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *data;
+	size_t off, next, name_off, desc_off;
+	int fd, ret = 0;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		ret = -QPT_E_FORMAT;
+		goto out;
+	}
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (off = 0; data && off < data->d_size; off = next) {
+			next = gelf_getnote(data, off, &nh, &name_off,
+					    &desc_off);
+			if (!next)
+				break;
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
+				continue;
+			if (nh.n_descsz > cap || !nh.n_descsz)
+				break;
+			memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
+			ret = (int)nh.n_descsz;
+			break;
+		}
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}

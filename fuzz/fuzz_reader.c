@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target for the perf.data reader: open any bytes, walk every
+ * record, parse samples, touch the features and the AUXTRACE index.  The
+ * same entry point runs as a ctest regression test over
+ * tests/auxfmt/corpus (tests/auxfmt/fuzz_replay.c).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qpt/reader.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void touch_features(struct qpt_reader *r)
+{
+	const struct qpt_features *f = qpt_reader_features(r);
+	const struct qpt_auxtrace_index_entry *e;
+	const void *span;
+	size_t i, n;
+	volatile size_t sink = 0;
+
+	for (i = 0; i < f->nr_cmdline; i++)
+		sink += f->cmdline[i][0];
+	for (i = 0; i < f->nr_build_ids; i++)
+		sink += f->build_ids[i].filename[0];
+	for (i = 0; i < f->nr_event_desc; i++)
+		sink += f->event_desc[i].name[0] + f->event_desc[i].nr_ids;
+	for (i = 0; i < f->nr_pmu_mappings; i++)
+		sink += f->pmu_mappings[i].name[0];
+	for (i = QPT_FEAT_HOSTNAME; i <= QPT_FEAT_CPUID; i++) {
+		const char *s = qpt_reader_feature_string(r, (enum qpt_feature)i);
+
+		sink += s ? (size_t)s[0] : 0;
+	}
+	n = qpt_reader_auxtrace_index(r, &e);
+	for (i = 0; i < n && i < 16; i++)
+		if (!qpt_reader_read_at(r, e[i].file_offset, e[i].sz, &span))
+			sink += *(const uint8_t *)span;
+	(void)sink;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct qpt_reader *r = NULL;
+	struct qpt_record rec;
+	struct qpt_sample s;
+	volatile uint64_t sink = 0;
+	int err;
+
+	err = qpt_reader_open_mem(data, size, "fuzz", NULL, &r);
+	if (!err)
+		touch_features(r);
+	while (!err && (err = qpt_reader_next(r, &rec)) > 0) {
+		err = 0;
+		if (rec.type == PERF_RECORD_SAMPLE && rec.attr &&
+		    !qpt_sample_parse(rec.attr, rec.data, rec.size, &s)) {
+			uint64_t i;
+
+			for (i = 0; i < s.callchain_nr; i++)
+				sink += s.callchain[i];
+			for (i = 0; i < s.branch_nr; i++)
+				sink += s.branches[i].to;
+		}
+		if (rec.aux_size)
+			sink += ((const uint8_t *)rec.aux)[rec.aux_size - 1];
+	}
+	if (r && err < 0)
+		sink += qpt_reader_errpos(r) + (uint8_t)qpt_reader_errmsg(r)[0];
+	qpt_reader_free(r);
+	(void)sink;
+	return 0;
+}

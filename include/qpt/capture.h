@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capturing perf AUX-area traces (Intel PT, Intel BTS) and any other perf
+ * event into perf.data: PMU discovery, event strings, and the recording
+ * session the `qpt record` command drives.
+ */
+#ifndef QPT_CAPTURE_H
+#define QPT_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "qpt/qpt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * What a capture saw, summed over its rings.  AUX bytes are counted
+ * unpadded.  Truncations are PERF_RECORD_AUX records with the TRUNCATED
+ * flag: the trace source stopped because the AUX area was full, so trace
+ * was lost there (the kernel does not say how many bytes).
+ */
+struct qpt_capture_stats {
+	uint64_t records;	   /* data-ring records handed on */
+	uint64_t data_bytes;	   /* their bytes */
+	uint64_t aux_bytes;	   /* AUX payload bytes captured */
+	uint64_t aux_buffers;	   /* AUXTRACE records written */
+	uint64_t aux_records;	   /* PERF_RECORD_AUX seen */
+	uint64_t aux_record_bytes; /* sum of their aux_size */
+	uint64_t aux_truncated;	   /* ... with PERF_AUX_FLAG_TRUNCATED */
+	uint64_t aux_partial;	   /* ... with PERF_AUX_FLAG_PARTIAL */
+	uint64_t aux_collision;	   /* ... with PERF_AUX_FLAG_COLLISION */
+	uint64_t aux_overwrite;	   /* ... with PERF_AUX_FLAG_OVERWRITE */
+	uint64_t itrace_start;	   /* PERF_RECORD_ITRACE_START seen */
+	uint64_t lost_events;	   /* PERF_RECORD_LOST seen */
+	uint64_t lost_records;	   /* sum of their lost counts */
+	uint64_t lost_samples;	   /* sum of PERF_RECORD_LOST_SAMPLES */
+	uint64_t snapshots;	   /* snapshots taken */
+	uint64_t snapshot_wrapped; /* ... of an AUX area that had wrapped */
+	uint64_t aux_overwritten;  /* snapshot mode: bytes written over
+				    * between two snapshots (lost) */
+};
+
+
+/*
+ * Events, as perf spells them:
+ *   PMU/term,term=value,.../MODS   any PMU in sysfs by name, e.g.
+ *       intel_pt/tsc,noretcomp=1,cyc,psb_period=3/u   or   intel_bts//
+ *   NAME[:MODS]                    a hardware or software event by perf's
+ *       name: cycles, instructions, branches, task-clock, cpu-clock,
+ *       page-faults, context-switches, dummy, ...
+ * Terms are the PMU's format files (a term without a value is 1), or
+ * config, config1, config2, period, freq.  MODS: u (user), k (kernel),
+ * h (hypervisor); naming some excludes the others.  An AUX-area tracer
+ * known to this library (intel_pt, intel_bts) starts from perf's defaults
+ * (intel_pt: pt, branch, tsc, mtc and psb_period as the caps allow).
+ */
+struct qpt_event;
+
+struct qpt_event_opts {
+	size_t size;		/* sizeof(struct qpt_event_opts) */
+	const char *sysfs_root;	/* NULL: /sys/bus/event_source/devices */
+	char *errbuf;		/* if set: why parsing failed, one line */
+	size_t errlen;
+};
+
+QPT_API void qpt_event_opts_init(struct qpt_event_opts *opts);
+
+/*
+ * Parse @str into *@event (free with qpt_event_free).  Returns 0,
+ * -QPT_E_NOPMU (the PMU is not on this machine; errbuf names it),
+ * -QPT_E_INVAL (syntax, unknown term or event, value too large; errbuf
+ * says which), -QPT_E_FORMAT (a sysfs file that does not parse), -ENOMEM.
+ */
+QPT_API int qpt_event_parse(const char *str, const struct qpt_event_opts *opts,
+			    struct qpt_event **event);
+QPT_API void qpt_event_free(struct qpt_event *event);
+
+/* The perf_event_attr the event string gives (type, config*, exclude_*,
+ * sample period or frequency); borrowed from @event. */
+QPT_API const struct perf_event_attr *qpt_event_attr(const struct qpt_event *event);
+/* The PMU's name ("intel_pt", "software", "hardware", ...); borrowed. */
+QPT_API const char *qpt_event_pmu(const struct qpt_event *event);
+/* Whether the event writes an AUX area (a known AUX-area tracer). */
+QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
+
+/*
+ * A recording session: perf events on a command, a process or CPUs, their
+ * rings drained into a perf.data file (through the auxfmt writer).
+ *
+ * Targets (one of):
+ *   @argv      run this command: forked, held until qpt_recorder_start,
+ *              then exec'd with the events enabled on exec; per-CPU rings
+ *              with inheritance (perf's default);
+ *   @pid       a running process: every thread, per-CPU rings;
+ *   @all_cpus  every CPU (-a); @cpu_list "0-3,5" (-C) some.
+ *   @per_thread: one ring per thread instead (no inheritance).
+ * Events: @events (@nr_events strings, qpt_event_parse syntax); none: the
+ * default "intel_pt//" (which fails with -QPT_E_NOPMU without the PMU).
+ * At most one AUX-area event.  A dummy event carries the sideband (mmap2,
+ * comm, task, context switches) into the same rings.
+ */
+struct qpt_recorder_opts {
+	size_t size;		  /* sizeof(struct qpt_recorder_opts) */
+	const char *output;	  /* perf.data path, "-": pipe to stdout */
+	const char *const *events;
+	size_t nr_events;
+	const char *sysfs_root;	  /* NULL: the real sysfs */
+	char *const *argv;	  /* the command, NULL-terminated */
+	int pid;		  /* 0: none */
+	bool all_cpus;
+	const char *cpu_list;
+	bool per_thread;
+	uint64_t data_pages;	  /* data ring pages, power of 2; 0: perf's */
+	uint64_t aux_pages;	  /* AUX pages, power of 2; 0: perf's */
+	bool snapshot;		  /* AUX in snapshot (overwrite) mode */
+	uint64_t snapshot_size;	  /* bytes per snapshot; 0: the whole area */
+	uint64_t sample_period;	  /* -c for sampling events; 0: none */
+	uint64_t sample_freq;	  /* -F; 0: perf's 4000 unless -c */
+	int compress;		  /* zstd level for the writer; 0: off */
+	int cmd_argc;		  /* the command line for CMDLINE */
+	char *const *cmd_argv;
+	qpt_log_fn log;
+	void *log_ctx;
+	char *errbuf;		  /* one line about the last failure */
+	size_t errlen;
+};
+
+QPT_API void qpt_recorder_opts_init(struct qpt_recorder_opts *opts);
+
+struct qpt_recorder;
+
+/*
+ * Parse the events, fork the command (held), open and map the events,
+ * create the output and write its attrs, AUXTRACE_INFO, TIME_CONV and the
+ * synthesized sideband (MMAP2 of every executable mapping, COMM) of the
+ * targets.  Returns 0 and *@rec, or: -QPT_E_NOPMU (errbuf names the PMU),
+ * -QPT_E_INVAL (options, events), -EACCES/-EPERM (perf_event_paranoid),
+ * -EBUSY, -ENOMEM / -EPERM from mmap (perf_event_mlock_kb), -ENOENT /
+ * -EOPNOTSUPP (the event does not exist here), -ESRCH (no such process),
+ * -errno from the output.  errbuf has a one-line explanation.
+ */
+QPT_API int qpt_recorder_new(const struct qpt_recorder_opts *opts,
+			     struct qpt_recorder **rec);
+
+/*
+ * Let the command exec (or enable the events for -p/-a).  Returns 0, or
+ * the exec's -errno (qpt_recorder_exec_failed() is then true: a bad
+ * command, exit 127 like a shell).
+ */
+QPT_API int qpt_recorder_start(struct qpt_recorder *rec);
+QPT_API bool qpt_recorder_exec_failed(const struct qpt_recorder *rec);
+
+/*
+ * Wait up to @timeout_ms for data (poll, returns early on a signal), drain
+ * every ring.  Returns 1 when the command has exited (or every traced
+ * thread is gone), 0 otherwise, or -errno (output error, e.g. -ENOSPC).
+ */
+QPT_API int qpt_recorder_poll(struct qpt_recorder *rec, int timeout_ms);
+
+/* Snapshot mode: take a snapshot of every AUX area now.  Returns the bytes
+ * written or an error; -QPT_E_STATE when not in snapshot mode. */
+QPT_API int64_t qpt_recorder_snapshot(struct qpt_recorder *rec);
+
+/*
+ * Finish: disable the events, drain (and in snapshot mode, take the final
+ * snapshot), add the build-ids of the mapped files, close the output.  A
+ * command still running is left to the caller (see qpt_recorder_pid).
+ * Returns 0 or the first error; the file is readable in either case.
+ */
+QPT_API int qpt_recorder_stop(struct qpt_recorder *rec);
+
+/* The command's pid (0 without one) and, once it exited, its wait status
+ * (-1 while it runs). */
+QPT_API int qpt_recorder_pid(const struct qpt_recorder *rec);
+QPT_API int qpt_recorder_status(const struct qpt_recorder *rec);
+
+/* Counters so far, summed over the rings. */
+QPT_API void qpt_recorder_stats(const struct qpt_recorder *rec,
+				struct qpt_capture_stats *stats);
+/* Bytes written to the output. */
+QPT_API uint64_t qpt_recorder_output_bytes(const struct qpt_recorder *rec);
+
+/* Free; kills (SIGKILL) and reaps a command that never started. */
+QPT_API void qpt_recorder_free(struct qpt_recorder *rec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPT_CAPTURE_H */

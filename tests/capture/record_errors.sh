@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# qpt record's one-line errors: the missing PMU, a bad command (127), bad
+# options (usage, 2), an event this machine lacks.
+set -uo pipefail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail() { echo "FAIL: $*"; exit 1; }
+one_line() { test "$(wc -l <"$1")" -eq 1 || { cat "$1"; fail "$2: not one line"; }; }
+
+# The default event is intel_pt: without the PMU, one line naming it and
+# --emulate, at once, and no child left behind.
+if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
+	"$QPT" record -- true 2>err.txt; rc=$?
+	test $rc -eq 1 || fail "missing PMU: exit $rc"
+	one_line err.txt "missing PMU"
+	grep -q "^qpt: .*intel_pt.*--emulate" err.txt || fail "missing PMU message: $(cat err.txt)"
+	test ! -e perf.data || fail "left a perf.data"
+fi
+# A fake sysfs without the PMU gives the same line.
+mkdir -p sys
+"$QPT" record --sysfs "$PWD/sys" -e intel_bts// -- true 2>err.txt; rc=$?
+test $rc -eq 1 || fail "fake sysfs: exit $rc"
+one_line err.txt "fake sysfs"
+grep -q "intel_bts" err.txt || fail "PMU not named"
+
+# A command that does not exist: one line, exit 127.
+"$QPT" record -e task-clock:u -o x.data -- /nonexistent/cmd 2>err.txt; rc=$?
+test $rc -eq 127 || fail "bad command: exit $rc"
+one_line err.txt "bad command"
+grep -q "/nonexistent/cmd" err.txt || fail "bad command not named"
+
+# Usage errors exit 2.
+"$QPT" record -m 3 -- true 2>err.txt; rc=$?
+test $rc -eq 2 || fail "-m 3: exit $rc"
+grep -q "power of two" err.txt || fail "-m 3 message"
+"$QPT" record -e task-clock 2>err.txt; rc=$?
+test $rc -eq 2 || fail "no target: exit $rc"
+"$QPT" record -e 'intel_pt/tsc' -- true 2>err.txt; rc=$?
+test $rc -eq 1 || fail "bad event: exit $rc"
+one_line err.txt "bad event"
+
+# An event this machine lacks (no hardware PMU in a VM) or has: either a
+# clean recording or one line.
+"$QPT" record -q -e cycles:u -o c.data -- true 2>err.txt; rc=$?
+if [ $rc -ne 0 ]; then
+	test $rc -eq 1 || fail "cycles: exit $rc"
+	one_line err.txt "cycles"
+	grep -q "cycles" err.txt || fail "cycles not named"
+fi
+
+# A process that does not exist.
+"$QPT" record -e task-clock -p 999999999 2>err.txt; rc=$?
+test $rc -ne 0 || fail "-p bad pid succeeded"
+one_line err.txt "bad pid"
+echo ok

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# qpt convert against perf: files perf records here (software event, -z,
+# pipe mode) and the real Intel PT recordings are rewritten in file mode,
+# file mode -z, pipe mode (-o -) and pipe mode -z; perf must see the same
+# records ("Aggregated stats" of perf report -D) and print the same
+# `perf script` output for the input and the output, show zstd in
+# `perf report --header-only` with -z, and decode arcus-hello (every
+# variant) to the instruction addresses of expected/insn-ips.txt.gz.
+#
+# perf 6.1 cannot read Intel PT from a pipe-mode stream stored in a regular
+# file (it seeks to the AUXTRACE payload without counting the 16-byte pipe
+# header), so pipe-mode outputs go to perf through a real pipe (cat |).
+set -u
+command -v perf >/dev/null || { echo "perf missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+is_pipe() {	# a pipe-mode stream: the header's size field says 16
+	[ "$(od -An -tu8 -j8 -N8 "$1" | tr -d ' ')" = 16 ]
+}
+
+# perf_in FILE perf-args...: run perf on FILE, through a pipe if need be.
+perf_in() {
+	local f=$1
+	shift
+	if is_pipe "$f"; then
+		cat "$f" | perf "$@" -i -
+	else
+		perf "$@" -i "$f"
+	fi
+}
+
+# Per-type counts from perf report -D (as lib_counts.sh's perf_counts, but
+# pipe-mode files go through a pipe).  HEADER_FEATURE records are left out
+# (compression adds one); HEADER_ATTR and HEADER_BUILD_ID exist in pipe mode
+# only and are left out when the modes differ.
+counts() {
+	local f=$1 cross=$2
+	perf_in "$f" report -D 2>/dev/null |
+		sed -n '/^Aggregated stats/,/^[^ A]/p' |
+		awk -v cross="$cross" '$2 == "events:" && $3 > 0 &&
+			$1 != "TOTAL" && $1 != "COMPRESSED" &&
+			$1 != "COMPRESSED2" && $1 != "FEATURE" &&
+			!(cross && ($1 == "ATTR" || $1 == "BUILD_ID")) {
+				print $1, $3 }' | sort
+}
+
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+# compare IN OUT [script args...]: same counts, same perf script stdout.
+compare() {
+	local in=$1 out=$2 cross=0 a b
+	shift 2
+	if is_pipe "$in"; then a=1; else a=0; fi
+	if is_pipe "$out"; then b=1; else b=0; fi
+	[ "$a" = "$b" ] || cross=1
+	a=$(counts "$in" $cross)
+	b=$(counts "$out" $cross)
+	if [ -z "$a" ] || [ "$a" != "$b" ]; then
+		bad "counts of $out differ from $in"
+		diff <(echo "$a") <(echo "$b")
+	fi
+	for opts in "$@"; do
+		# shellcheck disable=SC2086
+		if ! cmp -s <(perf_in "$in" script $opts 2>/dev/null) \
+			<(perf_in "$out" script $opts 2>/dev/null); then
+			bad "perf script $opts of $out differs from $in"
+		fi
+	done
+}
+
+# convert_all IN NAME script-args...: every output mode, compared to IN.
+convert_all() {
+	local in=$1 name=$2 o
+	shift 2
+	"$QPT" convert -i "$in" -o "$tmp/$name.file" || bad "convert $in"
+	"$QPT" convert -z -i "$in" -o "$tmp/$name.filez" ||
+		bad "convert -z $in"
+	"$QPT" convert -i "$in" -o - >"$tmp/$name.pipe" ||
+		bad "convert -o - $in"
+	"$QPT" convert --compress=3 -i "$in" -o - >"$tmp/$name.pipez" ||
+		bad "convert --compress=3 -o - $in"
+	for o in file filez pipe pipez; do
+		compare "$in" "$tmp/$name.$o" "$@"
+	done
+	for o in filez pipez; do
+		perf_in "$tmp/$name.$o" report --header-only 2>/dev/null |
+			grep -q '^# compressed : Zstd, level = [13],' ||
+			bad "$name.$o: perf shows no zstd compression"
+	done
+	echo "checked: $in"
+}
+
+# Files perf records here with a software event.
+work='for i in 1 2 3; do ls / >/dev/null; done'
+if perf record -q -e task-clock -o "$tmp/sw.data" -- sh -c "$work" \
+	2>/dev/null; then
+	perf record -q -z -e task-clock -o "$tmp/z.data" -- sh -c "$work" \
+		2>/dev/null
+	perf record -q -e task-clock -o - -- sh -c "$work" \
+		>"$tmp/p.data" 2>/dev/null
+	perf record -q -z -e task-clock -o - -- sh -c "$work" \
+		>"$tmp/pz.data" 2>/dev/null
+	for f in sw z p pz; do
+		convert_all "$tmp/$f.data" "$f" "" "-F ip,sym,tid,time"
+	done
+	# the header, as perf prints it, survives file to file
+	if ! diff <(perf report --header-only -i "$tmp/sw.data" 2>&1 |
+		grep -v '^# captured on') \
+		<(perf report --header-only -i "$tmp/sw.file" 2>&1 |
+		grep -v '^# captured on'); then
+		bad "perf report --header-only differs"
+	fi
+	# stdin in, stdout out
+	"$QPT" convert -i - -o - <"$tmp/p.data" >"$tmp/stdio.pipe" &&
+		compare "$tmp/p.data" "$tmp/stdio.pipe" "" ||
+		bad "convert -i - -o -"
+else
+	echo "perf cannot record here: recorded inputs skipped"
+fi
+
+T=${QPT_SHARED:-/nonexistent}/traces
+if [ -d "$T" ]; then
+	convert_all "$T/quipper-intel-pt-4.14/perf.data.intel_pt-4.14" \
+		quipper "" "--itrace=be" "--itrace=i0ns -F ip,sym"
+	A=$T/arcus-hello
+	zcat "$A/expected/insn-ips.txt.gz" | awk '{ print $1 }' \
+		>"$tmp/want.ips"
+	for v in perf perf-noindex perf-split3 perf-split7-noindex; do
+		"$QPT" convert -i "$A/$v.data" -o "$tmp/$v.file" &&
+			"$QPT" convert -i "$A/$v.data" -o - >"$tmp/$v.pipe" ||
+			bad "convert $v"
+		for o in file pipe; do
+			perf_in "$tmp/$v.$o" script --symfs="$A" --itrace=i0ns \
+				-F ip 2>/dev/null | awk '{ print $1 }' \
+				>"$tmp/got.ips"
+			cmp -s "$tmp/want.ips" "$tmp/got.ips" ||
+				bad "$v.$o: instruction addresses differ"
+		done
+		# the index is there, made by qpt where the input had none
+		perf report --header-only -i "$tmp/$v.file" 2>/dev/null |
+			grep '^# missing features' | grep -qw AUXTRACE &&
+			bad "$v.file has no AUXTRACE index"
+		echo "checked: $A/$v.data"
+	done
+fi
+exit $fail
