@@ -46,13 +46,20 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- true 2>/dev/null; then
 		2>/dev/null && check "$tmp/pipe.data"
 	perf record -q -z -e task-clock -o - -- true >"$tmp/pipez.data" \
 		2>/dev/null && check "$tmp/pipez.data"
-	# stdin
+	# stdin as a pipe: read incrementally
 	want=$(qpt_counts "$tmp/pipe.data")
-	got=$("$QPT" dump --json -i - <"$tmp/pipe.data" |
+	got=$(cat "$tmp/pipe.data" | "$QPT" dump --json -i - |
 		sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' |
 		grep -v -x COMPRESSED | sort | uniq -c | awk '{print $2, $1}' |
 		sort)
 	[ "$want" = "$got" ] || { echo "FAIL: -i - differs"; fail=1; }
+	# a file-mode file through a pipe is read whole
+	want=$(qpt_counts "$tmp/z.data")
+	got=$(cat "$tmp/z.data" | "$QPT" dump --json -i - |
+		sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' |
+		grep -v -x COMPRESSED | sort | uniq -c | awk '{print $2, $1}' |
+		sort)
+	[ "$want" = "$got" ] || { echo "FAIL: file mode on -i - differs"; fail=1; }
 fi
 
 T=${QPT_SHARED:-/nonexistent}/traces
