@@ -7,9 +7,12 @@
  * of every attr, the attrs section (attr + ids section per entry), the data,
  * then the feature section table and the features.  The header is on disk
  * from open; every flush puts the features after the data written so far
- * and rewrites the header to cover them, and before the next data overwrites
- * those features the header is rewritten without them.  So the file on disk
- * always reads as a whole perf.data.
+ * and rewrites the header to cover them.  Later data either goes past
+ * those features (a gap), so that until the next flush the file on disk
+ * reads as the flush left it, and the next flush (or close) makes the header
+ * let go of them and covers the gap with HEADER_EVENT_TYPE records, which
+ * perf skips; or, when a gap would waste much, overwrites them once the
+ * header has let go of them (see write_features).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -139,14 +142,14 @@ static int write_header(struct qpt_writer *w, uint64_t data_size,
 }
 
 /*
- * Data is about to go to disk at or past the end of the last flush: if the
- * features lie there, first make the header forget them.
+ * Data is about to reach the disk where a flush left its features (those
+ * it did not keep past a gap): first the header lets go of them.
  */
 static int before_data_write(struct qpt_writer *w)
 {
 	int err;
 
-	if (w->pipe || !w->feat_on_disk)
+	if (!w->feat_on_disk)
 		return 0;
 	err = write_header(w, w->flushed_end - w->data_offset, NULL);
 	if (err)
@@ -245,7 +248,6 @@ static int writer_start(struct qpt_writer *w)
 	w->attrs_offset = FILE_HEADER_SIZE;
 	w->data_offset = FILE_HEADER_SIZE;
 	w->pos = FILE_HEADER_SIZE;
-	w->flushed_end = FILE_HEADER_SIZE;
 	err = write_header(w, 0, NULL);
 	if (err)
 		return fail(w, err);
@@ -408,7 +410,7 @@ static int prologue_file(struct qpt_writer *w)
 	if (err)
 		return err;
 	w->data_offset = w->pos;
-	w->flushed_end = w->pos;
+	w->mark = w->pos;
 	w->prologue = true;
 	err = out_drain(w);
 	if (!err)
@@ -771,42 +773,114 @@ int qpt_writer_write_auxtrace(struct qpt_writer *w,
 	return err;
 }
 
-/* File mode: features after the data, then the header that covers them. */
-static int write_features(struct qpt_writer *w)
+/*
+ * The gap an earlier flush left: EVENT_TYPE records (perf's deprecated
+ * type, which it skips) over the features that lay there, so the data
+ * reads through.  First the header lets go of those features.
+ */
+static int fill_gap(struct qpt_writer *w)
 {
-	struct qpt_wbuf b = {0};
-	uint64_t bits[4];
+	struct perf_event_header h = {QPT_RECORD_HEADER_EVENT_TYPE, 0, 0};
+	uint64_t off = w->gap_start, end = w->gap_start + w->gap_len;
+	uint8_t *zero;
 	int err;
 
-	err = qpt_writer_feat_block(w, w->pos, &b, bits);
+	if (!w->gap_len)
+		return 0;
+	err = write_header(w, w->gap_start - w->data_offset, NULL);
+	if (err)
+		return fail(w, err);
+	zero = calloc(1, QPT_GAP_RECORD_MAX);
+	if (!zero)
+		return -ENOMEM;
+	while (!err && off < end) {
+		size_t len = end - off < QPT_GAP_RECORD_MAX
+				 ? end - off
+				 : QPT_GAP_RECORD_MAX;
+
+		h.size = (uint16_t)len;
+		memcpy(zero, &h, sizeof(h));
+		err = write_at(w, zero, len, off);
+		off += len;
+	}
+	free(zero);
+	if (err)
+		return fail(w, err);
+	w->gap_len = 0;
+	return 0;
+}
+
+/*
+ * File mode: the features after the data, then the header that covers
+ * them.  Unless @last, the features stay until the next flush: later data
+ * goes past them (a gap) when there was much data since the last flush
+ * (little waste) or when compressing (perf needs the COMPRESSED feature to
+ * read anything); else later data overwrites them, after the header has
+ * let go of them.
+ */
+static int write_features(struct qpt_writer *w, bool last)
+{
+	uint64_t bits[4], len, index_max = UINT64_MAX;
+	uint64_t since = w->pos - w->mark;
+	struct qpt_wbuf b = {0};
+	bool keep;
+	int err;
+
+	err = fill_gap(w);
+	if (!err)
+		err = before_data_write(w); /* rewritten in place */
+	if (err)
+		goto out;
+	if (!last) {
+		index_max = since / QPT_GAP_RATIO;
+		if (index_max < QPT_FLUSH_INDEX_MIN)
+			index_max = QPT_FLUSH_INDEX_MIN;
+	}
+	err = qpt_writer_feat_block(w, w->pos, &b, bits, index_max);
+	if (err)
+		goto out;
+	keep = !last && b.len && (w->z || since >= QPT_GAP_RATIO * b.len);
+	len = keep ? (b.len + 7) & ~(size_t)7 : b.len;
+	err = qpt_wbuf_add(&b, NULL, len - b.len);
 	if (!err && b.len)
 		err = write_at(w, b.data, b.len, w->pos);
-	if (!err) {
-		note_high(w, w->pos + b.len);
-		w->flushed_end = w->pos;
-		w->file_end = w->pos + b.len;
-		err = write_header(w, w->pos - w->data_offset, bits);
-	}
 	if (!err)
+		err = write_header(w, w->pos - w->data_offset, bits);
+	if (err)
+		goto out;
+	note_high(w, w->pos + len);
+	w->file_end = w->pos + len;
+	if (keep) {
+		w->gap_start = w->pos;
+		w->gap_len = len;
+		w->pos += len;
+	} else if (!last && len) {
 		w->feat_on_disk = true;
+		w->flushed_end = w->pos;
+	}
+	w->mark = w->pos;
+out:
 	qpt_wbuf_release(&b);
 	return fail(w, err);
 }
 
-int qpt_writer_flush(struct qpt_writer *w)
+static int flush(struct qpt_writer *w, bool last)
 {
 	int err;
 
-	if (!w)
-		return -QPT_E_INVAL;
 	err = ensure_prologue(w);
 	if (!err && w->z)
 		err = qpt_wzstd_flush(w);
 	if (!err)
 		err = out_drain(w);
 	if (!err && !w->pipe)
-		err = write_features(w);
+		err = write_features(w, last);
 	return err;
+}
+
+int qpt_writer_flush(struct qpt_writer *w)
+{
+	return w ? flush(w, false) : -QPT_E_INVAL;
 }
 
 uint64_t qpt_writer_bytes(const struct qpt_writer *w)
@@ -820,11 +894,11 @@ int qpt_writer_close(struct qpt_writer *w)
 
 	if (!w)
 		return -QPT_E_INVAL;
-	err = qpt_writer_flush(w);
+	err = flush(w, true);
 	if (err)
 		return err;
 	w->closed = true;
-	/* Drop what an earlier flush left past the end. */
+	/* Nothing lies past the end; should the file have been longer. */
 	if (!w->pipe && w->high > w->file_end &&
 	    ftruncate(w->fd, (off_t)w->file_end) && errno != EINVAL)
 		return fail(w, -errno);

@@ -286,8 +286,18 @@ int qpt_writer_feat_bytes(const struct qpt_writer *w, int feat,
 	return qpt_wbuf_add(b, w->feat[feat].data, w->feat[feat].len);
 }
 
+static bool block_wants(const struct qpt_writer *w, int feat,
+			uint64_t index_max)
+{
+	if (feat == QPT_FEAT_AUXTRACE &&
+	    w->nr_index * sizeof(*w->index) > index_max)
+		return false;
+	return qpt_writer_feat_wanted(w, feat, false);
+}
+
 int qpt_writer_feat_block(const struct qpt_writer *w, uint64_t start,
-			  struct qpt_wbuf *b, uint64_t bits[4])
+			  struct qpt_wbuf *b, uint64_t bits[4],
+			  uint64_t index_max)
 {
 	struct qpt_file_section sec;
 	struct qpt_wbuf one = {0};
@@ -297,13 +307,13 @@ int qpt_writer_feat_block(const struct qpt_writer *w, uint64_t start,
 	memset(bits, 0, 4 * sizeof(bits[0]));
 	b->len = 0;
 	for (feat = 1; feat < QPT_FEAT_LAST; feat++)
-		if (qpt_writer_feat_wanted(w, feat, false))
+		if (block_wants(w, feat, index_max))
 			nr++;
 	if (!nr)
 		return 0;
 	err = qpt_wbuf_add(b, NULL, nr * sizeof(sec));
 	for (feat = 1; feat < QPT_FEAT_LAST && !err; feat++) {
-		if (!qpt_writer_feat_wanted(w, feat, false))
+		if (!block_wants(w, feat, index_max))
 			continue;
 		err = qpt_writer_feat_bytes(w, feat, &one);
 		if (err)

@@ -28,6 +28,13 @@
 #define QPT_COMP_MMAP_LEN 528384
 /* Largest record: perf_event_header.size is 16 bits. */
 #define QPT_RECORD_MAX 0xffff
+/* Largest filler record over a gap (a multiple of 8). */
+#define QPT_GAP_RECORD_MAX 0xfff8
+/* A flush keeps its features (a gap) when the data since the last flush
+ * is this many times their size, or when compressing; and leaves out an
+ * AUXTRACE index larger than 1/this of that data (and 4 KiB). */
+#define QPT_GAP_RATIO 16
+#define QPT_FLUSH_INDEX_MIN 4096
 
 /* A growable byte buffer. */
 struct qpt_wbuf {
@@ -64,7 +71,6 @@ struct qpt_writer {
 
 	bool prologue; /* attrs (file) or attrs and features (pipe) written */
 	bool closed;
-	bool feat_on_disk; /* features follow the data and the header says so */
 
 	/* Output: @pos is the offset of the next byte of output, the bytes
 	 * [pos - out.len, pos) wait in @out. */
@@ -72,7 +78,11 @@ struct qpt_writer {
 	uint64_t pos;
 	uint64_t attrs_offset;
 	uint64_t data_offset;
-	uint64_t flushed_end; /* file mode: data end at the last flush */
+	uint64_t mark;	      /* file mode: @pos after the last flush */
+	uint64_t gap_start;   /* file mode: the last flush's features, which */
+	uint64_t gap_len;     /* later data went past; 0: none */
+	bool feat_on_disk;    /* ... or which later data will overwrite */
+	uint64_t flushed_end; /* (then the data end of that flush) */
 	uint64_t file_end;    /* file mode: end of the features at the flush */
 	uint64_t high;	      /* file mode: the furthest byte ever written */
 
@@ -121,9 +131,11 @@ bool qpt_writer_feat_wanted(const struct qpt_writer *w, int feat, bool pipe);
 int qpt_writer_feat_bytes(const struct qpt_writer *w, int feat,
 			  struct qpt_wbuf *b);
 /* File mode: the feature section table and the features, as they go at the
- * end of the data; @bits receives the adds_features bitmap. */
+ * end of the data; @bits receives the adds_features bitmap.  An AUXTRACE
+ * index of more than @index_max bytes is left out. */
 int qpt_writer_feat_block(const struct qpt_writer *w, uint64_t start,
-			  struct qpt_wbuf *b, uint64_t bits[4]);
+			  struct qpt_wbuf *b, uint64_t bits[4],
+			  uint64_t index_max);
 /* Pipe mode: HEADER_FEATURE records of every feature, then the
  * end-of-features mark perf sends. */
 int qpt_writer_feat_records(struct qpt_writer *w);

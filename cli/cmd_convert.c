@@ -164,8 +164,15 @@ static int start(struct convert *cv)
 	cv->started = true;
 	for (i = 0; i < n; i++) {
 		const struct qpt_attr *a = qpt_reader_attr(cv->r, i);
+		struct perf_event_attr attr = a->attr;
 
-		err = qpt_writer_add_attr(cv->w, &a->attr, a->ids, a->nr_ids,
+		/* the reader keeps the fields this build knows */
+		if (attr.size > sizeof(attr)) {
+			cli_warn("%s: event %zu: attr of %u bytes cut to %zu",
+				 cv->in_name, i, attr.size, sizeof(attr));
+			attr.size = sizeof(attr);
+		}
+		err = qpt_writer_add_attr(cv->w, &attr, a->ids, a->nr_ids,
 					  a->name);
 		if (err)
 			return writer_error(cv, err);

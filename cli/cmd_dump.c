@@ -227,6 +227,10 @@ static void dump_sample(struct out *o)
 		put_x(o, "phys_addr", s.phys_addr);
 	if (st & PERF_SAMPLE_CGROUP)
 		put_u(o, "cgroup", s.cgroup);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		put_u(o, "data_page_size", s.data_page_size);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		put_u(o, "code_page_size", s.code_page_size);
 	if (st & PERF_SAMPLE_AUX)
 		put_u(o, "aux_sample_size", s.aux_size);
 }

@@ -133,9 +133,19 @@ QPT_API int qpt_writer_write_auxtrace(struct qpt_writer *writer,
 				      const struct qpt_record_auxtrace *hdr,
 				      const struct iovec *iov, int iovcnt);
 
-/* Flush buffered and compressed records and, in file mode, write the
+/*
+ * Flush buffered and compressed records and, in file mode, write the
  * features and index after them and rewrite the file header, so that what
- * is on disk reads as a whole file.  Returns 0 or -errno. */
+ * is on disk reads as a whole file (records written later are not covered
+ * until the next flush or close).  The features stay readable until then
+ * when compressing or when the data since the last flush was at least 16
+ * times their size: later records go past them, and the next flush or
+ * close covers them with a HEADER_EVENT_TYPE record (a type perf skips),
+ * so a file flushed on the way may hold such records.  Otherwise later
+ * records overwrite them, once the header has let go of them.  The index
+ * is left out of a flush when larger than 4 KiB and 1/16 of that data.
+ * Returns 0 or -errno.
+ */
 QPT_API int qpt_writer_flush(struct qpt_writer *writer);
 
 /* Bytes of output so far (payload and all, buffered output included;
@@ -145,7 +155,8 @@ QPT_API uint64_t qpt_writer_bytes(const struct qpt_writer *writer);
 /* Finish: features, index, final header; closes a file it opened.  The
  * writer stays to be freed; later writes return -QPT_E_STATE. */
 QPT_API int qpt_writer_close(struct qpt_writer *writer);
-/* Free; without close, the file is left as the last flush made it. */
+/* Free; without close, the file reads as the last flush left it (the
+ * records written since lie past it, uncovered).  NULL is a no-op. */
 QPT_API void qpt_writer_free(struct qpt_writer *writer);
 
 #ifdef __cplusplus

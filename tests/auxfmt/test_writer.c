@@ -580,41 +580,122 @@ static void test_compressed_keeps_aux_apart(void **state)
 	assert_int_equal(p + h.size, u64_at(f, 40) + u64_at(f, 48));
 }
 
-static void test_interrupted(void **state)
+static void write_samples(struct qpt_writer *w, uint64_t from, uint64_t to)
+{
+	struct sample_rec s;
+
+	for (; from < to; from++) {
+		make_sample(&s, from);
+		assert_int_equal(qpt_writer_write(w, &s), 0);
+	}
+}
+
+static void assert_sample_at(struct fixture *f, uint64_t off, uint64_t i)
+{
+	struct sample_rec s;
+
+	make_sample(&s, i);
+	assert_memory_equal(f->buf + off, &s, sizeof(s));
+}
+
+/* Much data since the last flush: its features stay, later data goes past
+ * them, and the next flush covers them with an EVENT_TYPE record. */
+static void test_interrupted_gap(void **state)
 {
 	struct fixture *f = *state;
 	struct qpt_writer *w = open_writer(f->path, false, 0);
-	struct sample_rec s;
-	uint64_t off, size = 0, i;
+	uint64_t off, size = 0, gap, n = 5000;
 
-	for (i = 0; i < 10; i++) {
-		make_sample(&s, i);
-		assert_int_equal(qpt_writer_write(w, &s), 0);
-	}
+	write_samples(w, 0, n);
 	assert_int_equal(
 	    qpt_writer_set_feature_string(w, QPT_FEAT_HOSTNAME, "h1"), 0);
 	assert_int_equal(qpt_writer_flush(w), 0);
 	slurp(f);
-	assert_int_equal(u64_at(f, 48), 10 * 40);
+	assert_int_equal(u64_at(f, 48), n * 40);
+	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
+	assert_string_equal((char *)f->buf + off + 4, "h1");
+	/* the table, EVENT_DESC and HOSTNAME, padded to 8 */
+	gap = f->len - (264 + n * 40);
+	assert_int_equal(gap % 8, 0);
+	assert_int_equal(qpt_writer_bytes(w), 264 + n * 40 + gap);
+
+	/* more than the output buffer holds reaches the disk, past the
+	 * features: the file still reads as the flush left it */
+	write_samples(w, n, 2 * n + 5000);
+	slurp(f);
+	assert_true(f->len > 264 + n * 40 + gap + 100 * 40);
+	assert_int_equal(u64_at(f, 48), n * 40);
+	assert_int_equal(u64_at(f, 72), (1ULL << QPT_FEAT_HOSTNAME) |
+					    (1ULL << QPT_FEAT_EVENT_DESC));
+	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
+	assert_string_equal((char *)f->buf + off + 4, "h1");
+	assert_sample_at(f, 264 + n * 40 + gap, n);
+
+	/* the next flush covers the gap and everything written */
+	assert_int_equal(
+	    qpt_writer_set_feature_string(w, QPT_FEAT_HOSTNAME, "h2"), 0);
+	assert_int_equal(qpt_writer_flush(w), 0);
+	qpt_writer_free(w); /* interrupted: no close */
+	slurp(f);
+	assert_int_equal(u64_at(f, 48), (2 * n + 5000) * 40 + gap);
+	assert_int_equal(u32_at(f, 264 + n * 40), QPT_RECORD_HEADER_EVENT_TYPE);
+	assert_int_equal(u32_at(f, 264 + n * 40 + 4), gap << 16);
+	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
+	assert_string_equal((char *)f->buf + off + 4, "h2");
+	assert_sample_at(f, 264 + gap + (2 * n + 4999) * 40, 2 * n + 4999);
+}
+
+/* Little data since the last flush: later data overwrites its features,
+ * after the header has let go of them. */
+static void test_interrupted_overwrite(void **state)
+{
+	struct fixture *f = *state;
+	struct qpt_writer *w = open_writer(f->path, false, 0);
+	uint64_t off, size = 0;
+
+	write_samples(w, 0, 10);
+	assert_int_equal(
+	    qpt_writer_set_feature_string(w, QPT_FEAT_HOSTNAME, "h1"), 0);
+	assert_int_equal(qpt_writer_flush(w), 0);
+	assert_int_equal(qpt_writer_bytes(w), 264 + 400);
+	slurp(f);
+	assert_int_equal(u64_at(f, 48), 400);
 	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
 	assert_string_equal((char *)f->buf + off + 4, "h1");
 
-	/* More data than the output buffer holds: it reaches the disk over
-	 * the features, so the header must have let go of them. */
-	for (i = 10; i < 10000; i++) {
-		make_sample(&s, i);
-		assert_int_equal(qpt_writer_write(w, &s), 0);
-	}
+	write_samples(w, 10, 10000);
 	slurp(f);
-	assert_true(f->len > 264 + 10 * 40 + 100);
-	assert_int_equal(u64_at(f, 48), 10 * 40);
+	assert_true(f->len > 264 + 400 + 100 * 40);
+	assert_int_equal(u64_at(f, 48), 400);
 	assert_int_equal(u64_at(f, 72), 0);
 	assert_int_equal(u64_at(f, 80), 0);
-	qpt_writer_free(w); /* interrupted: no close */
+	assert_sample_at(f, 264 + 400, 10);
+	/* a flush again covers everything, without a gap */
+	assert_int_equal(qpt_writer_flush(w), 0);
+	qpt_writer_free(w);
 	slurp(f);
-	assert_int_equal(u64_at(f, 48), 10 * 40);
-	make_sample(&s, 9);
-	assert_memory_equal(f->buf + 264 + 9 * 40, &s, sizeof(s));
+	assert_int_equal(u64_at(f, 48), 10000 * 40);
+	assert_sample_at(f, 264 + 9999 * 40, 9999);
+	off = feat_section(f, QPT_FEAT_HOSTNAME, &size);
+	assert_string_equal((char *)f->buf + off + 4, "h1");
+}
+
+/* Compressing: the features always stay (perf needs COMPRESSED). */
+static void test_interrupted_z_keeps(void **state)
+{
+	struct fixture *f = *state;
+	struct qpt_writer *w = open_writer(f->path, false, 1);
+	uint64_t size = 0, end;
+
+	write_samples(w, 0, 10);
+	assert_int_equal(qpt_writer_flush(w), 0);
+	end = qpt_writer_bytes(w);
+	write_samples(w, 10, 100000);
+	assert_true(qpt_writer_bytes(w) > end + 300 * 1024);
+	qpt_writer_free(w);
+	slurp(f);
+	assert_int_not_equal(feat_section(f, QPT_FEAT_COMPRESSED, &size), 0);
+	assert_int_equal(size, 20);
 }
 
 static void test_pipe(void **state)
@@ -689,7 +770,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_compressed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_compressed_keeps_aux_apart,
 					    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_interrupted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_interrupted_gap, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_interrupted_overwrite, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_interrupted_z_keeps, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pipe, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,8 +59,17 @@ static void make_sample(struct sample_rec *s, unsigned i)
 	s->period = 250000;
 }
 
+enum how {
+	WHOLE,	   /* closed */
+	CUT,	   /* flushed halfway, freed with the rest in the buffer */
+	CUT_LATER, /* flushed halfway, freed after more reached the disk */
+	FLUSHES,   /* flushed twice on the way, closed */
+	CUT_EARLY, /* flushed before the samples, freed after more reached
+		    * the disk (over the features of that flush) */
+};
+
 static void write_recording(const char *path, bool pipe, int level,
-			    bool interrupt)
+			    enum how how)
 {
 	static const uint8_t bid[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	char *argv[] = {"record", "-e", "task-clock"};
@@ -105,18 +114,27 @@ static void write_recording(const char *path, bool pipe, int level,
 		c.s_time = 999999000ULL + i;
 		assert_int_equal(qpt_writer_write(w, &c), 0);
 	}
+	if (how == CUT_EARLY)
+		assert_int_equal(qpt_writer_flush(w), 0);
 	for (i = 0; i < NR_SAMPLES; i++) {
 		make_sample(&s, i);
 		assert_int_equal(qpt_writer_write(w, &s), 0);
 		if (i % 1000 == 999)
 			assert_int_equal(qpt_writer_write(w, &round), 0);
-		if (interrupt && i == NR_SAMPLES / 2 - 1)
+		if (how != WHOLE && how != CUT_EARLY && i == NR_SAMPLES / 2 - 1)
+			assert_int_equal(qpt_writer_flush(w), 0);
+		if (how == FLUSHES && i == NR_SAMPLES - 2)
 			assert_int_equal(qpt_writer_flush(w), 0);
 	}
-	if (interrupt) {
-		/* more that never gets flushed */
-		for (i = 0; i < 100; i++)
+	if (how == CUT || how == CUT_LATER || how == CUT_EARLY) {
+		/* more that is never flushed (CUT_LATER: more than the
+		 * writer buffers, 256 KiB) */
+		for (i = 0; i < (how == CUT ? 100u : 100000u); i++) {
+			make_sample(&s, NR_SAMPLES + i);
 			assert_int_equal(qpt_writer_write(w, &s), 0);
+		}
+		if (how != CUT)
+			assert_true(qpt_writer_bytes(w) > 300 * 1024);
 		qpt_writer_free(w);
 		return;
 	}
@@ -182,7 +200,8 @@ static long stat_count(const char *out, const char *name)
 	return p ? strtol(p + strlen(key), NULL, 10) : 0;
 }
 
-static void check_report(const char *path, bool pipe, bool z, unsigned nr)
+static void check_report(const char *path, bool pipe, bool z, unsigned nr,
+			 int gaps)
 {
 	char cmd[256], *out;
 
@@ -193,6 +212,7 @@ static void check_report(const char *path, bool pipe, bool z, unsigned nr)
 	assert_int_equal(stat_count(out, "COMM"), 3);
 	assert_int_equal(stat_count(out, "FINISHED_ROUND"), nr / 1000);
 	assert_int_equal(stat_count(out, "ATTR"), pipe ? 1 : 0);
+	assert_int_equal(stat_count(out, "EVENT_TYPE"), gaps);
 	assert_true(z ? stat_count(out, "COMPRESSED") > 0
 		      : stat_count(out, "COMPRESSED") == 0);
 	free(out);
@@ -223,9 +243,9 @@ static void one(const char *name, bool pipe, int level)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	write_recording(path, pipe, level, false);
+	write_recording(path, pipe, level, WHOLE);
 	check_script(path, NR_SAMPLES);
-	check_report(path, pipe, level > 0, NR_SAMPLES);
+	check_report(path, pipe, level > 0, NR_SAMPLES, 0);
 	if (!getenv("QPT_KEEP")) /* keep the files to look at */
 		unlink(path);
 }
@@ -250,29 +270,72 @@ static void test_pipe_z(void **state)
 	one("pipe-z.data", true, 5);
 }
 
-static void test_interrupted(void **state)
+/* The file after a flush and more writes, without close. */
+static void cut(const char *name, int level, enum how how)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s/cut.data", dir);
-	write_recording(path, false, 0, true);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_recording(path, false, level, how);
 	/* what the flush covered, features and all */
 	check_script(path, NR_SAMPLES / 2);
-	check_report(path, false, false, NR_SAMPLES / 2);
+	check_report(path, false, level > 0, NR_SAMPLES / 2, 0);
 	if (!getenv("QPT_KEEP")) /* keep the files to look at */
 		unlink(path);
 }
 
-static void test_interrupted_z(void **state)
+static void test_cut(void **state)
+{
+	cut("cut.data", 0, CUT);
+}
+
+static void test_cut_z(void **state)
+{
+	cut("cut-z.data", 1, CUT);
+}
+
+static void test_cut_later(void **state)
+{
+	cut("cut-later.data", 0, CUT_LATER);
+}
+
+static void test_cut_later_z(void **state)
+{
+	cut("cut-later-z.data", 1, CUT_LATER);
+}
+
+/* A flush with little data: the data after it reaches the disk over its
+ * features, which the header let go of first; perf reads what it covers. */
+static void test_cut_early(void **state)
+{
+	char path[128], cmd[256], *out;
+
+	snprintf(path, sizeof(path), "%s/cut-early.data", dir);
+	write_recording(path, false, 0, CUT_EARLY);
+	check_script(path, 0);
+	snprintf(cmd, sizeof(cmd), "perf report -D -i %s 2>&1", path);
+	out = run(cmd);
+	assert_int_equal(stat_count(out, "COMM"), 3);
+	assert_int_equal(stat_count(out, "SAMPLE"), 0);
+	free(out);
+	if (!getenv("QPT_KEEP"))
+		unlink(path);
+}
+
+/* Flushes on the way leave gaps perf reads through (EVENT_TYPE). */
+static void test_flushes(void **state)
 {
 	char path[128];
+	int level;
 
-	snprintf(path, sizeof(path), "%s/cut-z.data", dir);
-	write_recording(path, false, 1, true);
-	check_script(path, NR_SAMPLES / 2);
-	check_report(path, false, true, NR_SAMPLES / 2);
-	if (!getenv("QPT_KEEP")) /* keep the files to look at */
-		unlink(path);
+	for (level = 0; level < 2; level++) {
+		snprintf(path, sizeof(path), "%s/flushes-%d.data", dir, level);
+		write_recording(path, false, level, FLUSHES);
+		check_script(path, NR_SAMPLES);
+		check_report(path, false, level > 0, NR_SAMPLES, 2);
+		if (!getenv("QPT_KEEP"))
+			unlink(path);
+	}
 }
 
 int main(void)
@@ -282,8 +345,12 @@ int main(void)
 	    cmocka_unit_test(test_file_z),
 	    cmocka_unit_test(test_pipe),
 	    cmocka_unit_test(test_pipe_z),
-	    cmocka_unit_test(test_interrupted),
-	    cmocka_unit_test(test_interrupted_z),
+	    cmocka_unit_test(test_cut),
+	    cmocka_unit_test(test_cut_z),
+	    cmocka_unit_test(test_cut_later),
+	    cmocka_unit_test(test_cut_later_z),
+	    cmocka_unit_test(test_cut_early),
+	    cmocka_unit_test(test_flushes),
 	};
 	int ret;
 

@@ -44,6 +44,12 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- true 2>/dev/null; then
 		check "$tmp/z.data"
 	perf record -q -e task-clock -o - -- true >"$tmp/pipe.data" \
 		2>/dev/null && check "$tmp/pipe.data"
+	# NAMESPACES, CGROUP, SWITCH and samples with many sample_type bits
+	perf record -q -e task-clock -c 200000 --call-graph dwarf,1024 -d \
+		--phys-data --data-page-size --code-page-size --sample-cpu \
+		--all-cgroups --namespaces --switch-events -o "$tmp/rich.data" \
+		-- sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		2>/dev/null && check "$tmp/rich.data"
 	perf record -q -z -e task-clock -o - -- true >"$tmp/pipez.data" \
 		2>/dev/null && check "$tmp/pipez.data"
 	# stdin as a pipe: read incrementally

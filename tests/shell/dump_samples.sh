@@ -52,6 +52,29 @@ if perf record -q -e task-clock -c 100000 -o "$tmp/sw.data" -- \
 	perf record -q -e task-clock -c 100000 -o - -- \
 		sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
 		>"$tmp/pipe.data" 2>/dev/null && check "$tmp/pipe.data"
+	# many sample_type bits: CALLCHAIN, REGS_USER, STACK_USER, ADDR, CPU,
+	# DATA_SRC, PHYS_ADDR, CGROUP, DATA/CODE_PAGE_SIZE
+	if perf record -q -e task-clock -c 200000 --call-graph dwarf,1024 -d \
+		--phys-data --data-page-size --code-page-size --sample-cpu \
+		--all-cgroups --namespaces --switch-events -o "$tmp/rich.data" \
+		-- sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		2>/dev/null; then
+		check "$tmp/rich.data"
+		want=$(perf script -F cpu,code_page_size -i "$tmp/rich.data" \
+			2>/dev/null | awk '{ gsub(/[][]/, "", $1); n = $2 + 0;
+			if ($2 ~ /K$/) n *= 1024; if ($2 ~ /M$/) n *= 1048576;
+			if ($2 ~ /G$/) n *= 1073741824; print $1 + 0, n }')
+		got=$("$QPT" dump --json -i "$tmp/rich.data" |
+			grep '"type":"SAMPLE"' |
+			sed -n 's/.*"cpu":\([0-9]*\).*"code_page_size":\([0-9]*\).*/\1 \2/p')
+		if [ -n "$want" ] && [ "$want" = "$got" ]; then
+			echo "ok: cpu and code_page_size of $(echo "$want" | wc -l) samples"
+		else
+			echo "FAIL: cpu/code_page_size"
+			diff <(echo "$want") <(echo "$got") | head -5
+			fail=1
+		fi
+	fi
 fi
 T=${QPT_SHARED:-/nonexistent}/traces
 if [ -d "$T" ]; then
