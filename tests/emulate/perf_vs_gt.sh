@@ -1,5 +1,6 @@
 #!/bin/bash
-# qpt record --emulate against the single-step ground truth, decoded by perf:
+# qpt record --emulate against the single-step ground truth, decoded by perf
+# (and by qpt decode, libipt-based, where this build has it):
 # for each test program (dynamic and static), `perf script --itrace=i0ns`
 # on the recording must list, per thread, exactly the instruction addresses
 # gt_step sees, and perf must report no decode error.  Both runs get the
@@ -54,6 +55,12 @@ for p in "$@"; do
 		fail=1
 	elif [ "$n" -lt 1000 ]; then
 		echo "FAIL $p: only $n instructions"
+		fail=1
+	elif "$QPT" decode --help >/dev/null 2>&1 &&
+		! "$QPT" decode -i "$tmp/$p.data" --no-sym 2>&1 |
+			awk '$3 == "insn:" { print $1, $2 }' | by_thread |
+			cmp -s "$tmp/want" -; then
+		echo "FAIL $p: qpt decode (libipt) differs from ground truth"
 		fail=1
 	else
 		echo "ok $p: $n instructions, $(($(grep -c -- -- "$tmp/want") + 1)) threads"
