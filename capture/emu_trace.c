@@ -580,6 +580,32 @@ fail:
 	_exit(127);
 }
 
+/*
+ * Kill @pid (-1: every tracee) and wait until it is gone.  A tracee killed
+ * while traced still stops at PTRACE_EVENT_EXIT (and one already there
+ * does not die of SIGKILL): each stop is continued.
+ */
+static void reap(pid_t pid)
+{
+	int status;
+	pid_t w;
+
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	for (;;) {
+		w = waitpid(pid, &status, __WALL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, w, NULL, NULL);
+		else if (w == pid)
+			break;
+	}
+}
+
 /* Fork the command and bring it to its exec stop. */
 static int launch(struct emu_tracer *tr, char *const argv[])
 {
@@ -622,10 +648,7 @@ failed:
 	if (read(pfd[0], &e, sizeof(e)) != sizeof(e))
 		e = ECHILD;
 	close(pfd[0]);
-	kill(pid, SIGKILL);
-	/* a tracee in its exit stop does not die of SIGKILL: let it go on */
-	ptrace(PTRACE_CONT, pid, NULL, NULL);
-	waitpid(pid, &status, 0);
+	reap(pid);
 	tr->res->exec_failed = true;
 	return -e;
 }
@@ -651,13 +674,12 @@ int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
 	if (!err)
 		err = loop(&tr);
 	if (err && tr.child > 0 && !res->exec_failed) {
+		for (t = tr.threads; t; t = t->next)
+			kill(t->tid, SIGKILL);
 		kill(tr.child, SIGKILL);
-		while (tr.threads) {
-			ptrace(PTRACE_CONT, tr.threads->tid, NULL, NULL);
+		while (tr.threads)
 			drop_thread(&tr, tr.threads);
-		}
-		while (waitpid(-1, NULL, __WALL) > 0)
-			;
+		reap(-1);
 	}
 	return err;
 }

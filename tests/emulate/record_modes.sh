@@ -24,6 +24,13 @@ rc=$?
 grep -q "no-such-command" err.txt || bad "bad command: $(cat err.txt)"
 [ ! -e bad.data ] || bad "bad command left bad.data"
 
+# an output that cannot be created: one line, exit 1, the command killed
+timeout 60 "$QPT" record --emulate -o /nonexistent/dir/x.data -- "$prog" \
+	>/dev/null 2>err.txt
+rc=$?
+[ $rc -eq 1 ] || bad "bad output: exit $rc, want 1"
+[ "$(wc -l <err.txt)" -eq 1 ] || bad "bad output: $(cat err.txt)"
+
 env -i "$GT" gt.txt -- "$prog" >/dev/null
 awk '{ print $2 }' gt.txt >want.txt
 n=$(wc -l <want.txt)
