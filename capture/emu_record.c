@@ -291,12 +291,14 @@ static int on_thread_exit(void *ctx, pid_t tid)
 	return r ? close_ring(er, r) : 0;
 }
 
-static int on_poll(void *ctx)
+static int on_poll(void *ctx, uint64_t insns)
 {
 	struct emu_rec *er = ctx;
 	size_t i;
 	int err;
 
+	if (er->o->progress)
+		er->o->progress(insns, er->o->progress_ctx);
 	if (!er->o->snapshot_request || !*er->o->snapshot_request)
 		return 0;
 	*er->o->snapshot_request = 0;

@@ -362,10 +362,25 @@ static int on_step(struct emu_thread *t)
 	return err;
 }
 
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
 static int on_signal(struct emu_thread *t, int sig)
 {
 	uint64_t cur = get_ip(t->tid);
+	siginfo_t si;
 	int err = 0;
+
+	/* A group-stop (after a stop signal was delivered) is reported like
+	 * a signal stop but has no siginfo: nothing executes, nothing is
+	 * injected; stepping on resumes the thread, as a debugger would. */
+	if (is_stop_signal(sig) &&
+	    ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) < 0 &&
+	    errno == EINVAL)
+		return 0;
 
 	if (t->have_prev && t->prev_ip != cur)
 		err = complete(t, cur);
@@ -529,7 +544,8 @@ static int tick(struct emu_tracer *tr)
 		if (err)
 			return err;
 	}
-	return tr->sb.ops->poll ? tr->sb.ops->poll(tr->sb.ctx) : 0;
+	return tr->sb.ops->poll ? tr->sb.ops->poll(tr->sb.ctx, tr->res->insns) :
+				  0;
 }
 
 static int loop(struct emu_tracer *tr)

@@ -26,9 +26,10 @@ struct emu_sink_ops {
 	int (*record)(void *ctx, pid_t tid, const struct perf_event_header *rec);
 	/* The thread is gone; nothing more arrives for it. */
 	int (*thread_exit)(void *ctx, pid_t tid);
-	/* Called every few thousand stops (may be NULL): snapshot requests,
-	 * draining.  Returns 0 or an error that ends the run. */
-	int (*poll)(void *ctx);
+	/* Called every few thousand stops (may be NULL) with the count of
+	 * instructions so far: snapshot requests, progress.  Returns 0 or
+	 * an error that ends the run. */
+	int (*poll)(void *ctx, uint64_t insns);
 };
 
 struct emu_trace_opts {

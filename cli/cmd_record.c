@@ -482,8 +482,16 @@ static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
 	return -1;
 }
 
+static void emulate_progress(uint64_t insns, void *ctx)
+{
+	fprintf(stderr, "\r[ qpt record --emulate: %" PRIu64
+		" instructions ]", insns);
+	*(bool *)ctx = true;
+}
+
 static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 {
+	bool shown = false;
 	struct qpt_emulate_opts eo;
 	struct qpt_emulate_result res;
 	char msg[512] = "";
@@ -506,6 +514,10 @@ static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 	eo.cmd_argv = argv;
 	eo.errbuf = msg;
 	eo.errlen = sizeof(msg);
+	if (cli_show_progress() && !a->quiet) {
+		eo.progress = emulate_progress;
+		eo.progress_ctx = &shown;
+	}
 	for (i = 0; i < a->o.nr_events; i++) {
 		ret = emulate_event(a->events[i], &eo);
 		if (ret >= 0)
@@ -517,6 +529,8 @@ static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 	install_signals();
 	signal(SIGINT, SIG_IGN); /* the command gets it and ends the run */
 	err = qpt_emulate_record(&eo, &res);
+	if (shown)
+		fputc('\n', stderr);
 	if (res.exec_failed) {
 		cli_error(NULL, "%s", msg);
 		return 127;

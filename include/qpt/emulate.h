@@ -53,6 +53,10 @@ struct qpt_emulate_opts {
 	/* Polled while running: non-zero asks for a snapshot (the library
 	 * clears it).  May be NULL. */
 	volatile int *snapshot_request;
+	/* Called now and then with the instructions traced so far (may be
+	 * NULL), e.g. to show progress. */
+	void (*progress)(uint64_t insns, void *ctx);
+	void *progress_ctx;
 	int compress;		/* zstd level for the writer; 0: off */
 	int cmd_argc;		/* the command line for CMDLINE */
 	char *const *cmd_argv;
