@@ -406,6 +406,9 @@ int qpt_emulate_record(const struct qpt_emulate_opts *o,
 	res->exec_failed = tres.exec_failed;
 	if (tres.exec_failed)
 		set_error(o, "%s: %s", o->argv[0], strerror(-err));
+	else if (err == -EPERM || err == -EACCES)
+		set_error(o, "%s: cannot trace it with ptrace: %s", o->argv[0],
+			  strerror(-err));
 	else if (err)
 		set_error(o, "%s", qpt_strerror(err));
 	for (i = 0; i < er.nr_rings; i++)

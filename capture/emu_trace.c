@@ -583,13 +583,16 @@ static void child_exec(char *const argv[], bool no_aslr, int fd)
 {
 	int e;
 
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
-		goto fail;
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
+		e = -errno; /* negative: tracing, not the command, failed */
+		if (write(fd, &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(126);
+	}
 	if (no_aslr)
 		personality(ADDR_NO_RANDOMIZE);
 	raise(SIGSTOP);
 	execvp(argv[0], argv);
-fail:
 	e = errno;
 	if (write(fd, &e, sizeof(e)) < 0)
 		_exit(126);
@@ -665,6 +668,11 @@ failed:
 		e = ECHILD;
 	close(pfd[0]);
 	reap(pid);
+	if (e < 0) {
+		logf_(tr, QPT_LOG_WARN, "cannot trace the command: %s",
+		      strerror(-e));
+		return e;
+	}
 	tr->res->exec_failed = true;
 	return -e;
 }

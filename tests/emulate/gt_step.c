@@ -202,13 +202,18 @@ int main(int argc, char **argv)
 	}
 	child = fork();
 	if (!child) {
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(77);
 		personality(ADDR_NO_RANDOMIZE);
 		raise(SIGSTOP);
 		execvp(argv[argi + 2], argv + argi + 2);
 		_exit(127);
 	}
 	waitpid(child, &status, 0);
+	if (WIFEXITED(status)) {
+		fprintf(stderr, "gt_step: cannot trace (ptrace not allowed?)\n");
+		return WEXITSTATUS(status) == 77 ? 77 : 1;
+	}
 	ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)opts);
 	ptrace(PTRACE_CONT, child, NULL, NULL);
 	waitpid(child, &status, 0);

@@ -16,6 +16,8 @@ GT=$1 DIR=$2
 shift 2
 command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
 [ -x "$QPT" ] || { echo "no qpt"; exit 1; }
+"$GT" /dev/null -- /bin/true >/dev/null 2>&1
+[ $? -eq 77 ] && { echo "ptrace not allowed here: skip"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

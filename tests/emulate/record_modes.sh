@@ -9,6 +9,8 @@
 set -u
 GT=$1 DIR=$2
 command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
+"$GT" /dev/null -- /bin/true >/dev/null 2>&1
+[ $? -eq 77 ] && { echo "ptrace not allowed here: skip"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
