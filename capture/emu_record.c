@@ -410,7 +410,7 @@ int qpt_emulate_record(const struct qpt_emulate_opts *o,
 		set_error(o, "%s: cannot trace it with ptrace: %s", o->argv[0],
 			  strerror(-err));
 	else if (err)
-		set_error(o, "%s", qpt_strerror(err));
+		set_error(o, "%s: %s", o->output, qpt_strerror(err));
 	for (i = 0; i < er.nr_rings; i++)
 		if (er.rings[i].sk) {
 			cerr = close_ring(&er, &er.rings[i]);

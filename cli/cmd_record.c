@@ -536,7 +536,11 @@ static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 		return 127;
 	}
 	if (err < 0) {
-		cli_error(eo.output, "%s", msg[0] ? msg : qpt_strerror(err));
+		/* the library's message names the file or command */
+		if (msg[0])
+			cli_error(NULL, "%s", msg);
+		else
+			cli_error(eo.output, "%s", qpt_strerror(err));
 		return QPT_EXIT_ERROR;
 	}
 	if (!a->quiet)
