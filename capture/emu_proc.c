@@ -95,6 +95,22 @@ size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
 	return done;
 }
 
+bool emu_proc_known(struct emu_proc *proc, uint64_t addr)
+{
+	size_t i;
+
+	if (proc->last_map < proc->nr_maps &&
+	    addr >= proc->maps[proc->last_map].start &&
+	    addr < proc->maps[proc->last_map].end)
+		return true;
+	for (i = 0; i < proc->nr_maps; i++)
+		if (addr >= proc->maps[i].start && addr < proc->maps[i].end) {
+			proc->last_map = i;
+			return true;
+		}
+	return false;
+}
+
 static bool map_known(const struct emu_proc *proc, const struct emu_map *m)
 {
 	size_t i;

@@ -26,6 +26,7 @@ struct emu_proc {
 	uint8_t *pages;				/* EMU_CODE_SLOTS pages */
 	struct emu_map *maps;
 	size_t nr_maps;
+	size_t last_map;			/* where the last lookup hit */
 };
 
 struct emu_proc *emu_proc_new(pid_t pid);
@@ -38,6 +39,9 @@ void emu_proc_flush_code(struct emu_proc *proc);
  */
 size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
 		     size_t len);
+
+/* Whether @addr lies in an executable mapping already announced. */
+bool emu_proc_known(struct emu_proc *proc, uint64_t addr);
 
 /* Called for each executable mapping not announced before. */
 typedef int (*emu_map_fn)(void *ctx, const struct emu_map *map);

@@ -315,7 +315,16 @@ static int classify_at(struct emu_thread *t, uint64_t ip)
 {
 	uint8_t buf[16];
 	size_t n;
+	int err;
 
+	/* code outside the announced mappings (mapped by other means than
+	 * this thread's syscalls): look at the maps again */
+	if (!emu_proc_known(t->proc, ip)) {
+		emu_proc_flush_code(t->proc);
+		err = scan_maps(t, false);
+		if (err)
+			return err;
+	}
 	n = emu_proc_code(t->proc, ip, buf, sizeof(buf));
 	if (!n || emu_insn_classify(buf, n, &t->prev) < 0) {
 		t->prev.cls = EMU_INSN_OTHER;
