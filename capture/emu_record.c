@@ -249,7 +249,10 @@ static int on_record(void *ctx, pid_t tid, const struct perf_event_header *h)
 
 	if (!r)
 		return -QPT_E_STATE;
-	if (r->data_pending + h->size > er->data_size / 2) {
+	/* the trace of an exiting thread goes out before its EXIT, so that
+	 * a reader decoding at EXIT (perf in pipe mode) has all of it */
+	if (r->data_pending + h->size > er->data_size / 2 ||
+	    (h->type == PERF_RECORD_EXIT && !er->o->snapshot)) {
 		err = drain(er, r);
 		if (err)
 			return err;
