@@ -12,8 +12,17 @@
 static bool is_legacy_prefix(uint8_t b)
 {
 	switch (b) {
-	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
-	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
+	case 0x26:
+	case 0x2e:
+	case 0x36:
+	case 0x3e:
+	case 0x64:
+	case 0x65:
+	case 0x66:
+	case 0x67:
+	case 0xf0:
+	case 0xf2:
+	case 0xf3:
 		return true;
 	default:
 		return false;
@@ -124,7 +133,10 @@ int emu_insn_classify(const uint8_t *buf, size_t avail, struct emu_insn *insn)
 		return classify_0f(buf + i + 1, avail - i - 1, pfx, insn);
 	case 0xff:
 		return classify_ff(buf + i + 1, avail - i - 1, pfx, insn);
-	case 0xe0: case 0xe1: case 0xe2: case 0xe3:
+	case 0xe0:
+	case 0xe1:
+	case 0xe2:
+	case 0xe3:
 		insn->cls = EMU_INSN_JCC;
 		insn->len = (uint8_t)(pfx + 2);
 		return 0;
@@ -145,10 +157,13 @@ int emu_insn_classify(const uint8_t *buf, size_t avail, struct emu_insn *insn)
 		insn->cls = EMU_INSN_RET;
 		insn->len = (uint8_t)(pfx + (op == 0xc2 ? 3 : 1));
 		return 0;
-	case 0xca: case 0xcb: /* far ret */
-	case 0xcc: case 0xcd: /* int3, int n */
-	case 0xcf:	      /* iret */
-	case 0x9a: case 0xea: /* far call/jmp (invalid in 64-bit mode) */
+	case 0xca:
+	case 0xcb: /* far ret */
+	case 0xcc:
+	case 0xcd: /* int3, int n */
+	case 0xcf: /* iret */
+	case 0x9a:
+	case 0xea: /* far call/jmp (invalid in 64-bit mode) */
 		insn->cls = EMU_INSN_FAR;
 		return 0;
 	default:

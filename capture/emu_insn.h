@@ -19,12 +19,12 @@ enum emu_insn_class {
 	EMU_INSN_CALL,	   /* direct near call: nothing, pushes */
 	EMU_INSN_CALL_IND, /* indirect near call: TIP, pushes */
 	EMU_INSN_RET,	   /* near return: TNT (compressed) or TIP */
-	EMU_INSN_FAR,	   /* syscall, sysenter, int n, iret, far call/jmp/ret */
+	EMU_INSN_FAR, /* syscall, sysenter, int n, iret, far call/jmp/ret */
 };
 
 struct emu_insn {
-	uint8_t cls;	/* enum emu_insn_class */
-	uint8_t len;	/* length; exact for JCC, CALL and CALL_IND */
+	uint8_t cls; /* enum emu_insn_class */
+	uint8_t len; /* length; exact for JCC, CALL and CALL_IND */
 };
 
 /*

@@ -22,11 +22,11 @@ struct emu_map {
 
 struct emu_proc {
 	pid_t pid;
-	uint64_t page_addr[EMU_CODE_SLOTS];	/* 1 = empty slot */
-	uint8_t *pages;				/* EMU_CODE_SLOTS pages */
+	uint64_t page_addr[EMU_CODE_SLOTS]; /* 1 = empty slot */
+	uint8_t *pages;			    /* EMU_CODE_SLOTS pages */
 	struct emu_map *maps;
 	size_t nr_maps;
-	size_t last_map;			/* where the last lookup hit */
+	size_t last_map; /* where the last lookup hit */
 };
 
 struct emu_proc *emu_proc_new(pid_t pid);

@@ -19,7 +19,7 @@
 #include <intel-pt.h>
 
 #define EMU_PT_STAGE 8192
-#define EMU_PT_SLACK 64		/* room for the largest packet group */
+#define EMU_PT_SLACK 64 /* room for the largest packet group */
 #define EMU_PT_TNT_MAX 47
 #define LIBIPT_STACK 64
 #define PERF_STACK 1024

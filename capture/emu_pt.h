@@ -22,11 +22,11 @@ typedef int (*emu_pt_out_fn)(void *ctx, const uint8_t *buf, size_t len);
 typedef uint64_t (*emu_pt_tsc_fn)(void *ctx);
 
 struct emu_pt_opts {
-	bool retcomp;		/* return compression (hardware default) */
-	uint32_t psb_period;	/* bytes between PSB+ (0: 4096) */
-	uint32_t chunk;		/* hand bytes on in chunks of about this
-				 * size (0 or more than 8 KiB: 8 KiB) */
-	emu_pt_tsc_fn tsc;	/* NULL: no TSC packets */
+	bool retcomp;	     /* return compression (hardware default) */
+	uint32_t psb_period; /* bytes between PSB+ (0: 4096) */
+	uint32_t chunk;	     /* hand bytes on in chunks of about this
+			      * size (0 or more than 8 KiB: 8 KiB) */
+	emu_pt_tsc_fn tsc;   /* NULL: no TSC packets */
 	void *tsc_ctx;
 };
 

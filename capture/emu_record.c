@@ -57,7 +57,7 @@ void qpt_emulate_opts_init(struct qpt_emulate_opts *opts)
 }
 
 static void set_error(const struct qpt_emulate_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void set_error(const struct qpt_emulate_opts *o, const char *fmt, ...)
 {
 	va_list ap;
@@ -317,11 +317,11 @@ static int on_poll(void *ctx, uint64_t insns)
 }
 
 static const struct emu_sink_ops record_ops = {
-	.thread_new = on_thread_new,
-	.aux = on_aux,
-	.record = on_record,
-	.thread_exit = on_thread_exit,
-	.poll = on_poll,
+    .thread_new = on_thread_new,
+    .aux = on_aux,
+    .record = on_record,
+    .thread_exit = on_thread_exit,
+    .poll = on_poll,
 };
 
 static int check_opts(const struct qpt_emulate_opts *o, struct emu_rec *er)
@@ -337,7 +337,7 @@ static int check_opts(const struct qpt_emulate_opts *o, struct emu_rec *er)
 	if ((dp & (dp - 1)) || (ap & (ap - 1)) || dp > (1u << 20) ||
 	    ap > (1u << 20) || o->psb_period > 15) {
 		set_error(o, "ring sizes must be powers of two pages, "
-			  "psb_period 0..15");
+			     "psb_period 0..15");
 		return -QPT_E_INVAL;
 	}
 	er->data_size = dp * (uint64_t)page;

@@ -28,11 +28,11 @@ static int send(struct emu_sb *sb, pid_t pid, pid_t tid, uint8_t *buf,
 {
 	struct perf_event_header *hdr = (struct perf_event_header *)buf;
 	struct emu_trailer t = {
-		.pid = (uint32_t)pid,
-		.tid = (uint32_t)tid,
-		.time = emu_sb_time(),
-		.cpu = UINT32_MAX,
-		.id = sb->id,
+	    .pid = (uint32_t)pid,
+	    .tid = (uint32_t)tid,
+	    .time = emu_sb_time(),
+	    .cpu = UINT32_MAX,
+	    .id = sb->id,
 	};
 
 	memcpy(buf + off, &t, sizeof(t));
@@ -63,7 +63,7 @@ int emu_sb_comm(struct emu_sb *sb, pid_t pid, pid_t tid, const char *comm,
 	off = put_string(buf, off + sizeof(ids), comm, 16);
 	return send(sb, pid, tid, buf, off, PERF_RECORD_COMM,
 		    PERF_RECORD_MISC_USER |
-			    (exec ? PERF_RECORD_MISC_COMM_EXEC : 0));
+			(exec ? PERF_RECORD_MISC_COMM_EXEC : 0));
 }
 
 struct emu_mmap2_body {
@@ -79,16 +79,16 @@ int emu_sb_mmap2(struct emu_sb *sb, pid_t pid, pid_t tid,
 {
 	uint8_t buf[4096 + 256] __attribute__((aligned(8)));
 	struct emu_mmap2_body b = {
-		.pid = (uint32_t)pid,
-		.tid = (uint32_t)tid,
-		.addr = map->start,
-		.len = map->end - map->start,
-		.pgoff = map->pgoff,
-		.maj = map->maj,
-		.min = map->min,
-		.ino = map->ino,
-		.prot = map->prot,
-		.flags = MAP_PRIVATE,
+	    .pid = (uint32_t)pid,
+	    .tid = (uint32_t)tid,
+	    .addr = map->start,
+	    .len = map->end - map->start,
+	    .pgoff = map->pgoff,
+	    .maj = map->maj,
+	    .min = map->min,
+	    .ino = map->ino,
+	    .prot = map->prot,
+	    .flags = MAP_PRIVATE,
 	};
 	size_t off = sizeof(struct perf_event_header);
 

@@ -15,8 +15,8 @@
 #include "capture/emu_trace.h"
 
 /* The sample_type the records' trailer follows. */
-#define EMU_SAMPLE_TYPE                                                   \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+#define EMU_SAMPLE_TYPE                                                        \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 struct emu_sb {

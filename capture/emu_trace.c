@@ -37,9 +37,9 @@ struct emu_thread {
 	pid_t tid, pid;
 	struct emu_tracer *tr;
 	struct emu_pt *pt;
-	struct emu_proc *proc;	/* shared by the process's threads */
+	struct emu_proc *proc; /* shared by the process's threads */
 	bool have_prev;
-	bool leader;		/* owns proc */
+	bool leader; /* owns proc */
 	uint64_t prev_ip;
 	struct emu_insn prev;
 	int inject;
@@ -242,10 +242,10 @@ static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
 				     pid_t pid)
 {
 	struct emu_pt_opts po = {
-		.retcomp = tr->opts->retcomp,
-		.psb_period = tr->opts->psb_period,
-		.chunk = tr->opts->chunk,
-		.tsc = tr->opts->tsc ? emu_tsc : NULL,
+	    .retcomp = tr->opts->retcomp,
+	    .psb_period = tr->opts->psb_period,
+	    .chunk = tr->opts->chunk,
+	    .tsc = tr->opts->tsc ? emu_tsc : NULL,
 	};
 	struct emu_thread *t;
 
@@ -338,7 +338,8 @@ static int classify_at(struct emu_thread *t, uint64_t ip)
 static bool maps_may_change(long nr)
 {
 	return nr == SYS_mmap || nr == SYS_mprotect || nr == SYS_munmap ||
-	       nr == SYS_mremap || nr == SYS_shmat || nr == SYS_remap_file_pages;
+	       nr == SYS_mremap || nr == SYS_shmat ||
+	       nr == SYS_remap_file_pages;
 }
 
 /* prev retired; execution continues at @cur. */
@@ -352,7 +353,7 @@ static int complete(struct emu_thread *t, uint64_t cur)
 	if (err < 0 || t->prev.cls != EMU_INSN_FAR)
 		return err;
 	if (maps_may_change((long)peek_user(
-		    t->tid, offsetof(struct user_regs_struct, orig_rax)))) {
+		t->tid, offsetof(struct user_regs_struct, orig_rax)))) {
 		emu_proc_flush_code(t->proc);
 		err = scan_maps(t, false);
 	}
@@ -387,8 +388,7 @@ static int on_signal(struct emu_thread *t, int sig)
 	 * a signal stop but has no siginfo: nothing executes, nothing is
 	 * injected; stepping on resumes the thread, as a debugger would. */
 	if (is_stop_signal(sig) &&
-	    ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) < 0 &&
-	    errno == EINVAL)
+	    ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) < 0 && errno == EINVAL)
 		return 0;
 
 	if (t->have_prev && t->prev_ip != cur)
@@ -530,9 +530,9 @@ static void on_gone(struct emu_tracer *tr, pid_t tid, int status)
 	struct emu_thread *t = find_thread(tr, tid);
 
 	if (tid == tr->child)
-		tr->res->exit_status = WIFEXITED(status) ?
-					       WEXITSTATUS(status) :
-					       128 + WTERMSIG(status);
+		tr->res->exit_status = WIFEXITED(status)
+					   ? WEXITSTATUS(status)
+					   : 128 + WTERMSIG(status);
 	if (!t)
 		return;
 	emu_pt_flush(t->pt);
@@ -553,8 +553,8 @@ static int tick(struct emu_tracer *tr)
 		if (err)
 			return err;
 	}
-	return tr->sb.ops->poll ? tr->sb.ops->poll(tr->sb.ctx, tr->res->insns) :
-				  0;
+	return tr->sb.ops->poll ? tr->sb.ops->poll(tr->sb.ctx, tr->res->insns)
+				: 0;
 }
 
 static int loop(struct emu_tracer *tr)
@@ -691,9 +691,9 @@ int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
 		  struct emu_trace_result *res)
 {
 	struct emu_tracer tr = {
-		.opts = opts,
-		.sb = {sink, sink_ctx, opts->sample_id},
-		.res = res,
+	    .opts = opts,
+	    .sb = {sink, sink_ctx, opts->sample_id},
+	    .res = res,
 	};
 	struct emu_thread *t;
 	int err;

@@ -23,7 +23,8 @@ struct emu_sink_ops {
 	int (*aux)(void *ctx, pid_t tid, const uint8_t *buf, size_t len);
 	/* A sideband record (host order, sample_id trailer included) that
 	 * belongs to thread @tid's ring. */
-	int (*record)(void *ctx, pid_t tid, const struct perf_event_header *rec);
+	int (*record)(void *ctx, pid_t tid,
+		      const struct perf_event_header *rec);
 	/* The thread is gone; nothing more arrives for it. */
 	int (*thread_exit)(void *ctx, pid_t tid);
 	/* Called every few thousand stops (may be NULL) with the count of
@@ -34,23 +35,23 @@ struct emu_sink_ops {
 
 struct emu_trace_opts {
 	bool no_aslr;
-	bool inherit;		/* follow fork/vfork children */
+	bool inherit; /* follow fork/vfork children */
 	bool retcomp;
 	bool tsc;
-	uint32_t psb_period;	/* bytes */
-	uint32_t chunk;		/* trace bytes per sink->aux call, about */
-	uint64_t sample_id;	/* the identifier in every record's trailer */
-	const char *vdso_path;	/* write [vdso] here and name it in MMAP2 */
+	uint32_t psb_period;   /* bytes */
+	uint32_t chunk;	       /* trace bytes per sink->aux call, about */
+	uint64_t sample_id;    /* the identifier in every record's trailer */
+	const char *vdso_path; /* write [vdso] here and name it in MMAP2 */
 	qpt_log_fn log;
 	void *log_ctx;
 };
 
 struct emu_trace_result {
-	uint64_t insns;		/* instructions retired in traced threads */
-	uint64_t bytes;		/* trace bytes generated */
+	uint64_t insns; /* instructions retired in traced threads */
+	uint64_t bytes; /* trace bytes generated */
 	uint32_t threads;
-	int exit_status;	/* of the command: exit code, or 128 + signal */
-	bool exec_failed;	/* the command could not be started */
+	int exit_status;  /* of the command: exit code, or 128 + signal */
+	bool exec_failed; /* the command could not be started */
 };
 
 /*

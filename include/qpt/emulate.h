@@ -49,7 +49,7 @@ struct qpt_emulate_opts {
 	uint64_t aux_pages;	/* AUX pages, power of 2; 0: 1024 */
 	bool snapshot;		/* AUX in overwrite mode, snapshots on
 				 * request and at each thread's end */
-	uint64_t snapshot_size;	/* bytes per snapshot; 0: whole area */
+	uint64_t snapshot_size; /* bytes per snapshot; 0: whole area */
 	/* Polled while running: non-zero asks for a snapshot (the library
 	 * clears it).  May be NULL. */
 	volatile int *snapshot_request;
@@ -57,24 +57,24 @@ struct qpt_emulate_opts {
 	 * NULL), e.g. to show progress. */
 	void (*progress)(uint64_t insns, void *ctx);
 	void *progress_ctx;
-	int compress;		/* zstd level for the writer; 0: off */
-	int cmd_argc;		/* the command line for CMDLINE */
+	int compress; /* zstd level for the writer; 0: off */
+	int cmd_argc; /* the command line for CMDLINE */
 	char *const *cmd_argv;
 	qpt_log_fn log;
 	void *log_ctx;
-	char *errbuf;		/* one line about the last failure */
+	char *errbuf; /* one line about the last failure */
 	size_t errlen;
 };
 
 QPT_API void qpt_emulate_opts_init(struct qpt_emulate_opts *opts);
 
 struct qpt_emulate_result {
-	uint64_t insns;		/* instructions retired by traced threads */
-	uint64_t trace_bytes;	/* Intel PT bytes generated */
-	uint32_t threads;	/* threads traced */
-	int exit_status;	/* command: exit code, or 128 + signal */
-	bool exec_failed;	/* the command could not be started */
-	uint64_t output_bytes;	/* written to the output */
+	uint64_t insns;	       /* instructions retired by traced threads */
+	uint64_t trace_bytes;  /* Intel PT bytes generated */
+	uint32_t threads;      /* threads traced */
+	int exit_status;       /* command: exit code, or 128 + signal */
+	bool exec_failed;      /* the command could not be started */
+	uint64_t output_bytes; /* written to the output */
 	struct qpt_capture_stats capture; /* as the consumer saw it */
 };
 

@@ -131,8 +131,8 @@ static void retire(struct thr *t)
 static unsigned long long rip(pid_t tid)
 {
 	return (unsigned long long)ptrace(
-		PTRACE_PEEKUSER, tid,
-		(void *)offsetof(struct user_regs_struct, rip), NULL);
+	    PTRACE_PEEKUSER, tid,
+	    (void *)offsetof(struct user_regs_struct, rip), NULL);
 }
 
 static void stop(pid_t tid, int status, pid_t child)
@@ -211,7 +211,8 @@ int main(int argc, char **argv)
 	}
 	waitpid(child, &status, 0);
 	if (WIFEXITED(status)) {
-		fprintf(stderr, "gt_step: cannot trace (ptrace not allowed?)\n");
+		fprintf(stderr,
+			"gt_step: cannot trace (ptrace not allowed?)\n");
 		return WEXITSTATUS(status) == 77 ? 77 : 1;
 	}
 	ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)opts);

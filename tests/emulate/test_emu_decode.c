@@ -146,7 +146,7 @@ static int mem_thread_exit(void *ctx, pid_t tid)
 }
 
 static const struct emu_sink_ops mem_ops = {
-	mem_thread_new, mem_aux, mem_record, mem_thread_exit, NULL,
+    mem_thread_new, mem_aux, mem_record, mem_thread_exit, NULL,
 };
 
 /* Ground truth: per thread, in order of first appearance. */
@@ -246,8 +246,8 @@ static void compare(const struct seq *want, const struct seq *got, int thr)
 	for (i = 0; i < n; i++)
 		if (want->ip[i] != got->ip[i])
 			fail_msg("thread %d insn %zu: decoded %#llx, stepped "
-				 "%#llx", thr, i,
-				 (unsigned long long)got->ip[i],
+				 "%#llx",
+				 thr, i, (unsigned long long)got->ip[i],
 				 (unsigned long long)want->ip[i]);
 	if (want->n != got->n)
 		fail_msg("thread %d: decoded %zu insns, stepped %zu", thr,
@@ -258,10 +258,10 @@ static void run_prog(const char *name, bool retcomp, uint32_t psb)
 {
 	struct seq want[MAX_T], got[MAX_T];
 	struct emu_trace_opts opts = {
-		.no_aslr = true,
-		.retcomp = retcomp,
-		.psb_period = psb,
-		.sample_id = 1,
+	    .no_aslr = true,
+	    .retcomp = retcomp,
+	    .psb_period = psb,
+	    .sample_id = 1,
 	};
 	char prog[4096], vdso[] = "/tmp/qpt-vdso-XXXXXX";
 	struct emu_trace_result res;
@@ -302,11 +302,14 @@ static void run_prog(const char *name, bool retcomp, uint32_t psb)
 	unlink(vdso);
 }
 
-#define PROG_TEST(n)                                                      \
-	static void test_##n(void **state) { run_prog("emu_" #n, true, 0); } \
-	static void test_##n##_static(void **state)                        \
-	{                                                                  \
-		run_prog("emu_" #n "_static", true, 0);                    \
+#define PROG_TEST(n)                                                           \
+	static void test_##n(void **state)                                     \
+	{                                                                      \
+		run_prog("emu_" #n, true, 0);                                  \
+	}                                                                      \
+	static void test_##n##_static(void **state)                            \
+	{                                                                      \
+		run_prog("emu_" #n "_static", true, 0);                        \
 	}
 
 PROG_TEST(flow)
@@ -327,16 +330,16 @@ static void test_flow_small_psb(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flow),
-		cmocka_unit_test(test_flow_static),
-		cmocka_unit_test(test_flow_noretcomp),
-		cmocka_unit_test(test_flow_small_psb),
-		cmocka_unit_test(test_sig),
-		cmocka_unit_test(test_sig_static),
-		cmocka_unit_test(test_crash),
-		cmocka_unit_test(test_crash_static),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_threads_static),
+	    cmocka_unit_test(test_flow),
+	    cmocka_unit_test(test_flow_static),
+	    cmocka_unit_test(test_flow_noretcomp),
+	    cmocka_unit_test(test_flow_small_psb),
+	    cmocka_unit_test(test_sig),
+	    cmocka_unit_test(test_sig_static),
+	    cmocka_unit_test(test_crash),
+	    cmocka_unit_test(test_crash_static),
+	    cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_threads_static),
 	};
 
 	if (argc < 3)
