@@ -22,7 +22,7 @@ static void *run(void *arg)
 
 int main(void)
 {
-	struct timespec ts = {0, 700 * 1000 * 1000};
+	struct timespec ts = {1, 0};
 	pthread_t t;
 
 	pthread_create(&t, NULL, run, NULL);

@@ -17,7 +17,7 @@ __attribute__((noinline)) static long fib(int n)
 
 static void *run(void *arg)
 {
-	struct timespec ts = {0, 300 * 1000 * 1000};
+	struct timespec ts = {1, 0};
 
 	nanosleep(&ts, NULL);
 	return (void *)fib((int)(long)arg);
