@@ -498,7 +498,7 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 	int err = 0;
 
 	if (!t) {
-		err = on_new_task(tr, tid, sig);
+		err = on_new_task(tr, tid, event ? SIGSTOP : sig);
 		t = find_thread(tr, tid);
 		if (err || !t)
 			return err;
@@ -525,7 +525,20 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 	return resume(t);
 }
 
-static void on_gone(struct emu_tracer *tr, pid_t tid, int status)
+/* The thread is gone: its last bytes out, its ring closed. */
+static int end_thread(struct emu_tracer *tr, struct emu_thread *t)
+{
+	int err;
+
+	err = emu_pt_flush(t->pt);
+	tr->res->bytes += emu_pt_bytes(t->pt);
+	if (!err)
+		err = tr->sb.ops->thread_exit(tr->sb.ctx, t->tid);
+	drop_thread(tr, t);
+	return err;
+}
+
+static int on_gone(struct emu_tracer *tr, pid_t tid, int status)
 {
 	struct emu_thread *t = find_thread(tr, tid);
 
@@ -533,12 +546,7 @@ static void on_gone(struct emu_tracer *tr, pid_t tid, int status)
 		tr->res->exit_status = WIFEXITED(status)
 					   ? WEXITSTATUS(status)
 					   : 128 + WTERMSIG(status);
-	if (!t)
-		return;
-	emu_pt_flush(t->pt);
-	tr->res->bytes += emu_pt_bytes(t->pt);
-	tr->sb.ops->thread_exit(tr->sb.ctx, tid);
-	drop_thread(tr, t);
+	return t ? end_thread(tr, t) : 0;
 }
 
 /* Every few thousand stops: staged bytes into the AUX area, then the
@@ -576,7 +584,9 @@ static int loop(struct emu_tracer *tr)
 			return errno == ECHILD ? 0 : -errno;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			on_gone(tr, tid, status);
+			err = on_gone(tr, tid, status);
+			if (err)
+				return err;
 			continue;
 		}
 		if (!WIFSTOPPED(status))
@@ -706,6 +716,9 @@ int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
 	}
 	if (!err)
 		err = loop(&tr);
+	/* threads that vanished unreported (a non-leader's exec) */
+	while (!err && tr.threads)
+		err = end_thread(&tr, tr.threads);
 	if (err && tr.child > 0 && !res->exec_failed) {
 		for (t = tr.threads; t; t = t->next)
 			kill(t->tid, SIGKILL);
