@@ -111,7 +111,8 @@ int main(int argc, char **argv)
 	printf("  memcpy into fresh pages:     %.0f MiB/s\n",
 	       done / t_fresh / (1 << 20));
 	printf("  ratio drain/memcpy: %.2f (reused buffer), %.2f (fresh "
-	       "pages); goal >= 0.5\n", t_copy / t_drain, t_fresh / t_drain);
+	       "pages); goal >= 0.5\n",
+	       t_copy / t_drain, t_fresh / t_drain);
 	qpt_consumer_free(c);
 	qpt_simkern_free(sk);
 	free(src);

@@ -9,9 +9,9 @@
 #include "capture/auxtrace.h"
 
 static const struct qpt_auxtrace_ops *const auxtrace_pmus[] = {
-	&qpt_intel_pt_ops,
-	&qpt_intel_bts_ops,
-	NULL,
+    &qpt_intel_pt_ops,
+    &qpt_intel_bts_ops,
+    NULL,
 };
 
 const struct qpt_auxtrace_ops *qpt_auxtrace_ops_find(const char *name)
@@ -35,4 +35,3 @@ uint64_t qpt_auxtrace_tsc(void *ctx)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
 }
-

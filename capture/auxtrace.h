@@ -17,26 +17,25 @@
 
 /* What an AUXTRACE_INFO record may be built from. */
 struct qpt_auxtrace_ctx {
-	const struct qpt_pmu *pmu;	 /* the PMU as found in sysfs */
+	const struct qpt_pmu *pmu; /* the PMU as found in sysfs */
 	const struct perf_event_attr *attr;
 	/* The first event's control page (time conversion); may be NULL. */
 	const struct perf_event_mmap_page *page;
-	bool snapshot;			 /* snapshot (overwrite) mode */
-	bool per_cpu;			 /* per-CPU mmaps (-a, -C) */
-	int have_sched_switch;		 /* perf's encoding, 0: none */
-	const char *filter;		 /* address filter or NULL */
+	bool snapshot;	       /* snapshot (overwrite) mode */
+	bool per_cpu;	       /* per-CPU mmaps (-a, -C) */
+	int have_sched_switch; /* perf's encoding, 0: none */
+	const char *filter;    /* address filter or NULL */
 };
 
 struct qpt_auxtrace_ops {
 	const char *pmu_name;
-	uint32_t type;			/* QPT_AUXTRACE_* */
+	uint32_t type; /* QPT_AUXTRACE_* */
 	/* Set perf's default terms into @attr (before the user's terms). */
 	void (*default_config)(const struct qpt_pmu *pmu,
 			       struct perf_event_attr *attr);
 	/* Fill the AUXTRACE_INFO record into @buf (@cap bytes).  Returns
 	 * its size, -ENOSPC if @cap is too small, or another error. */
-	int (*info)(const struct qpt_auxtrace_ctx *ctx, void *buf,
-		    size_t cap);
+	int (*info)(const struct qpt_auxtrace_ctx *ctx, void *buf, size_t cap);
 	/* The AUXTRACE reference of a new buffer (perf: the TSC). */
 	uint64_t (*reference)(void *ctx);
 };
@@ -68,7 +67,7 @@ struct qpt_intel_pt_params {
 	bool per_cpu_mmaps;
 	uint32_t tsc_ctc_n, tsc_ctc_d; /* CPUID leaf 0x15: EBX, EAX */
 	uint32_t max_nonturbo_ratio;
-	const char *filter;		/* NULL: none */
+	const char *filter; /* NULL: none */
 };
 
 /*

@@ -10,11 +10,11 @@
 #include "qpt/capture.h"
 
 struct qpt_event {
-	char *str;			/* as given */
+	char *str; /* as given */
 	char *pmu_name;
-	struct qpt_pmu *pmu;		/* NULL for hardware/software names */
+	struct qpt_pmu *pmu; /* NULL for hardware/software names */
 	const struct qpt_auxtrace_ops *aux; /* NULL: no AUX area */
-	bool period_set;		/* the string set period or freq */
+	bool period_set;		    /* the string set period or freq */
 	struct perf_event_attr attr;
 };
 

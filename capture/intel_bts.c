@@ -36,16 +36,16 @@ static int intel_bts_info(const struct qpt_auxtrace_ctx *ctx, void *buf,
 		info->priv[BTS_TIME_MULT] = ctx->page->time_mult;
 		info->priv[BTS_TIME_ZERO] = ctx->page->time_zero;
 		info->priv[BTS_CAP_USER_TIME_ZERO] =
-			ctx->page->cap_user_time_zero;
+		    ctx->page->cap_user_time_zero;
 	}
 	info->priv[BTS_SNAPSHOT_MODE] = ctx->snapshot;
 	return (int)size;
 }
 
 const struct qpt_auxtrace_ops qpt_intel_bts_ops = {
-	.pmu_name = "intel_bts",
-	.type = QPT_AUXTRACE_INTEL_BTS,
-	.default_config = NULL,
-	.info = intel_bts_info,
-	.reference = qpt_auxtrace_tsc,
+    .pmu_name = "intel_bts",
+    .type = QPT_AUXTRACE_INTEL_BTS,
+    .default_config = NULL,
+    .info = intel_bts_info,
+    .reference = qpt_auxtrace_tsc,
 };

@@ -164,17 +164,15 @@ static void intel_pt_default_config(const struct qpt_pmu *pmu,
 	qpt_pmu_read_u64(pmu, "caps/psb_cyc", 0, &psb_cyc);
 	periods = 0;
 	if (psb_cyc &&
-	    !qpt_pmu_read_u64(pmu, "caps/psb_periods", 16, &periods) &&
-	    periods)
+	    !qpt_pmu_read_u64(pmu, "caps/psb_periods", 16, &periods) && periods)
 		set_term(pmu, "psb_period", (uint64_t)pick_bit(periods, 3),
 			 attr);
 }
 
 const struct qpt_auxtrace_ops qpt_intel_pt_ops = {
-	.pmu_name = "intel_pt",
-	.type = QPT_AUXTRACE_INTEL_PT,
-	.default_config = intel_pt_default_config,
-	.info = intel_pt_info,
-	.reference = qpt_auxtrace_tsc,
+    .pmu_name = "intel_pt",
+    .type = QPT_AUXTRACE_INTEL_PT,
+    .default_config = intel_pt_default_config,
+    .info = intel_pt_info,
+    .reference = qpt_auxtrace_tsc,
 };
-

@@ -243,9 +243,9 @@ int qpt_pmu_format_set(const struct qpt_pmu_format *fmt, uint64_t value,
 
 	if (value > qpt_pmu_format_max(fmt))
 		return -QPT_E_INVAL;
-	w = fmt->word == 0 ? (uint64_t *)&attr->config :
-	    fmt->word == 1 ? (uint64_t *)&attr->config1 :
-			     (uint64_t *)&attr->config2;
+	w = fmt->word == 0   ? (uint64_t *)&attr->config
+	    : fmt->word == 1 ? (uint64_t *)&attr->config1
+			     : (uint64_t *)&attr->config2;
 	*w = (*w & ~fmt->mask) | qpt_pmu_format_bits(fmt, value);
 	return 0;
 }

@@ -19,13 +19,13 @@
 
 struct qpt_pmu_format {
 	char *name;
-	int word;	/* 0: config, 1: config1, 2: config2 */
-	uint64_t mask;	/* the bits of that word */
+	int word;      /* 0: config, 1: config1, 2: config2 */
+	uint64_t mask; /* the bits of that word */
 };
 
 struct qpt_pmu {
 	char *name;
-	char *dir;	/* <root>/<name> */
+	char *dir; /* <root>/<name> */
 	uint32_t type;
 	struct qpt_pmu_format *formats;
 	size_t nr_formats;

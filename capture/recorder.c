@@ -78,7 +78,8 @@ static int parse_events(struct qpt_recorder *rec)
 		if (rec->aux_ev)
 			return rec_fail(rec, -QPT_E_INVAL,
 					"%s: only one AUX-area event per "
-					"recording", evs[i]);
+					"recording",
+					evs[i]);
 		rec->aux_ev = rec->parsed[i];
 	}
 	if (rec->o.snapshot && !rec->aux_ev)
@@ -100,10 +101,10 @@ static void default_sizes(struct qpt_recorder *rec)
 	if (!rec->aux_pages)
 		rec->aux_pages = (root ? 4096 * 1024 : 128 * 1024) / page;
 	if (!rec->data_pages)
-		rec->data_pages = (!root && rec->aux_ev && !rec->o.snapshot ?
-					   256 * 1024 :
-					   512 * 1024) /
-				  page;
+		rec->data_pages =
+		    (!root && rec->aux_ev && !rec->o.snapshot ? 256 * 1024
+							      : 512 * 1024) /
+		    page;
 	if (!rec->data_pages)
 		rec->data_pages = 1;
 	if (!rec->aux_pages)

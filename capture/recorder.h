@@ -16,7 +16,7 @@
 /* One event as opened: a user event or the sideband dummy. */
 struct rec_event {
 	struct perf_event_attr attr;
-	const char *name;		/* borrowed */
+	const char *name; /* borrowed */
 	bool aux;
 	uint64_t *ids;
 	uint32_t nr_ids;
@@ -32,16 +32,16 @@ struct qpt_recorder {
 	struct qpt_recorder_opts o;
 	struct qpt_event **parsed;
 	size_t nr_parsed;
-	const struct qpt_event *aux_ev;	/* the AUX-area event or NULL */
+	const struct qpt_event *aux_ev; /* the AUX-area event or NULL */
 	struct rec_event *evs;		/* user events, then the dummy */
 	size_t nr_evs;
-	int *cpus;			/* per slot CPU (-1: per-thread) */
+	int *cpus; /* per slot CPU (-1: per-thread) */
 	size_t nr_cpus;
-	int *tids;			/* threads (-1: any, with -a) */
+	int *tids; /* threads (-1: any, with -a) */
 	size_t nr_tids;
 	int *fds;
 	size_t nr_fds;
-	int *ctl_fds;			/* AUX events, grouped by ring */
+	int *ctl_fds; /* AUX events, grouped by ring */
 	size_t nr_ctl;
 	struct qpt_sysring *rings;
 	struct qpt_consumer **consumers;
@@ -50,7 +50,7 @@ struct qpt_recorder {
 	uint64_t data_pages, aux_pages;
 	size_t id_hdr_size;
 	struct qpt_writer *writer;
-	struct qpt_sink sink;		/* rec_sink_* around the writer */
+	struct qpt_sink sink; /* rec_sink_* around the writer */
 	uint64_t records_since_round;
 	struct rec_file *files;
 	size_t nr_files;
@@ -63,7 +63,7 @@ struct qpt_recorder {
 
 /* Format a one-line explanation into the caller's errbuf; returns @err. */
 int rec_fail(struct qpt_recorder *rec, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void rec_log(struct qpt_recorder *rec, enum qpt_log_level level,
 	     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

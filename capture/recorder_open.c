@@ -17,8 +17,8 @@
 
 #include "capture/recorder.h"
 
-#define SAMPLE_ID_TYPE                                                      \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |              \
+#define SAMPLE_ID_TYPE                                                         \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 /* sample_id: TID, TIME, CPU, IDENTIFIER. */
 #define ID_HDR_SIZE 32
@@ -56,22 +56,26 @@ static int open_error(struct qpt_recorder *rec, int err,
 				"root, or lower it: sysctl -w "
 				"kernel.perf_event_paranoid=%d",
 				ev->name, paranoid,
-				paranoid >= 2 && !ev->attr.exclude_kernel ?
-					", which allows user-space events "
-					"only: add :u or /u" :
-					"",
+				paranoid > 2
+				    ? ", which forbids unprivileged use"
+				: paranoid == 2 && !ev->attr.exclude_kernel
+				    ? ", which allows user-space events "
+				      "only: add :u or /u"
+				    : "",
 				paranoid >= 2 ? 1 : -1);
 	case EBUSY:
 		return rec_fail(rec, err,
 				"%s: the PMU is busy (EBUSY): another tool "
 				"(perf, a debugger) is using it; stop it and "
-				"retry", ev->name);
+				"retry",
+				ev->name);
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
 		return rec_fail(rec, err,
 				"%s: the event is not supported on this "
-				"machine (%s)", ev->name, strerror(-err));
+				"machine (%s)",
+				ev->name, strerror(-err));
 	case ESRCH:
 		return rec_fail(rec, err, "no such process %d", pid);
 	case EMFILE:
@@ -87,9 +91,10 @@ static int open_error(struct qpt_recorder *rec, int err,
 
 static int map_error(struct qpt_recorder *rec, int err)
 {
-	uint64_t kb = ((1 + rec->data_pages +
-			(rec->aux_ev ? rec->aux_pages : 0)) *
-		       (uint64_t)sysconf(_SC_PAGESIZE)) >> 10;
+	uint64_t kb =
+	    ((1 + rec->data_pages + (rec->aux_ev ? rec->aux_pages : 0)) *
+	     (uint64_t)sysconf(_SC_PAGESIZE)) >>
+	    10;
 
 	if (err == -EPERM || err == -ENOMEM)
 		return rec_fail(rec, err,
@@ -97,8 +102,9 @@ static int map_error(struct qpt_recorder *rec, int err)
 				"(%s): over the locked-memory limits "
 				"kernel.perf_event_mlock_kb (%d KiB) and "
 				"ulimit -l; use -m with fewer pages or raise "
-				"them", (unsigned long long)kb,
-				strerror(-err), read_sysctl("perf_event_mlock_kb"));
+				"them",
+				(unsigned long long)kb, strerror(-err),
+				read_sysctl("perf_event_mlock_kb"));
 	return rec_fail(rec, err, "cannot map the perf buffers: %s",
 			strerror(-err));
 }
@@ -125,14 +131,13 @@ static void fill_user_event(struct qpt_recorder *rec, struct rec_event *e,
 		e->attr.sample_period = rec->o.sample_period;
 	} else {
 		e->attr.freq = 1;
-		e->attr.sample_freq = rec->o.sample_freq ? rec->o.sample_freq :
-							   4000;
+		e->attr.sample_freq =
+		    rec->o.sample_freq ? rec->o.sample_freq : 4000;
 	}
 }
 
 /* The dummy that carries the sideband, user-only when the first event is. */
-static void fill_dummy(struct rec_event *e,
-		       const struct perf_event_attr *first)
+static void fill_dummy(struct rec_event *e, const struct perf_event_attr *first)
 {
 	e->name = first->exclude_kernel ? "dummy:u" : "dummy";
 	e->attr.size = sizeof(e->attr);
@@ -173,8 +178,8 @@ static int build_events(struct qpt_recorder *rec)
 	rec->id_hdr_size = ID_HDR_SIZE;
 	for (i = 0; i < rec->nr_evs; i++) {
 		e = &rec->evs[i];
-		e->attr.inherit = (rec->child || rec->o.pid) &&
-				  !rec->o.per_thread;
+		e->attr.inherit =
+		    (rec->child || rec->o.pid) && !rec->o.per_thread;
 		e->attr.enable_on_exec = rec->child ? 1 : 0;
 		e->ids = calloc(rec->nr_cpus * rec->nr_tids, sizeof(*e->ids));
 		if (!e->ids)
@@ -201,8 +206,7 @@ static int map_ring(struct qpt_recorder *rec, size_t slot, int fd)
 	int err;
 
 	err = qpt_sysring_map(sr, fd, rec->data_pages,
-			      rec->aux_ev ? rec->aux_pages : 0,
-			      rec->o.snapshot,
+			      rec->aux_ev ? rec->aux_pages : 0, rec->o.snapshot,
 			      rec->aux_ev ? rec->aux_ev->aux->reference : NULL);
 	if (err < 0)
 		return map_error(rec, err);
@@ -250,8 +254,8 @@ static int open_ring_events(struct qpt_recorder *rec, size_t slot)
 					 leader) < 0) {
 				return rec_fail(rec, -errno,
 						"%s: cannot share the ring "
-						"buffer: %s", e->name,
-						strerror(errno));
+						"buffer: %s",
+						e->name, strerror(errno));
 			}
 			if (e->aux)
 				rec->ctl_fds[rec->nr_ctl++] = fd;
@@ -277,8 +281,8 @@ int rec_open_events(struct qpt_recorder *rec)
 	rec->rings = calloc(rec->nr_rings, sizeof(*rec->rings));
 	rec->consumers = calloc(rec->nr_rings, sizeof(*rec->consumers));
 	rec->pfds = calloc(rec->nr_rings, sizeof(*rec->pfds));
-	rec->ctl_fds = calloc(rec->nr_cpus * rec->nr_tids,
-			      sizeof(*rec->ctl_fds));
+	rec->ctl_fds =
+	    calloc(rec->nr_cpus * rec->nr_tids, sizeof(*rec->ctl_fds));
 	if (!rec->rings || !rec->consumers || !rec->pfds || !rec->ctl_fds)
 		return -ENOMEM;
 	for (slot = 0; slot < rec->nr_rings; slot++) {

@@ -183,8 +183,10 @@ int rec_open_output(struct qpt_recorder *rec)
 		return err;
 	err = synth_targets(rec);
 	if (err < 0)
-		return rec_fail(rec, err, "cannot read the targets' mappings: "
-				"%s", qpt_strerror(err));
+		return rec_fail(rec, err,
+				"cannot read the targets' mappings: "
+				"%s",
+				qpt_strerror(err));
 	/* From here on, the file on disk reads as a whole. */
 	err = qpt_writer_flush(rec->writer);
 	if (err < 0)

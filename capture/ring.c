@@ -15,9 +15,9 @@
 struct qpt_consumer {
 	struct qpt_ring ring;
 	struct qpt_sink sink;
-	uint64_t snap_prev;	/* aux_head at the previous snapshot */
-	bool needs_enable;	/* the kernel may have disabled the event */
-	bool wrapped;		/* the AUX area has wrapped (sticky) */
+	uint64_t snap_prev; /* aux_head at the previous snapshot */
+	bool needs_enable;  /* the kernel may have disabled the event */
+	bool wrapped;	    /* the AUX area has wrapped (sticky) */
 	struct qpt_capture_stats stats;
 	uint64_t bounce[RECORD_MAX / 8];
 };
@@ -78,8 +78,8 @@ int qpt_consumer_new(const struct qpt_ring *ring, const struct qpt_sink *sink,
 	if (!ring || !sink || !sink->record || !ring->page || !ring->data ||
 	    ring->data_size < 8 || !is_pow2(ring->data_size))
 		return -QPT_E_INVAL;
-	if (ring->aux_size && (!ring->aux || !is_pow2(ring->aux_size) ||
-			       !sink->auxtrace))
+	if (ring->aux_size &&
+	    (!ring->aux || !is_pow2(ring->aux_size) || !sink->auxtrace))
 		return -QPT_E_INVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -188,6 +188,9 @@ int qpt_consumer_read_data(struct qpt_consumer *c)
 	tail = pg->data_tail; /* only we write it */
 	if (head - tail > c->ring.data_size)
 		return -QPT_E_LOST;
+	/* The kernel keeps records 8-aligned: anything else is corrupt. */
+	if ((head | tail) & 7)
+		return -QPT_E_FORMAT;
 	for (pos = tail; pos != head; pos += h.size) {
 		if (head - pos < sizeof(h)) {
 			err = -QPT_E_FORMAT;

@@ -113,8 +113,9 @@ void qpt_consumer_free(struct qpt_consumer *consumer);
  * Hand every complete record in the data ring to the sink, then advance
  * data_tail.  Returns the number of records, -QPT_E_FORMAT when a record
  * header is impossible (size < 8, not a multiple of 8, or larger than the
- * filled part), -QPT_E_LOST when head ran more than the ring size ahead of
- * tail (overrun: the producer ignored data_tail), or the sink's error.
+ * filled part) or head or tail is not 8-aligned, -QPT_E_LOST when head ran
+ * more than the ring size ahead of tail (overrun: the producer ignored
+ * data_tail), or the sink's error.
  */
 int qpt_consumer_read_data(struct qpt_consumer *consumer);
 
@@ -123,9 +124,10 @@ int qpt_consumer_read_data(struct qpt_consumer *consumer);
  * record, then advance aux_tail.  The kernel disables a truncated event;
  * if it may have (a PERF_RECORD_AUX with TRUNCATED was seen, or a
  * PERF_RECORD_LOST that may have hidden one, or the area was full), it is
- * re-enabled through ops->enable after the drain.  Returns the number of payload bytes (0: nothing new),
- * -QPT_E_STATE in overwrite mode or without an AUX area, -QPT_E_LOST on an
- * overrun (head - tail > aux_size), or the sink's / ops' error.
+ * re-enabled through ops->enable after the drain.  Returns the number of
+ * payload bytes (0: nothing new), -QPT_E_STATE in overwrite mode or without an
+ * AUX area, -QPT_E_LOST on an overrun (head - tail > aux_size), or the sink's /
+ * ops' error.
  */
 int64_t qpt_consumer_read_aux(struct qpt_consumer *consumer);
 

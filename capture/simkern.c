@@ -17,12 +17,12 @@ struct qpt_simkern {
 	struct perf_event_mmap_page *page;
 	uint8_t *data;
 	uint8_t *aux;
-	uint64_t head;		/* data ring: producer's head */
-	uint64_t aux_head;	/* AUX: producer's head */
-	uint64_t lost;		/* records lost, not yet reported */
+	uint64_t head;	   /* data ring: producer's head */
+	uint64_t aux_head; /* AUX: producer's head */
+	uint64_t lost;	   /* records lost, not yet reported */
 	uint64_t time;
 	uint64_t reference;
-	int enabled;		/* shared with the consumer: atomics */
+	int enabled; /* shared with the consumer: atomics */
 	struct qpt_simkern_stats st;
 	struct qpt_ring_ops ops;
 };
@@ -79,11 +79,11 @@ int qpt_simkern_new(const struct qpt_simkern_opts *opts,
 		return -ENOMEM;
 	sk->o = *opts;
 	sk->page = aligned_alloc(PAGE, PAGE);
-	sk->data = aligned_alloc(PAGE, opts->data_size < PAGE ? PAGE :
-							       opts->data_size);
+	sk->data = aligned_alloc(
+	    PAGE, opts->data_size < PAGE ? PAGE : opts->data_size);
 	if (opts->aux_size)
-		sk->aux = aligned_alloc(PAGE, opts->aux_size < PAGE ?
-						      PAGE : opts->aux_size);
+		sk->aux = aligned_alloc(
+		    PAGE, opts->aux_size < PAGE ? PAGE : opts->aux_size);
 	if (!sk->page || !sk->data || (opts->aux_size && !sk->aux)) {
 		qpt_simkern_free(sk);
 		return -ENOMEM;
@@ -282,8 +282,7 @@ int qpt_simkern_output_body(struct qpt_simkern *sk, uint32_t type,
 	return qpt_simkern_output(sk, h);
 }
 
-int qpt_simkern_itrace_start(struct qpt_simkern *sk, uint32_t pid,
-			     uint32_t tid)
+int qpt_simkern_itrace_start(struct qpt_simkern *sk, uint32_t pid, uint32_t tid)
 {
 	uint32_t body[2] = {pid, tid};
 

@@ -53,19 +53,19 @@
 #include "capture/ring.h"
 
 struct qpt_simkern_opts {
-	size_t size;		/* sizeof(struct qpt_simkern_opts) */
-	uint64_t data_size;	/* data ring bytes: a power of two >= 64 */
-	uint64_t aux_size;	/* AUX bytes: a power of two, or 0 */
-	bool aux_overwrite;	/* snapshot mode: AUX mapped read-only */
+	size_t size;	    /* sizeof(struct qpt_simkern_opts) */
+	uint64_t data_size; /* data ring bytes: a power of two >= 64 */
+	uint64_t aux_size;  /* AUX bytes: a power of two, or 0 */
+	bool aux_overwrite; /* snapshot mode: AUX mapped read-only */
 	/* Overwrite mode: publish aux_head (and AUX offsets) modulo the
 	 * area size, as Intel PT's driver does in snapshot mode, instead of
 	 * free-running. */
 	bool aux_head_modulo;
-	bool enabled;		/* start enabled (else: on ops->enable) */
+	bool enabled; /* start enabled (else: on ops->enable) */
 	/* The sample_id trailer of the records made here. */
 	bool sample_id_all;
-	uint64_t sample_type;	/* TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
-	uint64_t id;		/* the event id (LOST's id, sample ID) */
+	uint64_t sample_type; /* TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
+	uint64_t id;	      /* the event id (LOST's id, sample ID) */
 	uint32_t pid, tid, cpu;
 	/* AUXTRACE identity of the ring (qpt_simkern_ring). */
 	uint32_t idx;
@@ -133,15 +133,15 @@ int64_t qpt_simkern_aux_write(struct qpt_simkern *sk, const void *buf,
 uint64_t qpt_simkern_aux_head(const struct qpt_simkern *sk);
 
 struct qpt_simkern_stats {
-	uint64_t records_written;	/* data-ring records, LOST included */
-	uint64_t records_lost;		/* dropped for want of room */
-	uint64_t records_lost_pending;	/* not yet reported by a LOST */
-	uint64_t aux_offered;		/* bytes given to aux_write */
-	uint64_t aux_written;		/* bytes put into the area */
-	uint64_t aux_lost;		/* bytes dropped (full or disabled) */
-	uint64_t aux_records;		/* PERF_RECORD_AUX made (or lost) */
-	uint64_t aux_truncated;		/* ... with TRUNCATED */
-	uint64_t disables;		/* times the simulator disabled */
+	uint64_t records_written;      /* data-ring records, LOST included */
+	uint64_t records_lost;	       /* dropped for want of room */
+	uint64_t records_lost_pending; /* not yet reported by a LOST */
+	uint64_t aux_offered;	       /* bytes given to aux_write */
+	uint64_t aux_written;	       /* bytes put into the area */
+	uint64_t aux_lost;	       /* bytes dropped (full or disabled) */
+	uint64_t aux_records;	       /* PERF_RECORD_AUX made (or lost) */
+	uint64_t aux_truncated;	       /* ... with TRUNCATED */
+	uint64_t disables;	       /* times the simulator disabled */
 };
 
 void qpt_simkern_stats(const struct qpt_simkern *sk,

@@ -35,8 +35,8 @@ int qpt_synth_mmap2(const char *line, int pid, int tid, size_t id_hdr_size,
 	size_t nlen, size;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
-		   perms, &pgoff, &maj, &min, &ino, &pos) < 7 || !pos ||
-	    strlen(perms) != 4 || end < start)
+		   perms, &pgoff, &maj, &min, &ino, &pos) < 7 ||
+	    !pos || strlen(perms) != 4 || end < start)
 		return -QPT_E_FORMAT;
 	if (perms[2] != 'x')
 		return 0;
@@ -184,8 +184,8 @@ int qpt_build_id_read(const char *path, uint8_t *id, size_t cap)
 			continue;
 		data = elf_getdata(scn, NULL);
 		for (off = 0; data && off < data->d_size; off = next) {
-			next = gelf_getnote(data, off, &nh, &name_off,
-					    &desc_off);
+			next =
+			    gelf_getnote(data, off, &nh, &name_off, &desc_off);
 			if (!next)
 				break;
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||

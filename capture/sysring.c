@@ -46,12 +46,11 @@ int qpt_sysring_map(struct qpt_sysring *sr, int fd, uint64_t data_pages,
 	memset(sr, 0, sizeof(*sr));
 	sr->fd = fd;
 	if (!is_pow2(data_pages) || (aux_pages && !is_pow2(aux_pages)) ||
-	    data_pages > (SIZE_MAX / page) - 1 ||
-	    aux_pages > SIZE_MAX / page)
+	    data_pages > (SIZE_MAX / page) - 1 || aux_pages > SIZE_MAX / page)
 		return -QPT_E_INVAL;
 	sr->base_len = (1 + data_pages) * page;
-	sr->base = mmap(NULL, sr->base_len, PROT_READ | PROT_WRITE,
-			MAP_SHARED, fd, 0);
+	sr->base =
+	    mmap(NULL, sr->base_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (sr->base == MAP_FAILED) {
 		sr->base = NULL;
 		return -errno;

@@ -16,17 +16,17 @@
 #include "capture/ring.h"
 
 struct qpt_sysring {
-	int fd;			/* the event that owns the buffer (borrowed) */
+	int fd; /* the event that owns the buffer (borrowed) */
 	/* The AUX events writing here, for enable/disable (borrowed; set
 	 * after mapping; default: @fd alone when there is an AUX area). */
 	const int *ctl_fds;
 	size_t nr_ctl;
-	void *base;		/* control page + data ring */
+	void *base; /* control page + data ring */
 	size_t base_len;
 	void *aux;
 	size_t aux_len;
 	struct qpt_ring_ops ops;
-	struct qpt_ring ring;	/* filled by qpt_sysring_map */
+	struct qpt_ring ring; /* filled by qpt_sysring_map */
 };
 
 /*

@@ -265,7 +265,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	}
 	if (optind < argc)
 		a->o.argv = argv + optind;
-	if (!!a->o.argv + !!a->o.pid + (a->o.all_cpus || a->o.cpu_list) != 1)
+	/* -C also narrows a command or process to those CPUs, as perf. */
+	if (!!a->o.argv + !!a->o.pid + a->o.all_cpus +
+		    (a->o.cpu_list && !a->o.argv && !a->o.pid) != 1)
 		return cli_usage_error("record",
 				       "give one target: -- COMMAND, -p PID, "
 				       "-a or -C CPUS");

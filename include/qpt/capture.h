@@ -45,7 +45,6 @@ struct qpt_capture_stats {
 				    * between two snapshots (lost) */
 };
 
-
 /*
  * Events, as perf spells them:
  *   PMU/term,term=value,.../MODS   any PMU in sysfs by name, e.g.
@@ -63,7 +62,7 @@ struct qpt_event;
 
 struct qpt_event_opts {
 	size_t size;		/* sizeof(struct qpt_event_opts) */
-	const char *sysfs_root;	/* NULL: /sys/bus/event_source/devices */
+	const char *sysfs_root; /* NULL: /sys/bus/event_source/devices */
 	char *errbuf;		/* if set: why parsing failed, one line */
 	size_t errlen;
 };
@@ -82,7 +81,8 @@ QPT_API void qpt_event_free(struct qpt_event *event);
 
 /* The perf_event_attr the event string gives (type, config*, exclude_*,
  * sample period or frequency); borrowed from @event. */
-QPT_API const struct perf_event_attr *qpt_event_attr(const struct qpt_event *event);
+QPT_API const struct perf_event_attr *
+qpt_event_attr(const struct qpt_event *event);
 /* The PMU's name ("intel_pt", "software", "hardware", ...); borrowed. */
 QPT_API const char *qpt_event_pmu(const struct qpt_event *event);
 /* Whether the event writes an AUX area (a known AUX-area tracer). */
@@ -105,28 +105,28 @@ QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
  * comm, task, context switches) into the same rings.
  */
 struct qpt_recorder_opts {
-	size_t size;		  /* sizeof(struct qpt_recorder_opts) */
-	const char *output;	  /* perf.data path, "-": pipe to stdout */
+	size_t size;	    /* sizeof(struct qpt_recorder_opts) */
+	const char *output; /* perf.data path, "-": pipe to stdout */
 	const char *const *events;
 	size_t nr_events;
-	const char *sysfs_root;	  /* NULL: the real sysfs */
-	char *const *argv;	  /* the command, NULL-terminated */
-	int pid;		  /* 0: none */
+	const char *sysfs_root; /* NULL: the real sysfs */
+	char *const *argv;	/* the command, NULL-terminated */
+	int pid;		/* 0: none */
 	bool all_cpus;
 	const char *cpu_list;
 	bool per_thread;
-	uint64_t data_pages;	  /* data ring pages, power of 2; 0: perf's */
-	uint64_t aux_pages;	  /* AUX pages, power of 2; 0: perf's */
-	bool snapshot;		  /* AUX in snapshot (overwrite) mode */
-	uint64_t snapshot_size;	  /* bytes per snapshot; 0: the whole area */
-	uint64_t sample_period;	  /* -c for sampling events; 0: none */
-	uint64_t sample_freq;	  /* -F; 0: perf's 4000 unless -c */
-	int compress;		  /* zstd level for the writer; 0: off */
-	int cmd_argc;		  /* the command line for CMDLINE */
+	uint64_t data_pages;	/* data ring pages, power of 2; 0: perf's */
+	uint64_t aux_pages;	/* AUX pages, power of 2; 0: perf's */
+	bool snapshot;		/* AUX in snapshot (overwrite) mode */
+	uint64_t snapshot_size; /* bytes per snapshot; 0: the whole area */
+	uint64_t sample_period; /* -c for sampling events; 0: none */
+	uint64_t sample_freq;	/* -F; 0: perf's 4000 unless -c */
+	int compress;		/* zstd level for the writer; 0: off */
+	int cmd_argc;		/* the command line for CMDLINE */
 	char *const *cmd_argv;
 	qpt_log_fn log;
 	void *log_ctx;
-	char *errbuf;		  /* one line about the last failure */
+	char *errbuf; /* one line about the last failure */
 	size_t errlen;
 };
 

@@ -49,6 +49,18 @@ if [ $rc -ne 0 ]; then
 	grep -q "cycles" err.txt || fail "cycles not named"
 fi
 
+# Snapshot options: --control needs -S (usage); -S needs an AUX event.
+"$QPT" record --control /tmp/x -e task-clock -- true 2>err.txt; rc=$?
+test $rc -eq 2 || fail "--control without -S: exit $rc"
+"$QPT" record -S -e task-clock -o s.data -- true 2>err.txt; rc=$?
+test $rc -eq 1 || fail "-S task-clock: exit $rc"
+one_line err.txt "-S task-clock"
+grep -q "snapshot mode needs an AUX-area event" err.txt || fail "-S message"
+"$QPT" record -e intel_bts// -e intel_pt// --sysfs "$QPT_SRC/nonexistent" \
+	-- true 2>err.txt; rc=$?
+test $rc -eq 1 || fail "two AUX events: exit $rc"
+one_line err.txt "two AUX events"
+
 # A process that does not exist.
 "$QPT" record -e task-clock -p 999999999 2>err.txt; rc=$?
 test $rc -ne 0 || fail "-p bad pid succeeded"

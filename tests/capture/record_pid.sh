@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# qpt record -p PID, stopped with SIGINT: the file perf reads carries the
+# qpt record -p PID (per-CPU and per-thread), stopped with SIGINT: the file perf reads carries the
 # synthesized COMM and MMAP2 of the running process ([vdso] included), as
 # its /proc/PID/maps lists them, and samples of it.
 set -euo pipefail
@@ -14,21 +14,25 @@ cd "$tmp"
 sleep 0.2
 awk '$2 ~ /^..x/' /proc/$target/maps | awk '{ split($1, a, "-"); print a[1] }' |
 	sort >maps-proc.txt
-"$QPT" record -e task-clock:u -c 100000 -o pid.data -p $target 2>err.txt &
-rec=$!
-sleep 0.6
-kill -INT $rec
-wait $rec
-grep -q '^\[ qpt record: ' err.txt
-perf report -D -i pid.data >dump.txt 2>perr.txt
-if grep -i -E 'warn|error|fail|invalid' perr.txt; then exit 1; fi
-grep -q "PERF_RECORD_COMM: qpt_spin:$target/$target" dump.txt
-grep 'PERF_RECORD_MMAP2' dump.txt | grep " $target/$target:" |
-	sed -E 's/.*\[0x([0-9a-f]+)\(.*/\1/' | sort >maps-rec.txt
-diff maps-proc.txt maps-rec.txt
-grep -q 'r-xp \[vdso\]' dump.txt
-n=$(perf script -i pid.data -F pid 2>/dev/null | grep -c -w "$target")
-echo "$n samples of $target"
-test "$n" -ge 5
-# qpt reads it too.
-"$QPT" dump -i pid.data >/dev/null
+# Per-CPU rings (perf's default) and one ring per thread.
+for mode in "" --per-thread; do
+	"$QPT" record $mode -e task-clock:u -c 100000 -o pid.data -p $target \
+		2>err.txt &
+	rec=$!
+	sleep 0.6
+	kill -INT $rec
+	wait $rec
+	grep -q '^\[ qpt record: ' err.txt
+	perf report -D -i pid.data >dump.txt 2>perr.txt
+	if grep -i -E 'warn|error|fail|invalid' perr.txt; then exit 1; fi
+	grep -q "PERF_RECORD_COMM: qpt_spin:$target/$target" dump.txt
+	grep 'PERF_RECORD_MMAP2' dump.txt | grep " $target/$target:" |
+		sed -E 's/.*\[0x([0-9a-f]+)\(.*/\1/' | sort >maps-rec.txt
+	diff maps-proc.txt maps-rec.txt
+	grep -q 'r-xp \[vdso\]' dump.txt
+	n=$(perf script -i pid.data -F pid 2>/dev/null | grep -c -w "$target")
+	echo "${mode:-per-cpu}: $n samples of $target"
+	test "$n" -ge 5
+	# qpt reads it too.
+	"$QPT" dump -i pid.data >/dev/null
+done

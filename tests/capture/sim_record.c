@@ -17,13 +17,12 @@
 #include "qpt/writer.h"
 
 #define PT_TYPE 8
-#define SAMPLE_TYPE                                                         \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |              \
+#define SAMPLE_TYPE                                                            \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
-static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-				0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-				0x02, 0x82, 0x02, 0x82};
+static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+				0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
 static const uint8_t psbend[2] = {0x02, 0x23};
 
 static int add_attrs(struct qpt_writer *w)

@@ -167,10 +167,9 @@ static void test_intel_pt_terms(void **state)
 	struct qpt_event *ev;
 	char err[128];
 
-	assert_int_equal(
-		parse("intel_pt/tsc,noretcomp=1,cyc,psb_period=5/u", &ev,
-		      err, sizeof(err)),
-		0);
+	assert_int_equal(parse("intel_pt/tsc,noretcomp=1,cyc,psb_period=5/u",
+			       &ev, err, sizeof(err)),
+			 0);
 	a = qpt_event_attr(ev);
 	/* 0x300e601 + cyc (bit 1) + noretcomp (bit 11), psb_period 5. */
 	assert_int_equal(a->config, 0x500ee03);
@@ -178,16 +177,17 @@ static void test_intel_pt_terms(void **state)
 	assert_true(a->exclude_hv);
 	assert_false(a->exclude_user);
 	qpt_event_free(ev);
-	assert_int_equal(parse("intel_pt/tsc=0,mtc=0/k", &ev, err,
-			       sizeof(err)), 0);
+	assert_int_equal(parse("intel_pt/tsc=0,mtc=0/k", &ev, err, sizeof(err)),
+			 0);
 	assert_int_equal(qpt_event_attr(ev)->config, 0x300e001);
 	assert_true(qpt_event_attr(ev)->exclude_user);
 	qpt_event_free(ev);
 	assert_int_equal(parse("intel_pt/nosuch=1/", &ev, err, sizeof(err)),
 			 -QPT_E_INVAL);
 	assert_non_null(strstr(err, "nosuch"));
-	assert_int_equal(parse("intel_pt/psb_period=16/", &ev, err,
-			       sizeof(err)), -QPT_E_INVAL);
+	assert_int_equal(
+	    parse("intel_pt/psb_period=16/", &ev, err, sizeof(err)),
+	    -QPT_E_INVAL);
 	assert_int_equal(parse("intel_pt/tsc", &ev, err, sizeof(err)),
 			 -QPT_E_INVAL);
 	assert_int_equal(parse("intel_pt//q", &ev, err, sizeof(err)),
@@ -207,8 +207,8 @@ static void test_other_pmus(void **state)
 	assert_int_equal(qpt_event_attr(ev)->config, 0);
 	assert_true(qpt_event_is_aux(ev));
 	qpt_event_free(ev);
-	assert_int_equal(parse("odd/event=0x1ff,umask=3,flag/", &ev, err,
-			       sizeof(err)), 0);
+	assert_int_equal(
+	    parse("odd/event=0x1ff,umask=3,flag/", &ev, err, sizeof(err)), 0);
 	a = qpt_event_attr(ev);
 	assert_int_equal(a->type, 42);
 	assert_int_equal(a->config, 0x1000000ffULL);
@@ -216,8 +216,8 @@ static void test_other_pmus(void **state)
 	assert_int_equal(a->config2, 1ULL << 63);
 	assert_false(qpt_event_is_aux(ev));
 	qpt_event_free(ev);
-	assert_int_equal(parse("odd/config=5,period=1000/", &ev, err,
-			       sizeof(err)), 0);
+	assert_int_equal(
+	    parse("odd/config=5,period=1000/", &ev, err, sizeof(err)), 0);
 	assert_int_equal(qpt_event_attr(ev)->config, 5);
 	assert_int_equal(qpt_event_attr(ev)->sample_period, 1000);
 	qpt_event_free(ev);
@@ -242,14 +242,12 @@ static void test_named_events(void **state)
 	assert_true(qpt_event_attr(ev)->exclude_kernel);
 	qpt_event_free(ev);
 	assert_int_equal(parse("page-faults", &ev, err, sizeof(err)), 0);
-	assert_int_equal(qpt_event_attr(ev)->config,
-			 PERF_COUNT_SW_PAGE_FAULTS);
+	assert_int_equal(qpt_event_attr(ev)->config, PERF_COUNT_SW_PAGE_FAULTS);
 	qpt_event_free(ev);
 	/* A PMU by name alone. */
 	assert_int_equal(parse("intel_bts", &ev, err, sizeof(err)), 0);
 	qpt_event_free(ev);
-	assert_int_equal(parse("nosuch", &ev, err, sizeof(err)),
-			 -QPT_E_NOPMU);
+	assert_int_equal(parse("nosuch", &ev, err, sizeof(err)), -QPT_E_NOPMU);
 	assert_int_equal(parse("nosuch:u", &ev, err, sizeof(err)),
 			 -QPT_E_INVAL);
 	assert_int_equal(parse("", &ev, err, sizeof(err)), -QPT_E_INVAL);
@@ -299,7 +297,8 @@ static void test_intel_pt_info(void **state)
 	if (shared) {
 		snprintf(path, sizeof(path),
 			 "%s/traces/quipper-intel-pt-4.14/"
-			 "perf.data.intel_pt-4.14", shared);
+			 "perf.data.intel_pt-4.14",
+			 shared);
 		fd = open(path, O_RDONLY);
 		if (fd >= 0) {
 			assert_int_equal(pread(fd, real, 0x98, 0x308), 0x98);
@@ -374,15 +373,15 @@ static void test_intel_bts_info(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_parse),
-		cmocka_unit_test(test_pmu_open),
-		cmocka_unit_test(test_intel_pt_default),
-		cmocka_unit_test(test_intel_pt_terms),
-		cmocka_unit_test(test_other_pmus),
-		cmocka_unit_test(test_named_events),
-		cmocka_unit_test(test_intel_pt_info),
-		cmocka_unit_test(test_intel_pt_params),
-		cmocka_unit_test(test_intel_bts_info),
+	    cmocka_unit_test(test_format_parse),
+	    cmocka_unit_test(test_pmu_open),
+	    cmocka_unit_test(test_intel_pt_default),
+	    cmocka_unit_test(test_intel_pt_terms),
+	    cmocka_unit_test(test_other_pmus),
+	    cmocka_unit_test(test_named_events),
+	    cmocka_unit_test(test_intel_pt_info),
+	    cmocka_unit_test(test_intel_pt_params),
+	    cmocka_unit_test(test_intel_bts_info),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

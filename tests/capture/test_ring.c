@@ -4,6 +4,7 @@
  * the input itself (the bytes and records the test fed the producer) and
  * hand-computed ring arithmetic (CIRC_SPACE leaves size - 1 bytes usable).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -184,8 +185,7 @@ static void test_data_wrap_every_offset(void **state)
 			make_record(buf, sizes[i], (uint32_t)(off + i));
 			assert_memory_equal(f.m.recs[i], buf, sizes[i]);
 		}
-		assert_int_equal(qpt_simkern_page(f.sk)->data_tail,
-				 off + 208);
+		assert_int_equal(qpt_simkern_page(f.sk)->data_tail, off + 208);
 		assert_int_equal(qpt_consumer_read_data(f.c), 0);
 		fixture_close(&f);
 	}
@@ -244,6 +244,100 @@ static void test_data_corrupt(void **state)
 	fixture_close(&f);
 }
 
+static int fail_second(void *ctx, const struct perf_event_header *rec)
+{
+	int *n = ctx;
+
+	return ++*n == 2 ? -EIO : 0;
+}
+
+static int fail_aux(void *ctx, const struct qpt_record_auxtrace *hdr,
+		    const struct iovec *iov, int iovcnt)
+{
+	return -ENOSPC;
+}
+
+/* A failing sink stops the drain; the tails stay before what it refused. */
+static void test_sink_errors(void **state)
+{
+	struct qpt_simkern_opts o;
+	struct qpt_simkern *sk;
+	struct qpt_consumer *c;
+	struct qpt_ring ring;
+	int n = 0;
+	struct qpt_sink sink = {fail_second, fail_aux, &n};
+	uint64_t buf[4];
+
+	qpt_simkern_opts_init(&o);
+	o.aux_size = 64;
+	assert_int_equal(qpt_simkern_new(&o, &sk), 0);
+	qpt_simkern_ring(sk, &ring);
+	assert_int_equal(qpt_consumer_new(&ring, &sink, &c), 0);
+	make_record(buf, 16, 1);
+	qpt_simkern_output(sk, (void *)buf);
+	qpt_simkern_output(sk, (void *)buf);
+	qpt_simkern_output(sk, (void *)buf);
+	assert_int_equal(qpt_consumer_read_data(c), -EIO);
+	assert_int_equal(qpt_simkern_page(sk)->data_tail, 16);
+	assert_int_equal(qpt_simkern_aux_write(sk, "abcdefgh", 8, 0), 8);
+	assert_int_equal(qpt_consumer_read_aux(c), -ENOSPC);
+	assert_int_equal(qpt_simkern_page(sk)->aux_tail, 0);
+	qpt_consumer_free(c);
+	qpt_simkern_free(sk);
+}
+
+/* ITRACE_START, LOST_SAMPLES and the sample_id trailer of the records the
+ * simulator makes (perf_event.h: pid/tid, time, id, stream_id, cpu/res,
+ * id). */
+static void test_records_counted(void **state)
+{
+	struct qpt_simkern_opts o;
+	struct qpt_capture_stats st;
+	struct fixture f;
+	struct qpt_ring ring;
+	const uint32_t *w32;
+	const uint64_t *w;
+
+	memset(&f, 0, sizeof(f));
+	qpt_simkern_opts_init(&o);
+	o.sample_id_all = true;
+	o.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_IDENTIFIER;
+	o.pid = 10;
+	o.tid = 11;
+	o.cpu = 3;
+	o.id = 77;
+	assert_int_equal(qpt_simkern_new(&o, &f.sk), 0);
+	qpt_simkern_ring(f.sk, &ring);
+	f.sink.record = mem_record;
+	f.sink.auxtrace = mem_auxtrace;
+	f.sink.ctx = &f.m;
+	assert_int_equal(qpt_consumer_new(&ring, &f.sink, &f.c), 0);
+	assert_int_equal(qpt_simkern_sample_id_size(f.sk), 48);
+	qpt_simkern_set_time(f.sk, 12345);
+	assert_int_equal(qpt_simkern_itrace_start(f.sk, 10, 11), 1);
+	assert_int_equal(qpt_simkern_lost_samples(f.sk, 5), 1);
+	assert_int_equal(qpt_consumer_read_data(f.c), 2);
+	assert_int_equal(((struct perf_event_header *)f.m.recs[0])->size,
+			 8 + 8 + 48);
+	w32 = (const uint32_t *)(f.m.recs[0] + 8);
+	assert_int_equal(w32[0], 10);
+	assert_int_equal(w32[1], 11);
+	w = (const uint64_t *)(f.m.recs[0] + 16);
+	assert_int_equal(w[0], 10 | 11ULL << 32);
+	assert_int_equal(w[1], 12345);
+	assert_int_equal(w[2], 77);
+	assert_int_equal(w[3], 77);
+	assert_int_equal(w[4], 3);
+	assert_int_equal(w[5], 77);
+	memset(&st, 0, sizeof(st));
+	qpt_consumer_add_stats(f.c, &st);
+	assert_int_equal(st.itrace_start, 1);
+	assert_int_equal(st.lost_samples, 5);
+	fixture_close(&f);
+}
+
 /* AUX transactions crossing the end of the area at every offset. */
 static void test_aux_wrap_every_offset(void **state)
 {
@@ -258,8 +352,9 @@ static void test_aux_wrap_every_offset(void **state)
 		fixture_open(&f, 4096, 64, false);
 		if (off) {
 			memset(in, 0xee, off);
-			assert_int_equal(qpt_simkern_aux_write(f.sk, in, off, 0),
-					 (int64_t)off);
+			assert_int_equal(
+			    qpt_simkern_aux_write(f.sk, in, off, 0),
+			    (int64_t)off);
 			assert_int_equal(qpt_consumer_drain(f.c), 0);
 			memsink_reset(&f.m);
 		}
@@ -299,8 +394,9 @@ static void test_aux_full_truncated(void **state)
 	fixture_open(&f, 4096, 128, false);
 	/* 127 usable bytes. */
 	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 100, 0), 100);
-	assert_int_equal(qpt_simkern_aux_write(f.sk, in + 100, 50,
-					       PERF_AUX_FLAG_PARTIAL), 27);
+	assert_int_equal(
+	    qpt_simkern_aux_write(f.sk, in + 100, 50, PERF_AUX_FLAG_PARTIAL),
+	    27);
 	assert_false(qpt_simkern_enabled(f.sk));
 	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 10, 0), 0);
 	assert_int_equal(qpt_consumer_drain(f.c), 0);
@@ -339,8 +435,8 @@ static void test_aux_exactly_full(void **state)
 	fixture_open(&f, 4096, 64, false);
 	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 63, 0), 63);
 	assert_true(qpt_simkern_enabled(f.sk));
-	assert_int_equal(qpt_simkern_aux_write(f.sk, in, 5,
-					       PERF_AUX_FLAG_COLLISION), 0);
+	assert_int_equal(
+	    qpt_simkern_aux_write(f.sk, in, 5, PERF_AUX_FLAG_COLLISION), 0);
 	assert_false(qpt_simkern_enabled(f.sk));
 	assert_int_equal(qpt_consumer_drain(f.c), 0);
 	assert_true(qpt_simkern_enabled(f.sk));
@@ -589,8 +685,8 @@ static void test_sustained_threads(void **state)
 	o.data_size = 512;
 	o.aux_size = 16384;
 	o.sample_id_all = true;
-	o.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			PERF_SAMPLE_IDENTIFIER;
+	o.sample_type =
+	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER;
 	assert_int_equal(qpt_simkern_new(&o, &s.sk), 0);
 	qpt_simkern_ring(s.sk, &ring);
 	assert_int_equal(qpt_consumer_new(&ring, &sink, &c), 0);
@@ -639,19 +735,21 @@ static void test_sustained_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_new_rejects),
-		cmocka_unit_test(test_data_wrap_every_offset),
-		cmocka_unit_test(test_data_full_lost),
-		cmocka_unit_test(test_data_corrupt),
-		cmocka_unit_test(test_aux_wrap_every_offset),
-		cmocka_unit_test(test_aux_full_truncated),
-		cmocka_unit_test(test_aux_exactly_full),
-		cmocka_unit_test(test_aux_read_states),
-		cmocka_unit_test(test_snapshot_nowrap),
-		cmocka_unit_test(test_snapshot_wrap),
-		cmocka_unit_test(test_snapshot_head_modulo),
-		cmocka_unit_test(test_snapshot_sim_modulo),
-		cmocka_unit_test(test_sustained_threads),
+	    cmocka_unit_test(test_new_rejects),
+	    cmocka_unit_test(test_data_wrap_every_offset),
+	    cmocka_unit_test(test_data_full_lost),
+	    cmocka_unit_test(test_data_corrupt),
+	    cmocka_unit_test(test_sink_errors),
+	    cmocka_unit_test(test_records_counted),
+	    cmocka_unit_test(test_aux_wrap_every_offset),
+	    cmocka_unit_test(test_aux_full_truncated),
+	    cmocka_unit_test(test_aux_exactly_full),
+	    cmocka_unit_test(test_aux_read_states),
+	    cmocka_unit_test(test_snapshot_nowrap),
+	    cmocka_unit_test(test_snapshot_wrap),
+	    cmocka_unit_test(test_snapshot_head_modulo),
+	    cmocka_unit_test(test_snapshot_sim_modulo),
+	    cmocka_unit_test(test_sustained_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,8 +61,8 @@ static void test_mmap2_line(void **state)
 	assert_string_equal(m->filename, "/usr/bin/ls");
 	assert_int_equal(((uint8_t *)buf)[size - 1], 0);
 	/* Not executable: nothing; anonymous: //anon; garbage: an error. */
-	assert_int_equal(qpt_synth_mmap2("1000-2000 rw-p 0 00:00 0\n", 1, 1,
-					 0, buf, sizeof(buf)),
+	assert_int_equal(qpt_synth_mmap2("1000-2000 rw-p 0 00:00 0\n", 1, 1, 0,
+					 buf, sizeof(buf)),
 			 0);
 	size = qpt_synth_mmap2("1000-2000 r-xs 0 00:00 0\n", 1, 1, 0, buf,
 			       sizeof(buf));
@@ -71,12 +71,12 @@ static void test_mmap2_line(void **state)
 	assert_int_equal(m->flags, MAP_SHARED);
 	assert_int_equal(qpt_synth_mmap2("zzz", 1, 1, 0, buf, sizeof(buf)),
 			 -QPT_E_FORMAT);
-	assert_int_equal(qpt_synth_mmap2("2000-1000 r-xp 0 00:00 0 /x", 1, 1,
-					 0, buf, sizeof(buf)),
+	assert_int_equal(qpt_synth_mmap2("2000-1000 r-xp 0 00:00 0 /x", 1, 1, 0,
+					 buf, sizeof(buf)),
 			 -QPT_E_FORMAT);
-	assert_int_equal(qpt_synth_mmap2("1000-2000 r-xp 0 00:00 0 /x", 1, 1,
-					 0, buf, 40),
-			 -ENOSPC);
+	assert_int_equal(
+	    qpt_synth_mmap2("1000-2000 r-xp 0 00:00 0 /x", 1, 1, 0, buf, 40),
+	    -ENOSPC);
 }
 
 struct collect {
@@ -133,8 +133,7 @@ static void test_synth_self(void **state)
 		assert_int_equal(c.vdso, 1);
 		assert_int_equal(c.vdso_addr, vdso);
 	}
-	assert_int_equal(qpt_synth_process("/proc", 999999999, 32, collect,
-					   &c),
+	assert_int_equal(qpt_synth_process("/proc", 999999999, 32, collect, &c),
 			 -ESRCH);
 }
 
@@ -143,7 +142,7 @@ static void test_synth_self(void **state)
  * "GNU\0"). */
 static void test_build_id(void **state)
 {
-	static const uint8_t hdr[16] = {4, 0, 0, 0, 20, 0, 0, 0,
+	static const uint8_t hdr[16] = {4, 0, 0, 0, 20,	 0,   0,   0,
 					3, 0, 0, 0, 'G', 'N', 'U', 0};
 	uint8_t id[64], *file;
 	long size;
@@ -240,12 +239,12 @@ static void test_child(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mmap2_line),
-		cmocka_unit_test(test_synth_self),
-		cmocka_unit_test(test_build_id),
-		cmocka_unit_test(test_cpus),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_child),
+	    cmocka_unit_test(test_mmap2_line),
+	    cmocka_unit_test(test_synth_self),
+	    cmocka_unit_test(test_build_id),
+	    cmocka_unit_test(test_cpus),
+	    cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
