@@ -443,9 +443,6 @@ int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 			err = emit_build_ids(w);
 		return err;
 	}
-	/* pipe mode: the feature travels in one HEADER_FEATURE record */
-	if (size > QPT_RECORD_MAX - 16)
-		return -QPT_E_INVAL;
 	b = &w->feat[feat];
 	b->len = 0;
 	err = qpt_wbuf_add(b, data, size);
