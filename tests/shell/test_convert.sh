@@ -26,6 +26,8 @@ perf_in() {
 	local f=$1
 	shift
 	if is_pipe "$f"; then
+		# a real pipe, not a redirected file (see above)
+		# shellcheck disable=SC2002
 		cat "$f" | perf "$@" -i -
 	else
 		perf "$@" -i "$f"
@@ -127,9 +129,10 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- sh -c "$work" \
 		bad "perf report --header-only differs"
 	fi
 	# stdin in, stdout out
-	"$QPT" convert -i - -o - <"$tmp/p.data" >"$tmp/stdio.pipe" &&
-		cmp -s "$tmp/p.pipe" "$tmp/stdio.pipe" ||
+	if ! "$QPT" convert -i - -o - <"$tmp/p.data" >"$tmp/stdio.pipe" ||
+		! cmp -s "$tmp/p.pipe" "$tmp/stdio.pipe"; then
 		bad "convert -i - -o - differs from -i FILE -o -"
+	fi
 else
 	echo "perf cannot record here: recorded inputs skipped"
 fi
@@ -144,7 +147,8 @@ records() {
 		sed -e 's/^{"offset":[0-9]*,/{/' -e 's/,"depth":1//' \
 			-e 's/,"event":"[^"]*"//' \
 			-e 's/,"payload_offset":"[0-9a-fx]*"//' |
-		grep -v -e '"type":"COMPRESSED2*"' -e '"type":"HEADER_ATTR"' \
+		grep -v -e '"type":"COMPRESSED"' -e '"type":"COMPRESSED2"' \
+			-e '"type":"HEADER_ATTR"' \
 			-e '"type":"HEADER_FEATURE"'
 }
 for f in hand-file-be-ver0 hand-file-be-big-attr hand-pipe-be \
@@ -179,9 +183,10 @@ if [ -d "$T" ]; then
 	zcat "$A/expected/insn-ips.txt.gz" | awk '{ print $1 }' \
 		>"$tmp/want.ips"
 	for v in perf perf-noindex perf-split3 perf-split7-noindex; do
-		"$QPT" convert -i "$A/$v.data" -o "$tmp/$v.file" &&
-			"$QPT" convert -i "$A/$v.data" -o - >"$tmp/$v.pipe" ||
+		if ! "$QPT" convert -i "$A/$v.data" -o "$tmp/$v.file" ||
+			! "$QPT" convert -i "$A/$v.data" -o - >"$tmp/$v.pipe"; then
 			bad "convert $v"
+		fi
 		for o in file pipe; do
 			perf_in "$tmp/$v.$o" script --symfs="$A" --itrace=i0ns \
 				-F ip 2>/dev/null | awk '{ print $1 }' \
