@@ -122,8 +122,10 @@ int qpt_writer_open_fd(int fd, const char *name,
 		err = -ENOMEM;
 		goto err_free;
 	}
-	/* A descriptor that cannot seek takes a pipe-mode stream. */
-	if (!w->pipe && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE)
+	/* A descriptor that cannot seek, or that appends whatever the
+	 * offset, takes a pipe-mode stream. */
+	if (!w->pipe && ((lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) ||
+			 (fcntl(fd, F_GETFL) & O_APPEND)))
 		w->pipe = true;
 	if (w->level) {
 		err = qpt_wzstd_new(w->level, &w->z);

@@ -45,8 +45,9 @@ QPT_API void qpt_writer_opts_init(struct qpt_writer_opts *opts);
 QPT_API int qpt_writer_open(const char *path,
 			    const struct qpt_writer_opts *opts,
 			    struct qpt_writer **writer);
-/* Write to @fd (borrowed, never closed); @name for messages.  A descriptor
- * that cannot seek (a pipe) gets a pipe-mode stream.  Errors as open. */
+/* Write to @fd (borrowed, never closed); @name for messages.  File mode
+ * writes at offsets from 0 of @fd; a descriptor that cannot seek (a pipe)
+ * or appends (O_APPEND) gets a pipe-mode stream.  Errors as open. */
 QPT_API int qpt_writer_open_fd(int fd, const char *name,
 			       const struct qpt_writer_opts *opts,
 			       struct qpt_writer **writer);

@@ -803,6 +803,33 @@ static void test_big_feature(void **state)
 	free(big);
 }
 
+/* A descriptor that cannot take pwrite at offsets gets pipe mode. */
+static void test_fd_pipe_and_append(void **state)
+{
+	struct fixture *f = *state;
+	struct qpt_writer *w;
+	int fds[2], fd;
+	uint64_t head[2];
+
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(qpt_writer_open_fd(fds[1], "pipe", NULL, &w), 0);
+	assert_int_equal(qpt_writer_close(w), 0);
+	qpt_writer_free(w);
+	close(fds[1]);
+	assert_int_equal(read(fds[0], head, sizeof(head)), sizeof(head));
+	assert_int_equal(head[1], 16); /* the pipe header */
+	close(fds[0]);
+
+	fd = open(f->path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(qpt_writer_open_fd(fd, f->path, NULL, &w), 0);
+	assert_int_equal(qpt_writer_close(w), 0);
+	qpt_writer_free(w);
+	close(fd);
+	slurp(f);
+	assert_int_equal(u64_at(f, 8), 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -830,6 +857,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pipe, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_big_feature, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fd_pipe_and_append, setup,
+					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
