@@ -157,8 +157,9 @@ QPT_API uint64_t qpt_writer_bytes(const struct qpt_writer *writer);
 /* Finish: features, index, final header; closes a file it opened.  The
  * writer stays to be freed; later writes return -QPT_E_STATE. */
 QPT_API int qpt_writer_close(struct qpt_writer *writer);
-/* Free; without close, the file reads as the last flush left it (the
- * records written since lie past it, uncovered).  NULL is a no-op. */
+/* Free; without close, the file reads whole up to the last flush (its
+ * features as qpt_writer_flush says; records written since lie past it,
+ * uncovered).  NULL is a no-op. */
 QPT_API void qpt_writer_free(struct qpt_writer *writer);
 
 #ifdef __cplusplus
