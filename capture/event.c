@@ -180,6 +180,10 @@ static int parse_pmu_event(struct qpt_event *ev, char *s,
 	if (!ev->pmu_name)
 		return -ENOMEM;
 	err = qpt_pmu_open(o ? o->sysfs_root : NULL, s, &ev->pmu);
+	if (err == -QPT_E_NOPMU && o && o->builtin_intel_pt &&
+	    !strcmp(s, "intel_pt"))
+		err = qpt_pmu_builtin_intel_pt(o->builtin_intel_pt_type,
+					       &ev->pmu);
 	if (err == -QPT_E_NOPMU || err == -QPT_E_INVAL)
 		return fail(o, err == -QPT_E_INVAL ? err : -QPT_E_NOPMU,
 			    "no PMU named '%s' on this machine", s);
