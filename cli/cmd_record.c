@@ -421,7 +421,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a;
 	struct qpt_recorder *rec;
 	char msg[512] = "";
-	int ret, err, pid;
+	int ret, err, pid, status;
 
 	memset(&a, 0, sizeof(a));
 	qpt_recorder_opts_init(&a.o);
@@ -460,7 +460,8 @@ int cmd_record(int argc, char **argv)
 	if (err >= 0)
 		err = ret;
 	pid = qpt_recorder_pid(rec);
-	if (pid && qpt_recorder_status(rec) == -1) {
+	status = qpt_recorder_status(rec);
+	if (pid && status == -1) {
 		/* Stopped before the command ended, as perf does. */
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
@@ -470,5 +471,12 @@ int cmd_record(int argc, char **argv)
 	else if (!a.quiet)
 		print_summary(rec, a.o.output);
 	qpt_recorder_free(rec);
-	return err < 0 ? QPT_EXIT_ERROR : QPT_EXIT_OK;
+	if (err < 0)
+		return QPT_EXIT_ERROR;
+	/* Like perf: the command's own exit status. */
+	if (pid && status != -1 && WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (pid && status != -1 && WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return QPT_EXIT_OK;
 }

@@ -61,6 +61,13 @@ grep -q "snapshot mode needs an AUX-area event" err.txt || fail "-S message"
 test $rc -eq 1 || fail "two AUX events: exit $rc"
 one_line err.txt "two AUX events"
 
+# The command's exit status comes back, as with perf.
+"$QPT" record -q -e task-clock:u -o st.data -- sh -c 'exit 3' 2>err.txt; rc=$?
+test $rc -eq 3 || fail "exit status: $rc"
+if command -v perf >/dev/null; then
+	perf report -D -i st.data >/dev/null 2>&1 || fail "st.data unreadable"
+fi
+
 # A process that does not exist.
 "$QPT" record -e task-clock -p 999999999 2>err.txt; rc=$?
 test $rc -ne 0 || fail "-p bad pid succeeded"
