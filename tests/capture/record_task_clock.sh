@@ -70,3 +70,8 @@ test "$by_perf" -eq "$in_spin"
 # The build-id of the command, as readelf reads it from the binary.
 bid=$(readelf -n "$spin" | awk '/Build ID/ { print $3 }')
 perf buildid-list -i rec.data 2>/dev/null | grep -q "^$bid .*qpt_spin$"
+# PMU mappings: every PMU of sysfs with its type, as perf lists them.
+line=$(perf report --header-only -i rec.data 2>/dev/null | grep '^# pmu mappings:')
+for d in /sys/bus/event_source/devices/*; do
+	printf '%s\n' "$line" | grep -q "$(basename "$d") = $(cat "$d/type")"
+done
