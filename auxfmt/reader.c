@@ -43,8 +43,15 @@ static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
 
 	qpt_reader_opts_init(&o);
 	if (opts) {
+		const uint8_t *extra = (const uint8_t *)opts + sizeof(o);
+		size_t i;
+
 		if (opts->size < offsetof(struct qpt_reader_opts, log))
 			return -QPT_E_INVAL;
+		/* a newer caller's options we do not know must be unset */
+		for (i = sizeof(o); i < opts->size; i++)
+			if (extra[i - sizeof(o)])
+				return -QPT_E_INVAL;
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size
 							: sizeof(o));
 	}
@@ -58,6 +65,8 @@ static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
 		qpt_reader_free(r);
 		return -ENOMEM;
 	}
+	r->fd = -1;
+	r->own_fd = -1;
 	r->log = o.log;
 	r->log_ctx = o.log_ctx;
 	r->no_decompress = o.no_decompress;
@@ -94,44 +103,6 @@ static int reader_start(struct qpt_reader *r)
 	return qpt_reader_open_file(r);
 }
 
-static int slurp(struct qpt_reader *r, int fd)
-{
-	size_t cap = 65536, len = 0;
-	uint8_t *buf = malloc(cap), *nb;
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (len == cap) {
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			free(buf);
-			return qpt_reader_fail(r, len, err, "read: %s",
-					       strerror(-err));
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	r->owned = buf;
-	r->buf = buf;
-	r->len = len;
-	return 0;
-}
-
 int qpt_reader_open_fd(int fd, const char *name,
 		       const struct qpt_reader_opts *opts,
 		       struct qpt_reader **reader)
@@ -161,10 +132,9 @@ int qpt_reader_open_fd(int fd, const char *name,
 		r->len = (uint64_t)st.st_size;
 		r->random_access = true;
 	} else {
-		err = slurp(r, fd);
+		err = qpt_stream_open(r, fd);
 		if (err)
 			return err;
-		r->random_access = S_ISREG(st.st_mode);
 	}
 	return reader_start(r);
 }
@@ -183,7 +153,10 @@ int qpt_reader_open(const char *path, const struct qpt_reader_opts *opts,
 	if (fd < 0)
 		return -errno;
 	err = qpt_reader_open_fd(fd, path, opts, reader);
-	close(fd);
+	if (*reader && (*reader)->stream)
+		(*reader)->own_fd = fd; /* a FIFO: read on while iterating */
+	else
+		close(fd);
 	return err;
 }
 
@@ -230,6 +203,8 @@ void qpt_reader_free(struct qpt_reader *r)
 	if (r->map)
 		munmap(r->map, r->len);
 	free(r->owned);
+	if (r->own_fd >= 0)
+		close(r->own_fd);
 	free(r->name);
 	free(r);
 }
@@ -402,6 +377,7 @@ const struct qpt_attr *qpt_reader_match(struct qpt_reader *r, uint32_t type,
 					 bool swap)
 {
 	const struct perf_event_attr *a0;
+	uint64_t id;
 	int idx;
 
 	if (!r->nr_attrs)
@@ -429,7 +405,9 @@ const struct qpt_attr *qpt_reader_match(struct qpt_reader *r, uint32_t type,
 		      !!(a0->sample_type & PERF_SAMPLE_STREAM_ID);
 	if ((size_t)idx * 8 + 8 > size)
 		return NULL;
-	return qpt_reader_attr_by_id(r, load64(rec + size - 8 * idx, swap));
+	id = load64(rec + size - 8 * idx, swap);
+	/* perf: synthesized records have an id of zero: the first attr */
+	return id ? qpt_reader_attr_by_id(r, id) : r->attrs[0];
 }
 
 const struct qpt_features *qpt_reader_features(const struct qpt_reader *r)

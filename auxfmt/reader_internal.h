@@ -46,6 +46,11 @@ struct qpt_reader {
 	void *map;	 /* mmap()ed, to munmap */
 	uint8_t *owned;	 /* read into memory, to free */
 	bool random_access;
+	/* streaming (reader_stream.c): owned holds [win_off, len) */
+	bool stream, eof;
+	int fd, own_fd;
+	uint64_t win_off;
+	size_t win_cap;
 
 	bool pipe;
 	bool swap;
@@ -106,6 +111,14 @@ int qpt_reader_open_file(struct qpt_reader *r);
 int qpt_reader_open_pipe(struct qpt_reader *r);
 int qpt_reader_pipe_record(struct qpt_reader *r, const uint8_t *rec,
 			   uint32_t size, uint64_t pos);
+
+/* reader_stream.c */
+int qpt_stream_open(struct qpt_reader *r, int fd);
+/* [pos, pos + n) of the input: 0 and *p, 1 when the input ends first. */
+int qpt_stream_view(struct qpt_reader *r, uint64_t pos, uint64_t n,
+		    const uint8_t **p);
+uint64_t qpt_stream_avail(const struct qpt_reader *r, uint64_t pos);
+void qpt_stream_consume(struct qpt_reader *r, uint64_t pos);
 
 /* features.c */
 struct qpt_features *qpt_features_new(void);

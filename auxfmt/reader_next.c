@@ -172,50 +172,61 @@ static int start_compressed(struct qpt_reader *r, const uint8_t *src,
 
 static int outer_next(struct qpt_reader *r, struct qpt_record *rec)
 {
-	uint64_t pos = r->pos, left, next, psize;
-	const uint8_t *src;
+	uint64_t pos = r->pos, next, psize;
+	const uint8_t *src, *payload;
 	struct hdr h;
 	int err;
 
-	if (pos >= r->data_end) {
+	qpt_stream_consume(r, pos);
+	err = qpt_stream_view(r, pos, 8, &src);
+	if (err < 0)
+		return err;
+	if (err) {
+		if (qpt_stream_avail(r, pos))
+			return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
+					       "record header truncated (%llu"
+					       " bytes left)",
+					       (unsigned long long)
+						       qpt_stream_avail(r, pos));
 		if (r->zout_end > r->zout_begin)
 			return qpt_reader_fail(r, r->zpos, -QPT_E_TRUNCATED,
 					       "compressed data ends inside a"
 					       " record");
 		return 0;
 	}
-	left = r->data_end - pos;
-	src = r->buf + pos;
-	if (left < 8)
-		return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
-				       "record header truncated (%llu bytes"
-				       " left)", (unsigned long long)left);
 	load_hdr(r, src, &h);
 	if (h.size < 8)
 		return qpt_reader_fail(r, pos, -QPT_E_FORMAT,
 				       "record size %u is smaller than its"
 				       " header", h.size);
-	if (h.size > left)
+	if ((err = qpt_stream_view(r, pos, h.size, &src)) < 0)
+		return err;
+	if (err)
 		return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
 				       "%s record of %u bytes past the end of"
 				       " the data (%llu bytes left)",
 				       type_name(h.type), h.size,
-				       (unsigned long long)left);
+				       (unsigned long long)
+					       qpt_stream_avail(r, pos));
 	next = pos + h.size;
 	if ((err = payload_size(r, src, &h, pos, &psize)))
 		return err;
-	if (psize > r->data_end - next)
+	if ((err = qpt_stream_view(r, next, psize, &payload)) < 0)
+		return err;
+	if (err)
 		return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
 				       "%s payload of %llu bytes past the end"
 				       " of the data (%llu bytes left)",
 				       type_name(h.type),
 				       (unsigned long long)psize,
-				       (unsigned long long)(r->data_end -
-							    next));
+				       (unsigned long long)
+					       qpt_stream_avail(r, next));
+	/* the window may have moved while reading the payload */
+	qpt_stream_view(r, pos, h.size, &src);
 	if ((err = deliver(r, src, &h, pos, 0, rec)))
 		return err;
 	if (h.type == QPT_RECORD_AUXTRACE) {
-		rec->aux = r->buf + next;
+		rec->aux = payload;
 		rec->aux_size = psize;
 		rec->aux_pos = next;
 	}

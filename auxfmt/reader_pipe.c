@@ -14,7 +14,7 @@ int qpt_reader_open_pipe(struct qpt_reader *r)
 {
 	r->pipe = true;
 	r->data_begin = sizeof(struct qpt_pipe_header);
-	r->data_end = r->len;
+	r->data_end = r->stream ? UINT64_MAX : r->len;
 	r->pos = r->data_begin;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -27,6 +28,10 @@ struct convert {
 	struct qpt_writer *w;
 	bool started; /* attrs handed to the writer */
 	bool created; /* the output file is ours to remove on failure */
+	/* progress on a terminal */
+	bool progress, shown;
+	uint64_t nr, in_size;
+	time_t last;
 	bool warned_tracing;
 };
 
@@ -164,8 +169,15 @@ static int start(struct convert *cv)
 	cv->started = true;
 	for (i = 0; i < n; i++) {
 		const struct qpt_attr *a = qpt_reader_attr(cv->r, i);
+		struct perf_event_attr attr = a->attr;
 
-		err = qpt_writer_add_attr(cv->w, &a->attr, a->ids, a->nr_ids,
+		/* the reader keeps the fields this build knows */
+		if (attr.size > sizeof(attr)) {
+			cli_warn("%s: event %zu: attr of %u bytes cut to %zu",
+				 cv->in_name, i, attr.size, sizeof(attr));
+			attr.size = sizeof(attr);
+		}
+		err = qpt_writer_add_attr(cv->w, &attr, a->ids, a->nr_ids,
 					  a->name);
 		if (err)
 			return writer_error(cv, err);
@@ -214,6 +226,26 @@ static int auxtrace(struct convert *cv, const struct qpt_record *rec)
 	hdr.size = 0; /* the payload says */
 	err = qpt_writer_write_auxtrace(cv->w, &hdr, &iov, 1);
 	return err ? writer_error(cv, err) : 0;
+}
+
+/* Now and then, how far into the input (on a terminal only). */
+static void show_progress(struct convert *cv, const struct qpt_record *rec)
+{
+	time_t now;
+
+	if (!cv->progress || (++cv->nr & 0xfff))
+		return;
+	now = time(NULL);
+	if (now == cv->last)
+		return;
+	cv->last = now;
+	cv->shown = true;
+	if (cv->in_size)
+		fprintf(stderr, "\rqpt convert: %3u%%",
+			(unsigned)(rec->pos * 100 / cv->in_size));
+	else
+		fprintf(stderr, "\rqpt convert: %llu MiB",
+			(unsigned long long)(rec->pos >> 20));
 }
 
 static int one_record(struct convert *cv, const struct qpt_record *rec)
@@ -284,7 +316,12 @@ static int convert(struct convert *cv, int level)
 		if (ret)
 			return ret;
 	}
+	cv->progress = cli_show_progress();
+	cv->last = time(NULL);
+	if (!stat(cv->in_name, &st) && S_ISREG(st.st_mode))
+		cv->in_size = (uint64_t)st.st_size;
 	while ((err = qpt_reader_next(cv->r, &rec)) > 0) {
+		show_progress(cv, &rec);
 		ret = one_record(cv, &rec);
 		if (ret)
 			return ret;
@@ -358,6 +395,8 @@ int cmd_convert(int argc, char **argv)
 		return QPT_EXIT_ERROR;
 	}
 	ret = convert(&cv, level);
+	if (cv.shown)
+		fputs("\r\033[K", stderr);
 	qpt_writer_free(cv.w);
 	qpt_reader_free(cv.r);
 	/* a file left by a failed conversion is not a conversion */

@@ -144,6 +144,14 @@ static void fstr(struct out *o, const char *k, size_t off)
 {
 	const struct qpt_record *r = o->rec;
 
+	if (!k) { /* text summaries: the bare string */
+		if (off < r->size)
+			fprintf(o->f, "%.*s", (int)strnlen((const char *)r->data +
+							   off, r->size - off),
+				(const char *)r->data + off);
+		return;
+	}
+
 	if (off >= r->size)
 		put_s(o, k, "", 0);
 	else
@@ -219,6 +227,10 @@ static void dump_sample(struct out *o)
 		put_x(o, "phys_addr", s.phys_addr);
 	if (st & PERF_SAMPLE_CGROUP)
 		put_u(o, "cgroup", s.cgroup);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		put_u(o, "data_page_size", s.data_page_size);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		put_u(o, "code_page_size", s.code_page_size);
 	if (st & PERF_SAMPLE_AUX)
 		put_u(o, "aux_sample_size", s.aux_size);
 }
@@ -476,6 +488,98 @@ static void dump_sid(struct out *o)
 		put_u(o, "sample_identifier", s->identifier);
 }
 
+static char prot_char(uint32_t prot, uint32_t bit, char c)
+{
+	return prot & bit ? c : '-';
+}
+
+/* perf report -D's summary of the common records; false for others. */
+static bool text_summary(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+	FILE *f = o->f;
+	struct qpt_sample s;
+	uint32_t prot;
+
+	switch (r->type) {
+	case PERF_RECORD_MMAP:
+		fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
+			   "]: %c ",
+			(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16),
+			f64(r, 24), f64(r, 32),
+			r->misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x');
+		fstr(o, NULL, 40);
+		return true;
+	case PERF_RECORD_MMAP2:
+		prot = f32(r, 64);
+		fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64,
+			(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16),
+			f64(r, 24), f64(r, 32));
+		if (!(r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+			fprintf(f, " %02x:%02x %" PRIu64 " %" PRIu64,
+				f32(r, 40), f32(r, 44), f64(r, 48), f64(r, 56));
+		fprintf(f, "]: %c%c%c%c ", prot_char(prot, 1, 'r'),
+			prot_char(prot, 2, 'w'), prot_char(prot, 4, 'x'),
+			f32(r, 68) & 1 ? 's' : 'p');
+		fstr(o, NULL, 72);
+		return true;
+	case PERF_RECORD_COMM:
+		fprintf(f, "%s: ", r->misc & PERF_RECORD_MISC_COMM_EXEC ?
+					   " exec" : "");
+		fstr(o, NULL, 16);
+		fprintf(f, ":%d/%d", (int32_t)f32(r, 8), (int32_t)f32(r, 12));
+		return true;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		fprintf(f, "(%d:%d):(%d:%d)", (int32_t)f32(r, 8),
+			(int32_t)f32(r, 16), (int32_t)f32(r, 12),
+			(int32_t)f32(r, 20));
+		return true;
+	case PERF_RECORD_SAMPLE:
+		if (!r->attr || qpt_sample_parse(r->attr, r->data, r->size, &s))
+			return false;
+		/* like perf: a fixed period comes from the attr */
+		if (!(s.sample_type & PERF_SAMPLE_PERIOD))
+			s.period = r->attr->attr.sample_period;
+		fprintf(f, "(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64
+			   " addr: %#" PRIx64,
+			r->misc, (int32_t)s.pid, (int32_t)s.tid, s.ip, s.period,
+			s.addr);
+		return true;
+	case PERF_RECORD_AUX:
+		fprintf(f, " offset: %#" PRIx64 " size: %#" PRIx64
+			   " flags: %#" PRIx64 " [%s%s%s]",
+			f64(r, 8), f64(r, 16), f64(r, 24),
+			f64(r, 24) & PERF_AUX_FLAG_TRUNCATED ? "T" : "",
+			f64(r, 24) & PERF_AUX_FLAG_OVERWRITE ? "O" : "",
+			f64(r, 24) & PERF_AUX_FLAG_PARTIAL ? "P" : "");
+		return true;
+	case PERF_RECORD_ITRACE_START:
+		fprintf(f, " pid: %u tid: %u", f32(r, 8), f32(r, 12));
+		return true;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		fprintf(f, " %s", r->misc & PERF_RECORD_MISC_SWITCH_OUT ? "OUT"
+									: "IN ");
+		if (r->type == PERF_RECORD_SWITCH_CPU_WIDE)
+			fprintf(f, "  %s pid/tid: %d/%d",
+				r->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next"
+								      : "prev",
+				(int32_t)f32(r, 8), (int32_t)f32(r, 12));
+		return true;
+	case QPT_RECORD_AUXTRACE:
+		fprintf(f, " size: %#" PRIx64 "  offset: %#" PRIx64
+			   "  ref: %#" PRIx64 "  idx: %u  tid: %d  cpu: %d",
+			f64(r, 8), f64(r, 16), f64(r, 24), f32(r, 32),
+			(int32_t)f32(r, 36), (int32_t)f32(r, 40));
+		return true;
+	case PERF_RECORD_LOST:
+		fprintf(f, " lost %" PRIu64, f64(r, 16));
+		return true;
+	}
+	return false;
+}
+
 static void dump_record(struct out *o, const struct qpt_record *r)
 {
 	const char *name = qpt_record_type_name(r->type);
@@ -494,8 +598,16 @@ static void dump_record(struct out *o, const struct qpt_record *r)
 			fprintf(o->f, ",\"depth\":%u", r->depth);
 		o->first = false;
 	} else {
+		if (r->sid.present & PERF_SAMPLE_CPU)
+			fprintf(o->f, "%u ", r->sid.cpu);
+		if (r->sid.present & PERF_SAMPLE_TIME)
+			fprintf(o->f, "%" PRIu64 " ", r->sid.time);
 		fprintf(o->f, "%s0x%" PRIx64 " [0x%x]: PERF_RECORD_%s",
 			r->depth ? "  " : "", r->pos, r->size, name);
+		if (text_summary(o)) {
+			fputc('\n', o->f);
+			return;
+		}
 	}
 	if (r->type < PERF_RECORD_MAX)
 		dump_kernel(o);

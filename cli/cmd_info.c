@@ -203,6 +203,27 @@ static void print_time(const char *what, uint64_t ns)
 	       ns % 1000000000 / 1000);
 }
 
+/* Present features qpt keeps only as raw bytes. */
+static void print_other_features(const struct qpt_reader *r)
+{
+	static const enum qpt_feature raw[] = {
+		QPT_FEAT_TRACING_DATA, QPT_FEAT_MEM_TOPOLOGY,
+		QPT_FEAT_DIR_FORMAT,   QPT_FEAT_BPF_PROG_INFO,
+		QPT_FEAT_BPF_BTF,      QPT_FEAT_PMU_CAPS,
+	};
+	const void *data;
+	size_t i, size;
+
+	if (qpt_reader_has_feature(r, QPT_FEAT_BRANCH_STACK))
+		printf("# contains samples with branch stack\n");
+	if (qpt_reader_has_feature(r, QPT_FEAT_STAT))
+		printf("# contains stat data\n");
+	for (i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		if (!qpt_reader_feature_raw(r, raw[i], &data, &size))
+			printf("# %s: %zu bytes (not decoded)\n",
+			       qpt_feature_name(raw[i]), size);
+}
+
 static void print_features(const struct qpt_reader *r)
 {
 	const struct qpt_features *f = qpt_reader_features(r);
@@ -291,6 +312,7 @@ static void print_features(const struct qpt_reader *r)
 	for (i = 0; i < f->nr_hybrid_nodes; i++)
 		printf("# %s cpu list : %s\n", f->hybrid_nodes[i].pmu_name,
 		       f->hybrid_nodes[i].cpus);
+	print_other_features(r);
 	for (i = 0; i < f->nr_build_ids; i++) {
 		size_t j;
 

@@ -209,8 +209,17 @@ static void update_time(struct flow *f)
 		return;
 	f->time = qd_tsc_to_time(&f->fc->tc, tsc);
 	f->has_time = true;
-	if (f->fc->on_time)
-		f->fc->on_time(f->fc, tsc, f->fc->on_time_arg);
+	if (!f->fc->on_time)
+		return;
+	f->fc->on_time(f->fc, tsc, f->fc->on_time_arg);
+	if (f->fc->space_changed && f->fc->space) {
+		/* another process: its image, and forget decoded code */
+		f->fc->space_changed = false;
+		pt_blk_set_image(f->dec, f->fc->space->image);
+		if (f->icache)
+			memset(f->icache, 0,
+			       sizeof(*f->icache) << ICACHE_BITS);
+	}
 }
 
 static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)

@@ -128,6 +128,8 @@ struct qd_flow_ctx {
 	/* optional: called on every timestamp change to follow threads */
 	void (*on_time)(struct qd_flow_ctx *fc, uint64_t tsc, void *arg);
 	void *on_time_arg;
+	/* set by on_time when @space changed (another process runs) */
+	bool space_changed;
 	struct qpt_decode_stats *stats;
 };
 

@@ -14,7 +14,8 @@
 #include "qpt/reader.h"
 
 struct run {		/* contiguous trace bytes of one queue */
-	uint8_t *data;
+	const uint8_t *data; /* borrowed from the mapped input while cap == 0 */
+	uint8_t *own;
 	size_t len, cap;
 	uint64_t start;	/* aux offset of data[0] */
 };
@@ -31,11 +32,22 @@ struct switch_ev {
 	int32_t cpu, pid, tid;
 };
 
+struct lost_ev {
+	uint64_t time;
+	bool has_time;
+	int32_t cpu, tid;
+	uint64_t pos; /* input offset of the record */
+	char msg[96];
+};
+
 struct session {
+	struct lost_ev *lost;
+	size_t nr_lost;
 	struct qpt_decoder *dec;
 	struct qd_space **spaces;
 	size_t nr_spaces;
-	struct qd_space *all;	/* every mapping: for per-cpu queues */
+	struct qd_space *all;	/* every mapping: when the process is unknown */
+	struct qd_space *kernel; /* pid -1 mappings: in every space */
 	struct queue *queues;
 	size_t nr_queues;
 	struct switch_ev *sw;
@@ -43,11 +55,29 @@ struct session {
 	struct pt_config cfg;
 	struct qd_time_conv tc;
 	bool have_info, per_cpu;
+	bool stable; /* AUXTRACE payloads stay valid until the reader is freed */
 	const struct qpt_features *feat;
 	/* per-cpu thread following while decoding */
 	const struct queue *cur_q;
 	size_t sw_pos;
 };
+
+static int copy_maps(struct session *s, struct qd_space *to,
+		     const struct qd_space *from)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; from && i < from->nr_maps; i++) {
+		const struct qd_map *m = &from->maps[i];
+
+		err = qd_space_map(to, s->dec->iscache, m->start,
+				   m->end - m->start, m->pgoff, m->file);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 static struct qd_space *space_get(struct session *s, int32_t pid, bool make)
 {
@@ -62,7 +92,7 @@ static struct qd_space *space_get(struct session *s, int32_t pid, bool make)
 	sp = qd_space_new(pid);
 	if (!sp)
 		return NULL;
-	if (qd_decoder_add_manual(s->dec, sp)) {
+	if (qd_decoder_add_manual(s->dec, sp) || copy_maps(s, sp, s->kernel)) {
 		qd_space_free(sp);
 		return NULL;
 	}
@@ -95,22 +125,56 @@ static struct queue *queue_get(struct session *s, uint32_t idx)
 	return nq;
 }
 
-static int run_append(struct run *r, const uint8_t *p, size_t n)
+/*
+ * Append @n bytes to @r.  A run of one buffer of a mapped file borrows it
+ * (@stable): no copy; joining buffers copies them into one.
+ */
+static int run_append(struct run *r, const uint8_t *p, size_t n, bool stable)
 {
+	if (!r->len && stable) {
+		r->data = p;
+		r->len = n;
+		return 0;
+	}
 	if (r->len + n > r->cap) {
 		size_t nc = r->cap ? r->cap : 65536;
 		uint8_t *nd;
 
 		while (nc < r->len + n)
 			nc *= 2;
-		nd = realloc(r->data, nc);
+		nd = realloc(r->own, nc);
 		if (!nd)
 			return -ENOMEM;
-		r->data = nd;
+		if (!r->own && r->len)
+			memcpy(nd, r->data, r->len); /* was borrowed */
+		r->own = nd;
 		r->cap = nc;
+		r->data = nd;
 	}
-	memcpy(r->data + r->len, p, n);
+	memcpy(r->own + r->len, p, n);
 	r->len += n;
+	return 0;
+}
+
+/*
+ * The length of the longest tail of [run, run + len) that is a head of
+ * [p, p + n), at least 64 bytes; 0 when none.  Candidates are where the
+ * first 64 bytes of @p occur.
+ */
+static size_t overlap(const uint8_t *run, size_t len, const uint8_t *p,
+		      size_t n)
+{
+	size_t max = len < n ? len : n, left = max;
+	const uint8_t *base = run + len - max, *hit;
+
+	while (left >= 64 && (hit = memmem(base, left, p, 64))) {
+		size_t k = (size_t)(run + len - hit);
+
+		if (!memcmp(hit, p, k))
+			return k;
+		left -= (size_t)(hit + 1 - base);
+		base = hit + 1;
+	}
 	return 0;
 }
 
@@ -139,18 +203,26 @@ static int on_auxtrace(struct session *s, const struct qpt_record *rec)
 		q->tid = (int32_t)a->tid;
 	r = q->nr_runs ? &q->runs[q->nr_runs - 1] : NULL;
 	if (r && a->offset == r->start + r->len)
-		return run_append(r, p, (size_t)n);
-	if (r && r->len) {
-		/* the longest tail of the run that is a head of the buffer */
-		size_t max = r->len < n ? r->len : (size_t)n, k;
+		return run_append(r, p, (size_t)n, s->stable && !rec->depth);
+	if (r && r->len && n >= 64) {
+		/*
+		 * The longest tail of the run that is a head of the buffer,
+		 * allowing for the run's padding to 8 bytes (zeros: PT PADs).
+		 */
+		size_t pad;
 
-		for (k = max; k >= 64; k--)
-			if (!memcmp(r->data + r->len - k, p, k))
+		for (pad = 0; pad < 8 && pad < r->len; pad++) {
+			size_t k;
+
+			if (pad && r->data[r->len - pad])
 				break;
-		if (k >= 64) {
+			k = overlap(r->data, r->len - pad, p, (size_t)n);
+			if (!k)
+				continue;
 			if (k == n)
 				return 0;
-			return run_append(r, p + k, (size_t)(n - k));
+			r->len -= pad;
+			return run_append(r, p + k, (size_t)(n - k), false);
 		}
 	}
 	r = realloc(q->runs, (q->nr_runs + 1) * sizeof(*r));
@@ -160,7 +232,7 @@ static int on_auxtrace(struct session *s, const struct qpt_record *rec)
 	r = &q->runs[q->nr_runs++];
 	memset(r, 0, sizeof(*r));
 	r->start = a->offset;
-	return run_append(r, p, (size_t)n);
+	return run_append(r, p, (size_t)n, s->stable && !rec->depth);
 }
 
 static void on_info(struct session *s, const struct qpt_record *rec)
@@ -252,6 +324,20 @@ static int on_mmap(struct session *s, const struct qpt_record *rec)
 	file = qd_files_get(&s->dec->files, path, bid, bid_size, false);
 	if (!file)
 		return -ENOMEM;
+	if (pid == (uint32_t)-1) {
+		/* the kernel and its modules: part of every address space */
+		size_t i;
+
+		err = qd_space_map(s->kernel, s->dec->iscache, addr, len,
+				   pgoff, file);
+		for (i = 0; !err && i < s->nr_spaces; i++)
+			err = qd_space_map(s->spaces[i], s->dec->iscache, addr,
+					   len, pgoff, file);
+		if (!err)
+			err = qd_space_map(s->all, s->dec->iscache, addr, len,
+					   pgoff, file);
+		return err;
+	}
 	sp = space_get(s, (int32_t)pid, true);
 	if (!sp)
 		return -ENOMEM;
@@ -298,7 +384,9 @@ static int on_comm(struct session *s, const struct qpt_record *rec)
 	/* exec: a new address space (hand-given images stay) */
 	if (qd_space_reset(sp))
 		return -ENOMEM;
-	return qd_decoder_add_manual(s->dec, sp);
+	if (qd_decoder_add_manual(s->dec, sp))
+		return -ENOMEM;
+	return copy_maps(s, sp, s->kernel);
 }
 
 static int add_switch(struct session *s, const struct qpt_record *rec,
@@ -324,6 +412,59 @@ static int add_switch(struct session *s, const struct qpt_record *rec,
 	return 0;
 }
 
+static int add_lost(struct session *s, const struct qpt_record *rec,
+		    int32_t cpu, int32_t tid, const char *msg)
+{
+	struct lost_ev *n = realloc(s->lost, (s->nr_lost + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->lost = n;
+	n = &s->lost[s->nr_lost++];
+	memset(n, 0, sizeof(*n));
+	n->has_time = rec->sid.present & PERF_SAMPLE_TIME;
+	n->time = rec->sid.time;
+	n->cpu = cpu;
+	n->tid = tid;
+	n->pos = rec->pos;
+	snprintf(n->msg, sizeof(n->msg), "%s", msg);
+	return 0;
+}
+
+/* AUX records saying the kernel lost trace, and AUXTRACE_ERROR records. */
+static int on_lost(struct session *s, const struct qpt_record *rec)
+{
+	int32_t cpu = rec->sid.present & PERF_SAMPLE_CPU ?
+		      (int32_t)rec->sid.cpu : -1;
+	int32_t tid = rec->sid.present & PERF_SAMPLE_TID ?
+		      (int32_t)rec->sid.tid : -1;
+
+	if (rec->type == PERF_RECORD_AUX) {
+		uint64_t flags;
+
+		if (rec->size < 8 + 24)
+			return 0;
+		memcpy(&flags, (const uint8_t *)rec->data + 24, 8);
+		if (flags & PERF_AUX_FLAG_TRUNCATED)
+			return add_lost(s, rec, cpu, tid,
+					"AUX buffer full: trace data was lost");
+		if (flags & PERF_AUX_FLAG_COLLISION)
+			return add_lost(s, rec, cpu, tid,
+					"AUX sample collision: trace data lost");
+		return 0;
+	} else {
+		const struct qpt_record_auxtrace_error *e = rec->data;
+		char msg[96];
+
+		if (rec->size < offsetof(struct qpt_record_auxtrace_error,
+					 machine_pid))
+			return 0;
+		snprintf(msg, sizeof(msg), "recorded error: %.*s",
+			 (int)sizeof(e->msg), e->msg);
+		return add_lost(s, rec, (int32_t)e->cpu, (int32_t)e->tid, msg);
+	}
+}
+
 static int on_record(struct session *s, const struct qpt_record *rec)
 {
 	const uint32_t *w = (const uint32_t *)((const uint8_t *)rec->data + 8);
@@ -347,6 +488,9 @@ static int on_record(struct session *s, const struct qpt_record *rec)
 	}
 	case QPT_RECORD_AUXTRACE:
 		return on_auxtrace(s, rec);
+	case PERF_RECORD_AUX:
+	case QPT_RECORD_AUXTRACE_ERROR:
+		return on_lost(s, rec);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		return on_mmap(s, rec);
@@ -387,11 +531,61 @@ static void on_time(struct qd_flow_ctx *fc, uint64_t tsc, void *arg)
 	while (s->sw_pos < s->nr_sw && s->sw[s->sw_pos].time <= t) {
 		const struct switch_ev *e = &s->sw[s->sw_pos++];
 
+		struct qd_space *sp;
+
 		if (e->cpu != fc->cpu)
 			continue;
 		fc->pid = e->pid;
 		fc->tid = e->tid;
+		if (!s->per_cpu)
+			continue;
+		sp = space_get(s, e->pid, false);
+		if (!sp)
+			sp = s->all;
+		if (sp != fc->space) {
+			fc->space = sp;
+			fc->space_changed = true;
+		}
 	}
+}
+
+/* The recorded losses of @q's cpu (or thread) as items. */
+static int emit_lost(struct session *s, const struct queue *q,
+		     qpt_item_fn fn, void *ctx)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->nr_lost; i++) {
+		const struct lost_ev *l = &s->lost[i];
+		struct qpt_item it;
+
+		if (q->cpu >= 0 ? l->cpu != q->cpu :
+		    (q->tid >= 0 && l->tid != q->tid))
+			continue;
+		memset(&it, 0, sizeof(it));
+		it.type = QPT_ITEM_EVENT;
+		it.kind = QPT_EV_LOST;
+		it.via = QPT_BR_NR;
+		it.queue = q->idx;
+		it.cpu = l->cpu;
+		it.tid = l->tid;
+		it.pid = -1;
+		it.offset = l->pos;
+		it.msg = l->msg;
+		if (l->cpu >= 0)
+			it.flags |= QPT_ITEM_HAS_CPU;
+		if (l->tid >= 0)
+			it.flags |= QPT_ITEM_HAS_TID;
+		if (l->has_time) {
+			it.flags |= QPT_ITEM_HAS_TIME;
+			it.time = l->time;
+		}
+		err = fn(&it, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int decode_queues(struct session *s, qpt_item_fn fn, void *ctx)
@@ -429,9 +623,12 @@ static int decode_queues(struct session *s, qpt_item_fn fn, void *ctx)
 			fc.on_time_arg = s;
 			s->sw_pos = 0;
 		}
+		err = emit_lost(s, q, fn, ctx);
+		if (err)
+			return err;
 		for (k = 0; k < q->nr_runs; k++) {
 			err = qd_flow_run(&fc, &s->cfg, q->runs[k].data,
-					  q->runs[k].len, sp->image);
+					  q->runs[k].len, fc.space->image);
 			if (err)
 				return err;
 		}
@@ -447,13 +644,15 @@ static void session_free(struct session *s)
 		qd_space_free(s->spaces[i]);
 	free(s->spaces);
 	qd_space_free(s->all);
+	qd_space_free(s->kernel);
 	for (i = 0; i < s->nr_queues; i++) {
 		for (k = 0; k < s->queues[i].nr_runs; k++)
-			free(s->queues[i].runs[k].data);
+			free(s->queues[i].runs[k].own);
 		free(s->queues[i].runs);
 	}
 	free(s->queues);
 	free(s->sw);
+	free(s->lost);
 }
 
 static int fail(struct qpt_decoder *dec, struct qpt_reader *r, int err)
@@ -482,7 +681,8 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	s.dec = dec;
 	pt_config_init(&s.cfg);
 	s.all = qd_space_new(-1);
-	if (!s.all || qd_decoder_add_manual(dec, s.all)) {
+	s.kernel = qd_space_new(-1);
+	if (!s.all || !s.kernel || qd_decoder_add_manual(dec, s.all)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -492,6 +692,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		err = fail(dec, r, err);
 		goto out;
 	}
+	s.stable = !qpt_reader_is_pipe(r);
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		s.feat = qpt_reader_features(r);
 		err = on_record(&s, &rec);

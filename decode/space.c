@@ -169,6 +169,13 @@ int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
 	s->last = NULL;
 	s->last_sym = NULL;
 	file->used = true;
+	if (!file->found) {
+		/* a missing file does not hide code we have (--image) */
+		for (i = 0; i < s->nr_maps; i++)
+			if (s->maps[i].file->found && s->maps[i].start < map.end &&
+			    s->maps[i].end > start)
+				return 0;
+	}
 	err = punch(s, start, start + len);
 	if (err)
 		return err;

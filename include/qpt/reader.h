@@ -5,8 +5,9 @@
  * The reader validates every byte it hands out: each record is bounded by
  * its header and by what remains of the input, and a failure is reported
  * with the input offset at which it was found (qpt_reader_errpos()) and a
- * one-line description (qpt_reader_errmsg()).  Records are delivered in host
- * byte order.  COMPRESSED records are listed and then their inner records
+ * one-line description (qpt_reader_errmsg()).  Offsets are input offsets
+ * (in pipe mode including the 16-byte pipe header, where perf counts from
+ * after it).  Records are delivered in host byte order.  COMPRESSED records are listed and then their inner records
  * follow (depth 1).  AUXTRACE payloads are spans into the mapped file where
  * the input is a regular file, copies otherwise.
  */
@@ -47,7 +48,13 @@ QPT_API void qpt_reader_opts_init(struct qpt_reader_opts *opts);
 QPT_API int qpt_reader_open(const char *path,
 			    const struct qpt_reader_opts *opts,
 			    struct qpt_reader **reader);
-/* Read from an open descriptor; @name is used in messages.  Borrows @fd. */
+/*
+ * Read from an open descriptor; @name is used in messages.  Borrows @fd: a
+ * regular file is mapped and @fd may be closed after the call; anything
+ * else (pipe, FIFO, socket) is read as records are asked for, so @fd must
+ * stay open until qpt_reader_free().  A pipe-mode stream is read
+ * incrementally; a file-mode file arriving on a pipe is read whole first.
+ */
 QPT_API int qpt_reader_open_fd(int fd, const char *name,
 			       const struct qpt_reader_opts *opts,
 			       struct qpt_reader **reader);
@@ -234,9 +241,11 @@ struct qpt_record {
 
 /*
  * Deliver the next record into @rec.  Borrowed pointers in @rec stay valid
- * until the next call (AUXTRACE payloads outside COMPRESSED records: until
- * free; they point into the input, mapped or read into memory, never
- * copied).  After an error every later call returns the same error.
+ * until the next call, except AUXTRACE payloads of a mapped or in-memory
+ * input outside COMPRESSED records: those point into the input (never
+ * copied) and stay valid until free.  Payloads of a stream (pipe) are
+ * valid until the next call.  After an error every later call returns the
+ * same error.
  * Returns 1 with a record, 0 at the end, or a negative error (errpos and
  * errmsg say where and what).
  */
@@ -293,7 +302,9 @@ struct qpt_sample {
 };
 
 /*
- * Parse a SAMPLE record @rec (host order) by @attr.  Pointers borrow @rec.
+ * Parse a SAMPLE record @rec (host order, 8-byte aligned as the records
+ * qpt_reader_next() hands out are) by @attr.  Pointers borrow @rec; a
+ * misaligned @rec is -QPT_E_INVAL.
  * Returns 0 or -QPT_E_FORMAT / -QPT_E_TRUNCATED.
  */
 QPT_API int qpt_sample_parse(const struct qpt_attr *attr, const void *rec,

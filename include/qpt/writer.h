@@ -80,8 +80,9 @@ QPT_API int qpt_writer_set_feature_string(struct qpt_writer *writer,
  * writer's own (-QPT_E_INVAL); BUILD_ID bytes (build_id_event records) join
  * those of qpt_writer_add_build_id (-QPT_E_FORMAT when they do not parse);
  * a raw EVENT_DESC replaces the one made from the attrs; DIR_FORMAT is
- * accepted but never written (the output is one file).  Pipe mode: at most
- * 0xffff - 16 bytes (-QPT_E_INVAL).
+ * accepted but never written (the output is one file).  Pipe mode: a
+ * feature over 0xffff - 16 bytes does not fit a HEADER_FEATURE record and
+ * is left out (logged as a warning).
  */
 QPT_API int qpt_writer_set_feature_raw(struct qpt_writer *writer,
 				       enum qpt_feature feat, const void *data,

@@ -838,6 +838,74 @@ static void test_quipper_aux(void **state)
 	check_quipper(dir, "perf.data.piped.intel_pt-4.14", "piped", true);
 }
 
+/* HEADER_TRACING_DATA: its data (u32 size, padded to 8) follows the record
+ * outside header.size, like an AUXTRACE payload. */
+static void test_tracing_data(void **state)
+{
+	static struct pb p;
+	struct qpt_record rec;
+	struct qpt_reader *r;
+	size_t at;
+	int be;
+
+	for (be = 0; be < 2; be++) {
+		memset(&p, 0, sizeof(p));
+		p.be = be;
+		pb_u64(&p, QPT_PERF_MAGIC2);
+		pb_u64(&p, 16);
+		at = pb_rec(&p, QPT_RECORD_HEADER_TRACING_DATA, 0);
+		pb_u32(&p, 5);
+		pb_u32(&p, 0);
+		pb_end(&p, at);
+		pb_bytes(&p, "\x08\x00\x00\x00\x44\0\0\0", 8); /* 5 + pad */
+		at = pb_rec(&p, QPT_RECORD_FINISHED_ROUND, 0);
+		pb_end(&p, at);
+		r = open_pb(&p);
+		next_ok(r, &rec, QPT_RECORD_HEADER_TRACING_DATA);
+		assert_int_equal(f32(&rec, 8), 5);
+		next_ok(r, &rec, QPT_RECORD_FINISHED_ROUND);
+		assert_int_equal(rec.pos, 16 + 16 + 8);
+		assert_int_equal(qpt_reader_next(r, &rec), 0);
+		qpt_reader_free(r);
+	}
+}
+
+/* Options carry their size: unknown trailing bytes must be zero;
+ * no_decompress lists COMPRESSED records without their inner records. */
+static void test_opts(void **state)
+{
+	static struct pb p;
+	struct {
+		struct qpt_reader_opts o;
+		uint64_t later;
+	} big;
+	struct qpt_reader_opts o;
+	struct qpt_record rec;
+	struct qpt_reader *r;
+
+	build_compressed(&p, false);
+	memset(&big, 0, sizeof(big));
+	qpt_reader_opts_init(&big.o);
+	big.o.size = sizeof(big);
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &big.o, &r), 0);
+	qpt_reader_free(r);
+	big.later = 1;
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &big.o, &r),
+			 -QPT_E_INVAL);
+	qpt_reader_opts_init(&o);
+	o.size = 4;
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &o, &r),
+			 -QPT_E_INVAL);
+	qpt_reader_opts_init(&o);
+	o.no_decompress = true;
+	assert_int_equal(qpt_reader_open_mem(p.b, p.n, "t", &o, &r), 0);
+	next_ok(r, &rec, QPT_RECORD_COMPRESSED);
+	next_ok(r, &rec, QPT_RECORD_COMPRESSED2);
+	next_ok(r, &rec, QPT_RECORD_FINISHED_ROUND);
+	assert_int_equal(qpt_reader_next(r, &rec), 0);
+	qpt_reader_free(r);
+}
+
 static void test_names(void **state)
 {
 	assert_string_equal(qpt_record_type_name(PERF_RECORD_MMAP2), "MMAP2");
@@ -899,6 +967,8 @@ int main(void)
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_file_input),
 		cmocka_unit_test(test_quipper_aux),
+		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_tracing_data),
 		cmocka_unit_test(test_names),
 	};
 	if (getenv("QPT_WRITE_CORPUS")) {

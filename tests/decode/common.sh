@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the decode shell tests: the qpt binary and the real traces.
 set -u
 : "${QPT:?QPT must name the qpt binary}"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Filters against the unfiltered output (the oracle for a filter is the
 # same output filtered by grep/tail): --sym, --last, --tid, --cpu, --time.
+# shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
 tmp=$(mktemp -d)

@@ -2,6 +2,7 @@
 # Garbage and truncated trace bytes, missing files and bad options: clean
 # one-line errors and documented exit codes, never a crash (the build runs
 # under ASan/UBSan, which abort with another status).
+# shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

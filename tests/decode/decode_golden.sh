@@ -3,6 +3,7 @@
 # lines) checked byte for byte against qpt, AND against the oracles: the
 # instruction and branch goldens are the first lines of perf script's own
 # output; the call golden is perf's branches turned into calls by awk.
+# shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
 g="$QPT_SRC/traces/arcus-hello"

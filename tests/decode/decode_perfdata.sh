@@ -3,6 +3,7 @@
 # AUXTRACE records, no index), against expected/insn-ips and perf script's
 # branches; perf inject's rewrites (file and pipe); standard input; and the
 # quipper recording whose binaries are absent (a clean account, no crash).
+# shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
 tmp=$(mktemp -d)
@@ -26,6 +27,20 @@ for f in "$TRACES"/arcus-hello/perf*.data; do
 	check_file "$TRACES/arcus-hello" "$f" "$(basename "$f")"
 done
 check_file "$TRACES/arcus-ovf-01-poc" "$TRACES/arcus-ovf-01-poc/perf.data" ovf
+# snapshots: the stream as overlapping AUXTRACE records with unrelated
+# offsets (as snapshot mode writes them); the overlap must be dropped
+for v in "3 1000" "4 500" "9 200"; do
+	# shellcheck disable=SC2086
+	python3 "$(dirname "$0")/mksnap.py" "$TRACES/arcus-hello/perf-noindex.data" \
+		"$tmp/snap.data" $v || fail "mksnap $v"
+	check_file "$TRACES/arcus-hello" "$tmp/snap.data" "snapshots $v"
+done
+# --image by hand instead of the sysroot
+d="$TRACES/arcus-hello"
+# shellcheck disable=SC2046
+"$QPT" decode --insn --json $(images "$d") -i "$d/perf.data" 2>/dev/null |
+	json_ips | cmp - <(zcat "$d/expected/insn-ips.txt.gz") ||
+	fail "--image with perf.data"
 # standard input (the reader's pipe path over a file-mode stream)
 "$QPT" decode --insn --json --sysroot "$TRACES/arcus-hello" -i - \
 	<"$TRACES/arcus-hello/perf.data" | json_ips >"$tmp/ips" ||

@@ -2,6 +2,7 @@
 # qpt decode --raw on the real ARCUS Intel PT traces, against the oracles:
 # expected/insn-ips (libipt's ptxed and perf agree on it), perf script's
 # branches (--itrace=be, byte for byte) and perf script -F ip,insn.
+# shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
 tmp=$(mktemp -d)

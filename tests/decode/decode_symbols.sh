@@ -2,6 +2,7 @@
 # Symbols (libelf: .symtab/.dynsym, aliases, IFUNCs, NAME@plt) against
 # perf script -F ip,sym,symoff run on the same files: the libc image of the
 # ARCUS traces is an ELF memory dump with its dynamic symbols.
+# shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
 command -v perf >/dev/null 2>&1 || { echo "skip: no perf"; exit 77; }

@@ -13,12 +13,20 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 runs=0
 
-# run EXPECT FILE CMD...: EXPECT is "1" (must fail) or "01".
+# run EXPECT FILE CMD...: EXPECT is "1" (must fail) or "01".  With
+# STDIN=1 the file comes through a pipe (read incrementally).
 run() {
-	local expect=$1 f=$2 rc lines
+	local expect=$1 f=$2 rc lines name
 	shift 2
-	"$QPT" "$@" -i "$f" >/dev/null 2>"$tmp/err"
-	rc=$?
+	if [ "${STDIN:-0}" = 1 ]; then
+		cat "$f" | "$QPT" "$@" -i - >/dev/null 2>"$tmp/err"
+		rc=${PIPESTATUS[1]}
+		name=-
+	else
+		"$QPT" "$@" -i "$f" >/dev/null 2>"$tmp/err"
+		rc=$?
+		name=$f
+	fi
 	runs=$((runs + 1))
 	lines=$(wc -l <"$tmp/err")
 	case "$rc" in
@@ -29,7 +37,7 @@ run() {
 		fi ;;
 	1)
 		if [ "$lines" != 1 ] ||
-		   ! grep -qE "^qpt: $f: offset 0x[0-9a-f]+: .+" "$tmp/err"; then
+		   ! grep -qE "^qpt: $name: offset 0x[0-9a-f]+: .+" "$tmp/err"; then
 			echo "FAIL: $* on $(basename "$f"): bad message:"
 			head -5 "$tmp/err"
 			fail=1
@@ -52,15 +60,16 @@ corrupt() {
 	size=$(stat -c %s "$src")
 	cp "$src" "$tmp/orig"
 	"$QPT" dump -i "$tmp/orig" >/dev/null || { echo "FAIL: $src unreadable"; fail=1; return; }
-	# truncations: 40 spread over the file plus the first 24 bytes
-	for i in $(seq 0 39) ; do
-		cut=$(( (size * i) / 40 + (i * 7) % 13 ))
+	# truncations: 32 spread over the file plus the first 24 bytes
+	for i in $(seq 0 31) ; do
+		cut=$(( (size * i) / 32 + (i * 7) % 13 ))
 		[ "$cut" -lt "$size" ] || continue
 		head -c "$cut" "$tmp/orig" >"$tmp/t"
 		if [ "$mode" = file ]; then
 			run 1 "$tmp/t" dump --json
 		else
 			run 01 "$tmp/t" dump --json
+			STDIN=1 run 01 "$tmp/t" dump --json
 		fi
 	done
 	for cut in 1 7 8 15 16 17 23 103; do
@@ -68,12 +77,12 @@ corrupt() {
 		head -c "$cut" "$tmp/orig" >"$tmp/t"
 		run 1 "$tmp/t" dump
 	done
-	# byte flips: 80 positions, denser in the first 256 bytes (headers)
-	for i in $(seq 0 79); do
+	# byte flips: 64 positions, denser in the first 256 bytes (headers)
+	for i in $(seq 0 63); do
 		if [ "$i" -lt 24 ]; then
 			off=$(( i * 11 % 256 ))
 		else
-			off=$(( (size * (i - 24)) / 56 + i * 5 ))
+			off=$(( (size * (i - 24)) / 40 + i * 5 ))
 		fi
 		[ "$off" -lt "$size" ] || continue
 		cp "$tmp/orig" "$tmp/f"
@@ -82,6 +91,8 @@ corrupt() {
 		patch "$tmp/f" "$off" "$b"
 		run 01 "$tmp/f" dump --json
 		[ $((i % 4)) = 0 ] && run 01 "$tmp/f" info
+		[ "$mode" = pipe ] && [ $((i % 2)) = 0 ] &&
+			STDIN=1 run 01 "$tmp/f" dump --json
 	done
 }
 

@@ -44,15 +44,28 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- true 2>/dev/null; then
 		check "$tmp/z.data"
 	perf record -q -e task-clock -o - -- true >"$tmp/pipe.data" \
 		2>/dev/null && check "$tmp/pipe.data"
+	# NAMESPACES, CGROUP, SWITCH and samples with many sample_type bits
+	perf record -q -e task-clock -c 200000 --call-graph dwarf,1024 -d \
+		--phys-data --data-page-size --code-page-size --sample-cpu \
+		--all-cgroups --namespaces --switch-events -o "$tmp/rich.data" \
+		-- sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		2>/dev/null && check "$tmp/rich.data"
 	perf record -q -z -e task-clock -o - -- true >"$tmp/pipez.data" \
 		2>/dev/null && check "$tmp/pipez.data"
-	# stdin
+	# stdin as a pipe: read incrementally
 	want=$(qpt_counts "$tmp/pipe.data")
-	got=$("$QPT" dump --json -i - <"$tmp/pipe.data" |
+	got=$(cat "$tmp/pipe.data" | "$QPT" dump --json -i - |
 		sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' |
 		grep -v -x COMPRESSED | sort | uniq -c | awk '{print $2, $1}' |
 		sort)
 	[ "$want" = "$got" ] || { echo "FAIL: -i - differs"; fail=1; }
+	# a file-mode file through a pipe is read whole
+	want=$(qpt_counts "$tmp/z.data")
+	got=$(cat "$tmp/z.data" | "$QPT" dump --json -i - |
+		sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' |
+		grep -v -x COMPRESSED | sort | uniq -c | awk '{print $2, $1}' |
+		sort)
+	[ "$want" = "$got" ] || { echo "FAIL: file mode on -i - differs"; fail=1; }
 fi
 
 T=${QPT_SHARED:-/nonexistent}/traces

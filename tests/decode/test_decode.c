@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The decoder on traces written by libipt's packet encoder over a small
+ * hand-assembled code image: instructions, branches (jcc, call, ret,
+ * async, trace begin/end via syscall) and events (enabled, disabled,
+ * overflow) against hand-written expectations; and the API's contracts.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <intel-pt.h>
+
+#include "qpt/decode.h"
+
+/* 0x1000: xor eax,eax; jz 0x1008; nop x4; call 0x1010; nop; syscall; ret */
+static const uint8_t code[] = {
+	0x31, 0xc0, 0x74, 0x04, 0x90, 0x90, 0x90, 0x90,
+	0xe8, 0x03, 0x00, 0x00, 0x00, 0x90, 0x0f, 0x05, 0xc3,
+};
+
+struct fixture {
+	char path[64];
+	uint8_t trace[512];
+	size_t len;
+};
+
+static struct pt_encoder *enc;
+
+static void pkt_ip(enum pt_packet_type type, uint64_t ip, bool suppressed)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	p.payload.ip.ipc = suppressed ? pt_ipc_suppressed : pt_ipc_sext_48;
+	p.payload.ip.ip = ip;
+	assert_true(pt_enc_next(enc, &p) >= 0);
+}
+
+static void pkt(enum pt_packet_type type)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	if (type == ppt_mode) {
+		p.payload.mode.leaf = pt_mol_exec;
+		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	}
+	assert_true(pt_enc_next(enc, &p) >= 0);
+}
+
+static void tnt(unsigned bit)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_tnt_8;
+	p.payload.tnt.bit_size = 1;
+	p.payload.tnt.payload = bit;
+	assert_true(pt_enc_next(enc, &p) >= 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct pt_config cfg;
+	int fd;
+
+	assert_non_null(fx);
+	snprintf(fx->path, sizeof(fx->path), "/tmp/qpt-test-code-XXXXXX");
+	fd = mkstemp(fx->path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, code, sizeof(code)), sizeof(code));
+	close(fd);
+
+	pt_config_init(&cfg);
+	cfg.begin = fx->trace;
+	cfg.end = fx->trace + sizeof(fx->trace);
+	enc = pt_alloc_encoder(&cfg);
+	assert_non_null(enc);
+	pkt(ppt_psb);
+	pkt(ppt_mode);
+	pkt(ppt_psbend);
+	pkt_ip(ppt_tip_pge, 0x1000, false);	/* enabled at 0x1000 */
+	tnt(1);					/* jz taken */
+	pkt_ip(ppt_tip, 0x100d, false);		/* ret */
+	pkt_ip(ppt_tip_pgd, 0, true);		/* syscall leaves */
+	pkt_ip(ppt_tip_pge, 0x1004, false);	/* back at 0x1004 */
+	pkt_ip(ppt_fup, 0x1010, false);		/* interrupted at 0x1010 */
+	pkt_ip(ppt_tip, 0x1000, false);		/* ... to 0x1000 */
+	tnt(0);					/* jz not taken */
+	pkt_ip(ppt_tip, 0x100d, false);		/* ret */
+	pkt_ip(ppt_tip_pgd, 0, true);		/* syscall leaves */
+	pkt(ppt_ovf);
+	pkt_ip(ppt_fup, 0x1004, false);		/* resumes at 0x1004 */
+	pkt_ip(ppt_tip, 0x100d, false);		/* ret */
+	pkt_ip(ppt_tip_pgd, 0, true);		/* syscall leaves */
+	{
+		uint64_t off = 0;
+
+		pt_enc_get_offset(enc, &off);
+		fx->len = (size_t)off;
+	}
+	pt_free_encoder(enc);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	unlink(fx->path);
+	free(fx);
+	return 0;
+}
+
+struct log {
+	char text[4096];
+	size_t len;
+	int stop_after; /* return -1234 after this many items; 0: never */
+	int seen;
+};
+
+static int collect(const struct qpt_item *it, void *ctx)
+{
+	struct log *l = ctx;
+	int n = 0;
+	char *p = l->text + l->len;
+	size_t room = sizeof(l->text) - l->len;
+
+	switch (it->type) {
+	case QPT_ITEM_INSN:
+		n = snprintf(p, room, "i%llx ", (unsigned long long)it->ip);
+		break;
+	case QPT_ITEM_BRANCH:
+		n = snprintf(p, room, "%s%s%s:%llx>%llx ",
+			     qpt_branch_kind_name(it->kind),
+			     it->via != QPT_BR_NR ? "/" : "",
+			     it->via != QPT_BR_NR ?
+			     qpt_branch_kind_name(it->via) : "",
+			     (unsigned long long)it->ip,
+			     (unsigned long long)it->to);
+		break;
+	case QPT_ITEM_EVENT:
+		if (it->kind == QPT_EV_EXEC_MODE || it->kind == QPT_EV_POWER)
+			break;
+		n = snprintf(p, room, "[%s%s%llx] ",
+			     qpt_event_kind_name(it->kind),
+			     it->flags & QPT_ITEM_IP_VALID ? " " : "",
+			     (unsigned long long)(it->flags & QPT_ITEM_IP_VALID ?
+						  it->ip : 0));
+		break;
+	}
+	assert_true(n >= 0 && (size_t)n < room);
+	l->len += (size_t)n;
+	if (l->stop_after && ++l->seen == l->stop_after)
+		return -1234;
+	return 0;
+}
+
+static void run(struct fixture *fx, unsigned want, struct log *l)
+{
+	struct qpt_decoder_opts opts;
+	struct qpt_decoder *dec;
+
+	qpt_decoder_opts_init(&opts);
+	opts.want = want;
+	assert_int_equal(qpt_decoder_new(&opts, &dec), 0);
+	assert_int_equal(qpt_decoder_add_image(dec, fx->path, 0x1000), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
+					     collect, l), 0);
+	qpt_decoder_free(dec);
+}
+
+static void test_insns(void **state)
+{
+	struct log l = { .len = 0 };
+
+	run(*state, QPT_WANT_INSN, &l);
+	assert_string_equal(l.text,
+		"i1000 i1002 i1008 i1010 i100d i100e "
+		"i1004 i1005 i1006 i1007 i1008 "
+		"i1000 i1002 i1004 i1005 i1006 i1007 i1008 i1010 i100d i100e "
+		/* overflows, errors and losses are always sent */
+		"[overflow 1004] "
+		"i1004 i1005 i1006 i1007 i1008 i1010 i100d i100e ");
+}
+
+static void test_branches(void **state)
+{
+	struct log l = { .len = 0 };
+
+	run(*state, QPT_WANT_BRANCH, &l);
+	assert_string_equal(l.text,
+		"trace_begin:0>1000 jcc:1002>1008 call:1008>1010 "
+		"ret:1010>100d trace_end/syscall:100e>0 "
+		"trace_begin:0>1004 call:1008>1010 async:1010>1000 "
+		"call:1008>1010 ret:1010>100d trace_end/syscall:100e>0 "
+		"[overflow 1004] trace_begin:0>1004 call:1008>1010 "
+		"ret:1010>100d trace_end/syscall:100e>0 ");
+}
+
+static void test_events(void **state)
+{
+	struct log l = { .len = 0 };
+
+	run(*state, QPT_WANT_EVENT, &l);
+	assert_string_equal(l.text,
+		"[enabled 1000] [disabled 100e] [enabled 1004] "
+		"[disabled 100e] [overflow 1004] [disabled 100e] ");
+}
+
+static void test_stop(void **state)
+{
+	struct fixture *fx = *state;
+	struct qpt_decoder *dec;
+	struct log l = { .len = 0, .stop_after = 3 };
+
+	assert_int_equal(qpt_decoder_new(NULL, &dec), 0);
+	assert_int_equal(qpt_decoder_add_image(dec, fx->path, 0x1000), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len, collect,
+					     &l), -1234);
+	assert_int_equal(l.seen, 3);
+	qpt_decoder_free(dec);
+}
+
+static void test_no_image(void **state)
+{
+	struct fixture *fx = *state;
+	struct qpt_decoder *dec;
+	struct qpt_decode_stats st;
+	struct log l = { .len = 0 };
+
+	assert_int_equal(qpt_decoder_new(NULL, &dec), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len, collect,
+					     &l), 0);
+	qpt_decoder_stats(dec, &st);
+	assert_int_equal(st.insns, 0);
+	assert_true(st.errors > 0);
+	assert_non_null(strstr(l.text, "[error 1000]"));
+	qpt_decoder_free(dec);
+}
+
+static void test_contracts(void **state)
+{
+	struct qpt_decoder_opts opts[2];
+	struct qpt_decoder *dec = (void *)1;
+
+	(void)state;
+	qpt_decoder_free(NULL);
+	assert_int_equal(qpt_decoder_new(NULL, NULL), -QPT_E_INVAL);
+	/* a larger opts with non-zero unknown bytes is refused */
+	memset(opts, 0, sizeof(opts));
+	qpt_decoder_opts_init(&opts[0]);
+	opts[0].size = sizeof(opts);
+	((uint8_t *)&opts[1])[3] = 1;
+	assert_int_equal(qpt_decoder_new(&opts[0], &dec), -QPT_E_INVAL);
+	assert_null(dec);
+	((uint8_t *)&opts[1])[3] = 0;
+	assert_int_equal(qpt_decoder_new(&opts[0], &dec), 0);
+	assert_int_equal(qpt_decoder_add_image(dec, "/nonexistent/x", 0),
+			 -ENOENT);
+	assert_int_equal(qpt_decoder_add_image(dec, NULL, 0), -QPT_E_INVAL);
+	assert_int_equal(qpt_decoder_run_raw(dec, NULL, 0, NULL, NULL),
+			 -QPT_E_INVAL);
+	assert_int_equal(qpt_decoder_run_file(dec, "/nonexistent/perf.data",
+					      collect, NULL), -ENOENT);
+	assert_int_equal(qpt_decoder_missing(dec, NULL), 0);
+	qpt_decoder_free(dec);
+	assert_string_equal(qpt_branch_kind_name(QPT_BR_IND_CALL), "ind_call");
+	assert_string_equal(qpt_branch_kind_name(999), "unknown");
+	assert_string_equal(qpt_event_kind_name(QPT_EV_OVERFLOW), "overflow");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_insns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_branches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_image, setup, teardown),
+		cmocka_unit_test(test_contracts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# qpt dump --json SAMPLE fields (pid, tid, time, ip) against perf script
+# -F pid,tid,time,ip, sample by sample, for files perf records here (file
+# mode, -z, pipe mode) and the real LBR and Intel PT recordings (their
+# cycles samples).
+set -u
+command -v perf >/dev/null || { echo "perf missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+checked=0
+
+perf_samples() {
+	perf script -F pid,tid,time,ip --ns --hide-call-graph -i "$1" \
+		2>/dev/null |
+		awk '{ split($1, p, "/"); sub(":", "", $2);
+		       ip = $3; sub("^0+", "", ip); if (ip == "") ip = "0";
+		       print p[1], p[2], $2, ip }'
+}
+
+qpt_samples() {
+	"$QPT" dump --json -i "$1" | grep '"type":"SAMPLE"' |
+		sed -n 's/.*"ip":"0x\([0-9a-f]*\)","pid":\([0-9-]*\),"tid":\([0-9-]*\),"time":\([0-9]*\).*/\2 \3 \4 \1/p' |
+		awk '{ t = $3; while (length(t) < 10) t = "0" t;
+		       print $1, $2, substr(t, 1, length(t) - 9) "." \
+			     substr(t, length(t) - 8), $4 }'
+}
+
+check() {
+	local f=$1 want got
+	want=$(perf_samples "$f")
+	got=$(qpt_samples "$f")
+	if [ -z "$want" ]; then
+		echo "FAIL: perf script printed no samples for $f"; fail=1; return
+	fi
+	if [ "$want" != "$got" ]; then
+		echo "FAIL: $f"
+		diff <(echo "$want") <(echo "$got") | head -10
+		fail=1
+	else
+		echo "ok: $f ($(echo "$want" | wc -l) samples)"
+	fi
+	checked=$((checked + 1))
+}
+
+if perf record -q -e task-clock -c 100000 -o "$tmp/sw.data" -- \
+	sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' 2>/dev/null; then
+	check "$tmp/sw.data"
+	perf record -q -z -e task-clock -c 100000 -o "$tmp/z.data" -- \
+		sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		2>/dev/null && check "$tmp/z.data"
+	perf record -q -e task-clock -c 100000 -o - -- \
+		sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		>"$tmp/pipe.data" 2>/dev/null && check "$tmp/pipe.data"
+	# many sample_type bits: CALLCHAIN, REGS_USER, STACK_USER, ADDR, CPU,
+	# DATA_SRC, PHYS_ADDR, CGROUP, DATA/CODE_PAGE_SIZE
+	if perf record -q -e task-clock -c 200000 --call-graph dwarf,1024 -d \
+		--phys-data --data-page-size --code-page-size --sample-cpu \
+		--all-cgroups --namespaces --switch-events -o "$tmp/rich.data" \
+		-- sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		2>/dev/null; then
+		check "$tmp/rich.data"
+		want=$(perf script -F cpu,code_page_size -i "$tmp/rich.data" \
+			2>/dev/null | awk '{ gsub(/[][]/, "", $1); n = $2 + 0;
+			if ($2 ~ /K$/) n *= 1024; if ($2 ~ /M$/) n *= 1048576;
+			if ($2 ~ /G$/) n *= 1073741824; print $1 + 0, n }')
+		got=$("$QPT" dump --json -i "$tmp/rich.data" |
+			grep '"type":"SAMPLE"' |
+			sed -n 's/.*"cpu":\([0-9]*\).*"code_page_size":\([0-9]*\).*/\1 \2/p')
+		if [ -n "$want" ] && [ "$want" = "$got" ]; then
+			echo "ok: cpu and code_page_size of $(echo "$want" | wc -l) samples"
+		else
+			echo "FAIL: cpu/code_page_size"
+			diff <(echo "$want") <(echo "$got") | head -5
+			fail=1
+		fi
+	fi
+fi
+T=${QPT_SHARED:-/nonexistent}/traces
+if [ -d "$T" ]; then
+	check "$T/lbr-callstack-perfparser/perf.lbr.data"
+fi
+[ "$checked" -gt 0 ] || exit 77
+exit $fail
