@@ -4,7 +4,7 @@
 set -uo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+cd "$tmp" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 one_line() { test "$(wc -l <"$1")" -eq 1 || { cat "$1"; fail "$2: not one line"; }; }
 
