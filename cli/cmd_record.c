@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -385,20 +386,43 @@ static int report_new_error(int err, struct record_args *a, const char *msg)
 	return QPT_EXIT_ERROR;
 }
 
+/* Once a second, when stderr is a terminal: how much is written so far. */
+static void show_progress(struct qpt_recorder *rec, time_t *last, bool end)
+{
+	struct qpt_capture_stats st;
+	time_t now = time(NULL);
+
+	if (!cli_show_progress() || (!end && now == *last))
+		return;
+	*last = now;
+	if (end) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	qpt_recorder_stats(rec, &st);
+	fprintf(stderr, "\r[ qpt record: %.3f MB written, %" PRIu64
+		" bytes of trace ]\033[K",
+		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0),
+		st.aux_bytes);
+}
+
 static int run(struct qpt_recorder *rec, struct record_args *a)
 {
+	time_t last = time(NULL);
 	int64_t n;
 	int err = 0, ctl = -1;
 
 	if (a->control) {
 		ctl = open(a->control, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (ctl < 0) {
-			cli_error(a->control, "%s", strerror(errno));
-			return -errno;
+			err = -errno;
+			cli_error(a->control, "%s", strerror(-err));
+			return err;
 		}
 	}
 	while (!stop_requested) {
 		err = qpt_recorder_poll(rec, 100);
+		show_progress(rec, &last, false);
 		if (err)
 			break;
 		read_control(ctl);
@@ -413,6 +437,7 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 	}
 	if (ctl >= 0)
 		close(ctl);
+	show_progress(rec, &last, true);
 	return err < 0 ? err : 0;
 }
 
