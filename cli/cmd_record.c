@@ -376,8 +376,11 @@ static void print_summary(struct qpt_recorder *rec, const char *out)
 static int report_new_error(int err, struct record_args *a, const char *msg)
 {
 	if (err == -QPT_E_NOPMU) {
-		cli_error(NULL, "%s; use --emulate for an emulated Intel PT "
-			  "trace", msg);
+		cli_error(NULL, "%s%s", msg,
+			  strstr(msg, "'intel_") ?
+				  "; use --emulate for an emulated Intel PT "
+				  "trace" :
+				  "");
 		return QPT_EXIT_ERROR;
 	}
 	if (err == -QPT_E_INVAL && !a->o.argv && !a->o.pid)

@@ -247,7 +247,11 @@ static void test_named_events(void **state)
 	/* A PMU by name alone. */
 	assert_int_equal(parse("intel_bts", &ev, err, sizeof(err)), 0);
 	qpt_event_free(ev);
-	assert_int_equal(parse("nosuch", &ev, err, sizeof(err)), -QPT_E_NOPMU);
+	assert_int_equal(parse("nosuch", &ev, err, sizeof(err)), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "unknown event 'nosuch'"));
+	/* ... but a known AUX tracer's name alone is a missing PMU. */
+	assert_int_equal(parse("intel_pt", &ev, err, sizeof(err)), 0);
+	qpt_event_free(ev);
 	assert_int_equal(parse("nosuch:u", &ev, err, sizeof(err)),
 			 -QPT_E_INVAL);
 	assert_int_equal(parse("", &ev, err, sizeof(err)), -QPT_E_INVAL);
