@@ -44,6 +44,15 @@ struct out {
 	size_t nr_rings;
 	/* --calls */
 	int depth;
+	const char *sym_last;
+	size_t sym_len;
+	/* formatted 16-wide addresses, by address */
+	struct {
+		uint64_t v;
+		char s[16];
+	} hex16[4096];
+	/* "  FLAGS" padded for each branch kind and trace-end reason */
+	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];
 	/* the last text prefix */
 	char pfx[64];
 	size_t pfx_len;
@@ -96,8 +105,34 @@ static void hex2_init(void)
 	}
 }
 
-/* Lower-case hex without leading zeros, right-aligned in @width (<= 16). */
+static void put_hex_fmt(struct out *o, uint64_t v, int width);
+
+/* Lower-case hex without leading zeros, right-aligned in @width (<= 16);
+ * the 16-wide form of addresses is remembered (loops repeat them). */
 static void put_hex(struct out *o, uint64_t v, int width)
+{
+	unsigned h;
+
+	if (width != 16) {
+		put_hex_fmt(o, v, width);
+		return;
+	}
+	h = (unsigned)((v ^ (v >> 12) ^ (v >> 24)) & 4095);
+	if (o->len + 40 > sizeof(o->buf))
+		out_flush(o);
+	if (o->hex16[h].v != v || !o->hex16[h].s[15]) {
+		size_t at = o->len;
+
+		put_hex_fmt(o, v, 16);
+		o->hex16[h].v = v;
+		memcpy(o->hex16[h].s, o->buf + at, 16);
+		return;
+	}
+	memcpy(o->buf + o->len, o->hex16[h].s, 16);
+	o->len += 16;
+}
+
+static void put_hex_fmt(struct out *o, uint64_t v, int width)
 {
 	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
 	char tmp[16], *p;
@@ -173,7 +208,12 @@ static void put_json_addr(struct out *o, const char *key, uint64_t v)
 
 static void put_sym(struct out *o, const struct qpt_item *it)
 {
-	puts_(o, it->sym);
+	/* symbol names live as long as the decoder: remember the length */
+	if (it->sym != o->sym_last) {
+		o->sym_last = it->sym;
+		o->sym_len = strlen(it->sym);
+	}
+	put(o, it->sym, o->sym_len);
 	put(o, "+0x", 3);
 	put_hex(o, it->symoff, 0);
 }
@@ -359,27 +399,11 @@ static void print_branch(struct out *o, const struct qpt_item *it)
 		put(o, "}\n", 2);
 		return;
 	}
-	size_t fl;
+	unsigned via = it->via < QPT_BR_NR ? it->via : QPT_BR_NR;
 
-	if (it->kind == QPT_BR_TRACE_END) {
-		const char *via = it->via != QPT_BR_NR ? perf_flag(it->via) : "";
-
-		memcpy(flag, "tr end", 7);
-		if (*via) {
-			memcpy(flag + 6, "  ", 3);
-			strncat(flag, via, sizeof(flag) - 9);
-		}
-	} else {
-		const char *k = perf_flag(it->kind);
-
-		fl = strlen(k);
-		memcpy(flag, k, fl + 1);
-	}
-	fl = strlen(flag);
+	(void)flag;
 	text_prefix(o, it);
-	put(o, "  ", 2);
-	put(o, flag, fl);
-	put(o, "                        ", 23 - (fl < 23 ? fl : 23));
+	put(o, o->flags[it->kind < QPT_BR_NR ? it->kind : 0][via], 25);
 	put_hex(o, it->ip, 16);
 	if (it->sym) {
 		put(o, " ", 1);
@@ -388,6 +412,28 @@ static void print_branch(struct out *o, const struct qpt_item *it)
 	put(o, " => ", 4);
 	put_hex(o, it->to, 16);
 	put(o, "\n", 1);
+}
+
+/* perf script's flags column, "  %-23s", for every kind and reason. */
+static void flags_init(struct out *o)
+{
+	unsigned k, v;
+
+	for (k = 0; k < QPT_BR_NR; k++)
+		for (v = 0; v <= QPT_BR_NR; v++) {
+			char flag[32];
+
+			if (k == QPT_BR_TRACE_END && v < QPT_BR_NR)
+				snprintf(flag, sizeof(flag), "tr end  %s",
+					 perf_flag(v));
+			else if (k == QPT_BR_TRACE_END)
+				snprintf(flag, sizeof(flag), "tr end");
+			else
+				snprintf(flag, sizeof(flag), "%s",
+					 perf_flag(k));
+			snprintf(o->flags[k][v], sizeof(o->flags[k][v]),
+				 "  %-23.23s", flag);
+		}
 }
 
 static void print_call(struct out *o, const struct qpt_item *it)
@@ -936,6 +982,7 @@ int cmd_decode(int argc, char **argv)
 	}
 	o->progress = cli_show_progress();
 	hex2_init();
+	flags_init(o);
 	rc = run(&a, o);
 out:
 	for (i = 0; i < a.nr_images; i++)
