@@ -33,6 +33,7 @@ struct ring {
 struct out {
 	enum mode mode;
 	bool json, events, no_sym;
+	bool plain; /* no filter applies to instructions */
 	/* filters */
 	int32_t tids[MAX_LIST], cpus[MAX_LIST];
 	unsigned nr_tids, nr_cpus;
@@ -50,7 +51,7 @@ struct out {
 	struct {
 		uint64_t v;
 		char s[16];
-	} hex16[4096];
+	} hex16[16384];
 	/* "  FLAGS" padded for each branch kind and trace-end reason */
 	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];
 	/* the last text prefix */
@@ -117,7 +118,7 @@ static void put_hex(struct out *o, uint64_t v, int width)
 		put_hex_fmt(o, v, width);
 		return;
 	}
-	h = (unsigned)((v ^ (v >> 12) ^ (v >> 24)) & 4095);
+	h = (unsigned)((v ^ (v >> 14) ^ (v >> 28)) & 16383);
 	if (o->len + 40 > sizeof(o->buf))
 		out_flush(o);
 	if (o->hex16[h].v != v || !o->hex16[h].s[15]) {
@@ -135,18 +136,20 @@ static void put_hex(struct out *o, uint64_t v, int width)
 static void put_hex_fmt(struct out *o, uint64_t v, int width)
 {
 	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
-	char tmp[16], *p;
+	char *p;
 
 	if (o->len + 40 > sizeof(o->buf))
 		out_flush(o);
-	for (i = 0; i < 8; i++)
-		memcpy(tmp + 2 * i, hex2[(v >> (56 - 8 * i)) & 0xff], 2);
 	p = o->buf + o->len;
 	if (width > n) {
 		memset(p, ' ', (size_t)(width - n));
 		p += width - n;
 	}
-	memcpy(p, tmp + 16 - n, (size_t)n);
+	/* two digits at a time from the right */
+	for (i = n; i >= 2; i -= 2, v >>= 8)
+		memcpy(p + i - 2, hex2[v & 0xff], 2);
+	if (i)
+		p[0] = hexdig[v & 15];
 	o->len = (size_t)(p + n - o->buf);
 }
 
@@ -349,8 +352,7 @@ static void print_insn(struct out *o, const struct qpt_item *it)
 		p += 6;
 		for (i = 0; i < it->size; i++) {
 			p[0] = ' ';
-			p[1] = hexdig[it->raw[i] >> 4];
-			p[2] = hexdig[it->raw[i] & 15];
+			memcpy(p + 1, hex2[it->raw[i]], 2);
 			p += 3;
 		}
 		*p++ = '\n';
@@ -623,6 +625,10 @@ static int on_item(const struct qpt_item *it, void *ctx)
 
 	if (o->progress && !(++o->seen & 0xfffff))
 		progress(o);
+	if (it->type == QPT_ITEM_INSN && o->plain) {
+		print_insn(o, it);
+		return o->err;
+	}
 	if (!keep(o, it))
 		return 0;
 	if (o->last) {
@@ -981,6 +987,8 @@ int cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	o->progress = cli_show_progress();
+	o->plain = !o->nr_tids && !o->nr_cpus && !o->has_time && !o->sym &&
+		   !o->last;
 	hex2_init();
 	flags_init(o);
 	rc = run(&a, o);
