@@ -943,7 +943,9 @@ static int run(struct args *a, struct out *o)
 		goto out;
 	}
 	if (err) {
-		if (qpt_decoder_errmsg(dec)[0])
+		if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
+			cli_error(name, "%s", qpt_decoder_errmsg(dec));
+		else if (qpt_decoder_errmsg(dec)[0])
 			cli_error_at(name, qpt_decoder_errpos(dec), "%s",
 				     qpt_decoder_errmsg(dec));
 		else
