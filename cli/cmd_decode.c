@@ -737,7 +737,7 @@ static void usage(FILE *f)
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
 		"      --no-sym            do not show symbols\n"
-		"      --last N            only the last N items of each thread\n");
+		"      --last N            only the last N items of each thread (N <= 1048576)\n");
 }
 
 enum {
@@ -824,7 +824,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct out *o)
 		case OPT_LAST:
 			errno = 0;
 			o->last = strtoull(optarg, &end, 0);
-			if (*end || errno || !o->last || o->last > (1u << 24))
+			if (*end || errno || !o->last || o->last > (1u << 20))
 				return cli_usage_error("decode", "bad --last '%s'", optarg);
 			break;
 		case 'h': usage(stdout); return -1;
