@@ -12,7 +12,7 @@
  * reads as the flush left it, and the next flush (or close) makes the header
  * let go of them and covers the gap with HEADER_EVENT_TYPE records, which
  * perf skips; or, when a gap would waste much, overwrites them once the
- * header has let go of them (see write_features).
+ * header has let go of them (see qpt_writer_write_features).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,11 +25,6 @@
 #include <unistd.h>
 
 #include "auxfmt/writer_priv.h"
-
-#define OUT_CAP (256 * 1024)
-#define FILE_HEADER_SIZE sizeof(struct qpt_file_header)
-#define ATTR_ENTRY_SIZE                                                        \
-	(sizeof(struct perf_event_attr) + sizeof(struct qpt_file_section))
 
 void qpt_writer_logf(struct qpt_writer *w, enum qpt_log_level level,
 		     const char *fmt, ...)
@@ -74,184 +69,27 @@ static int opts_copy(struct qpt_writer_opts *out,
 	return 0;
 }
 
-/* Write all of @iov at @off (file mode) or at the stream's end (pipe
- * mode).  @iov is consumed. */
-static int write_iov(struct qpt_writer *w, struct iovec *iov, int cnt,
-		     uint64_t off)
-{
-	while (cnt > 0) {
-		int n_iov = cnt < IOV_MAX ? cnt : IOV_MAX;
-		ssize_t n;
-
-		if (w->pipe)
-			n = writev(w->fd, iov, n_iov);
-		else
-			n = pwritev(w->fd, iov, n_iov, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		off += (uint64_t)n;
-		while (cnt > 0 && (size_t)n >= iov->iov_len) {
-			n -= (ssize_t)iov->iov_len;
-			iov++;
-			cnt--;
-		}
-		if (cnt > 0) {
-			iov->iov_base = (char *)iov->iov_base + n;
-			iov->iov_len -= (size_t)n;
-		}
-	}
-	return 0;
-}
-
-static int write_at(struct qpt_writer *w, const void *data, size_t len,
-		    uint64_t off)
-{
-	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
-
-	return write_iov(w, &iov, 1, off);
-}
-
-static int fail(struct qpt_writer *w, int err)
-{
-	if (err < 0 && !w->err)
-		w->err = err;
-	return err;
-}
-
-static int write_header(struct qpt_writer *w, uint64_t data_size,
-			const uint64_t bits[4])
-{
-	struct qpt_file_header h;
-
-	memset(&h, 0, sizeof(h));
-	h.magic = QPT_PERF_MAGIC2;
-	h.size = FILE_HEADER_SIZE;
-	h.attr_size = ATTR_ENTRY_SIZE;
-	h.attrs.offset = w->attrs_offset;
-	h.attrs.size = w->prologue ? w->nr_attrs * ATTR_ENTRY_SIZE : 0;
-	h.data.offset = w->data_offset;
-	h.data.size = data_size;
-	if (bits)
-		memcpy(h.adds_features, bits, sizeof(h.adds_features));
-	return write_at(w, &h, sizeof(h), 0);
-}
-
-/*
- * Data is about to reach the disk where a flush left its features (those
- * it did not keep past a gap): first the header lets go of them.
- */
-static int before_data_write(struct qpt_writer *w)
-{
-	int err;
-
-	if (!w->feat_on_disk)
-		return 0;
-	err = write_header(w, w->flushed_end - w->data_offset, NULL);
-	if (err)
-		return err;
-	w->feat_on_disk = false;
-	return 0;
-}
-
-static void note_high(struct qpt_writer *w, uint64_t end)
-{
-	if (end > w->high)
-		w->high = end;
-}
-
-/* Put the buffered output on disk. */
-static int out_drain(struct qpt_writer *w)
-{
-	uint64_t off = w->pos - w->out.len;
-	int err;
-
-	if (!w->out.len)
-		return 0;
-	err = before_data_write(w);
-	if (!err)
-		err = write_at(w, w->out.data, w->out.len, off);
-	if (err)
-		return fail(w, err);
-	note_high(w, w->pos);
-	w->out.len = 0;
-	return 0;
-}
-
-int qpt_writer_out_reserve(struct qpt_writer *w, size_t len, uint8_t **p)
-{
-	int err;
-
-	if (w->out.cap - w->out.len < len) {
-		err = out_drain(w);
-		if (err)
-			return err;
-	}
-	err = qpt_wbuf_reserve(&w->out, len);
-	if (err)
-		return err;
-	*p = w->out.data + w->out.len;
-	return 0;
-}
-
-void qpt_writer_out_commit(struct qpt_writer *w, size_t used)
-{
-	w->out.len += used;
-	w->pos += used;
-}
-
-int qpt_writer_emit(struct qpt_writer *w, const void *data, size_t len)
-{
-	uint8_t *p;
-	int err;
-
-	if (!len)
-		return 0;
-	if (len >= OUT_CAP) {
-		err = out_drain(w);
-		if (!err)
-			err = before_data_write(w);
-		if (!err)
-			err = write_at(w, data, len, w->pos);
-		if (err)
-			return fail(w, err);
-		w->pos += len;
-		note_high(w, w->pos);
-		return 0;
-	}
-	err = qpt_writer_out_reserve(w, len, &p);
-	if (err)
-		return err;
-	memcpy(p, data, len);
-	qpt_writer_out_commit(w, len);
-	return 0;
-}
-
 static int writer_start(struct qpt_writer *w)
 {
 	struct qpt_pipe_header ph;
 	int err;
 
-	err = qpt_wbuf_reserve(&w->out, OUT_CAP);
+	err = qpt_wbuf_reserve(&w->out, QPT_OUT_CAP);
 	if (err)
 		return err;
 	if (w->pipe) {
 		ph.magic = QPT_PERF_MAGIC2;
 		ph.size = sizeof(ph);
 		err = qpt_writer_emit(w, &ph, sizeof(ph));
-		return err ? err : out_drain(w);
+		return err ? err : qpt_writer_out_drain(w);
 	}
-	w->attrs_offset = FILE_HEADER_SIZE;
-	w->data_offset = FILE_HEADER_SIZE;
-	w->pos = FILE_HEADER_SIZE;
-	err = write_header(w, 0, NULL);
+	w->attrs_offset = QPT_FILE_HEADER_SIZE;
+	w->data_offset = QPT_FILE_HEADER_SIZE;
+	w->pos = QPT_FILE_HEADER_SIZE;
+	err = qpt_writer_write_header(w, 0, NULL);
 	if (err)
-		return fail(w, err);
-	note_high(w, FILE_HEADER_SIZE);
+		return qpt_writer_fail(w, err);
+	qpt_writer_note_high(w, QPT_FILE_HEADER_SIZE);
 	return 0;
 }
 
@@ -284,8 +122,10 @@ int qpt_writer_open_fd(int fd, const char *name,
 		err = -ENOMEM;
 		goto err_free;
 	}
-	/* A descriptor that cannot seek takes a pipe-mode stream. */
-	if (!w->pipe && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE)
+	/* A descriptor that cannot seek, or that appends whatever the
+	 * offset, takes a pipe-mode stream. */
+	if (!w->pipe && ((lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) ||
+			 (fcntl(fd, F_GETFL) & O_APPEND)))
 		w->pipe = true;
 	if (w->level) {
 		err = qpt_wzstd_new(w->level, &w->z);
@@ -412,10 +252,10 @@ static int prologue_file(struct qpt_writer *w)
 	w->data_offset = w->pos;
 	w->mark = w->pos;
 	w->prologue = true;
-	err = out_drain(w);
+	err = qpt_writer_out_drain(w);
 	if (!err)
-		err = write_header(w, 0, NULL);
-	return fail(w, err);
+		err = qpt_writer_write_header(w, 0, NULL);
+	return qpt_writer_fail(w, err);
 }
 
 static int emit_build_ids(struct qpt_writer *w)
@@ -605,9 +445,6 @@ int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 			err = emit_build_ids(w);
 		return err;
 	}
-	/* pipe mode: the feature travels in one HEADER_FEATURE record */
-	if (size > QPT_RECORD_MAX - 16)
-		return -QPT_E_INVAL;
 	b = &w->feat[feat];
 	b->len = 0;
 	err = qpt_wbuf_add(b, data, size);
@@ -705,16 +542,16 @@ static int auxtrace_payload_direct(struct qpt_writer *w,
 	memcpy(v, iov, (size_t)iovcnt * sizeof(*v));
 	v[iovcnt].iov_base = (void *)pad;
 	v[iovcnt].iov_len = pad_len;
-	err = out_drain(w);
+	err = qpt_writer_out_drain(w);
 	if (!err)
-		err = before_data_write(w);
+		err = qpt_writer_before_data(w);
 	if (!err)
-		err = write_iov(w, v, iovcnt + 1, w->pos);
+		err = qpt_writer_write_iov(w, v, iovcnt + 1, w->pos);
 	free(v);
 	if (err)
-		return fail(w, err);
+		return qpt_writer_fail(w, err);
 	w->pos += total;
-	note_high(w, w->pos);
+	qpt_writer_note_high(w, w->pos);
 	return 0;
 }
 
@@ -763,7 +600,7 @@ int qpt_writer_write_auxtrace(struct qpt_writer *w,
 	err = qpt_writer_emit(w, &rec, sizeof(rec));
 	if (err)
 		return err;
-	if (padded >= OUT_CAP / 2)
+	if (padded >= QPT_OUT_CAP / 2)
 		return auxtrace_payload_direct(w, iov, iovcnt, zero, pad,
 					       padded);
 	for (i = 0; i < iovcnt && !err; i++)
@@ -771,97 +608,6 @@ int qpt_writer_write_auxtrace(struct qpt_writer *w,
 	if (!err)
 		err = qpt_writer_emit(w, zero, pad);
 	return err;
-}
-
-/*
- * The gap an earlier flush left: EVENT_TYPE records (perf's deprecated
- * type, which it skips) over the features that lay there, so the data
- * reads through.  First the header lets go of those features.
- */
-static int fill_gap(struct qpt_writer *w)
-{
-	struct perf_event_header h = {QPT_RECORD_HEADER_EVENT_TYPE, 0, 0};
-	uint64_t off = w->gap_start, end = w->gap_start + w->gap_len;
-	uint8_t *zero;
-	int err;
-
-	if (!w->gap_len)
-		return 0;
-	err = write_header(w, w->gap_start - w->data_offset, NULL);
-	if (err)
-		return fail(w, err);
-	zero = calloc(1, QPT_GAP_RECORD_MAX);
-	if (!zero)
-		return -ENOMEM;
-	while (!err && off < end) {
-		size_t len = end - off < QPT_GAP_RECORD_MAX
-				 ? end - off
-				 : QPT_GAP_RECORD_MAX;
-
-		h.size = (uint16_t)len;
-		memcpy(zero, &h, sizeof(h));
-		err = write_at(w, zero, len, off);
-		off += len;
-	}
-	free(zero);
-	if (err)
-		return fail(w, err);
-	w->gap_len = 0;
-	return 0;
-}
-
-/*
- * File mode: the features after the data, then the header that covers
- * them.  Unless @last, the features stay until the next flush: later data
- * goes past them (a gap) when there was much data since the last flush
- * (little waste) or when compressing (perf needs the COMPRESSED feature to
- * read anything); else later data overwrites them, after the header has
- * let go of them.
- */
-static int write_features(struct qpt_writer *w, bool last)
-{
-	uint64_t bits[4], len, index_max = UINT64_MAX;
-	uint64_t since = w->pos - w->mark;
-	struct qpt_wbuf b = {0};
-	bool keep;
-	int err;
-
-	err = fill_gap(w);
-	if (!err)
-		err = before_data_write(w); /* rewritten in place */
-	if (err)
-		goto out;
-	if (!last) {
-		index_max = since / QPT_GAP_RATIO;
-		if (index_max < QPT_FLUSH_INDEX_MIN)
-			index_max = QPT_FLUSH_INDEX_MIN;
-	}
-	err = qpt_writer_feat_block(w, w->pos, &b, bits, index_max);
-	if (err)
-		goto out;
-	keep = !last && b.len && (w->z || since >= QPT_GAP_RATIO * b.len);
-	len = keep ? (b.len + 7) & ~(size_t)7 : b.len;
-	err = qpt_wbuf_add(&b, NULL, len - b.len);
-	if (!err && b.len)
-		err = write_at(w, b.data, b.len, w->pos);
-	if (!err)
-		err = write_header(w, w->pos - w->data_offset, bits);
-	if (err)
-		goto out;
-	note_high(w, w->pos + len);
-	w->file_end = w->pos + len;
-	if (keep) {
-		w->gap_start = w->pos;
-		w->gap_len = len;
-		w->pos += len;
-	} else if (!last && len) {
-		w->feat_on_disk = true;
-		w->flushed_end = w->pos;
-	}
-	w->mark = w->pos;
-out:
-	qpt_wbuf_release(&b);
-	return fail(w, err);
 }
 
 static int flush(struct qpt_writer *w, bool last)
@@ -872,9 +618,9 @@ static int flush(struct qpt_writer *w, bool last)
 	if (!err && w->z)
 		err = qpt_wzstd_flush(w);
 	if (!err)
-		err = out_drain(w);
+		err = qpt_writer_out_drain(w);
 	if (!err && !w->pipe)
-		err = write_features(w, last);
+		err = qpt_writer_write_features(w, last);
 	return err;
 }
 
@@ -901,11 +647,11 @@ int qpt_writer_close(struct qpt_writer *w)
 	/* Nothing lies past the end; should the file have been longer. */
 	if (!w->pipe && w->high > w->file_end &&
 	    ftruncate(w->fd, (off_t)w->file_end) && errno != EINVAL)
-		return fail(w, -errno);
+		return qpt_writer_fail(w, -errno);
 	if (w->own_fd) {
 		w->own_fd = false;
 		if (close(w->fd) && errno != EINTR)
-			return fail(w, -errno);
+			return qpt_writer_fail(w, -errno);
 	}
 	return 0;
 }

@@ -106,7 +106,33 @@ void qpt_writer_logf(struct qpt_writer *w, enum qpt_log_level level,
 		     const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* writer.c: raw output of bytes, compressed or not. */
+/* The output buffer's size; writes of at least half of it bypass it. */
+#define QPT_OUT_CAP (256 * 1024)
+#define QPT_FILE_HEADER_SIZE sizeof(struct qpt_file_header)
+#define QPT_ATTR_ENTRY_SIZE                                                    \
+	(sizeof(struct perf_event_attr) + sizeof(struct qpt_file_section))
+
+/* writer_out.c: the output.  Errors that break the output are recorded
+ * (qpt_writer_fail) and returned by every later call. */
+int qpt_writer_fail(struct qpt_writer *w, int err);
+/* Write all of @iov (consumed) at @off (file mode) or at the end (pipe). */
+int qpt_writer_write_iov(struct qpt_writer *w, struct iovec *iov, int cnt,
+			 uint64_t off);
+int qpt_writer_write_at(struct qpt_writer *w, const void *data, size_t len,
+			uint64_t off);
+/* The file header with @data_size and feature @bits (NULL: none). */
+int qpt_writer_write_header(struct qpt_writer *w, uint64_t data_size,
+			    const uint64_t bits[4]);
+/* Before data reaches the disk past the buffer: let go of features that
+ * the data will overwrite. */
+int qpt_writer_before_data(struct qpt_writer *w);
+void qpt_writer_note_high(struct qpt_writer *w, uint64_t end);
+/* Put the buffered output on disk. */
+int qpt_writer_out_drain(struct qpt_writer *w);
+/* File mode: the features after the data and the header covering them;
+ * @last at close. */
+int qpt_writer_write_features(struct qpt_writer *w, bool last);
+/* Raw output of bytes, through the buffer. */
 int qpt_writer_emit(struct qpt_writer *w, const void *data, size_t len);
 /* Make room for @len bytes in the output buffer and return a pointer to
  * them; qpt_writer_commit() then adds @used of them to the output. */

@@ -25,7 +25,7 @@ if [ -z "${QPT:-}" ]; then
 fi
 shm=/dev/shm
 [ -d $shm ] || shm=${TMPDIR:-/tmp}
-tmp=$(mktemp -d -p $shm)
+tmp=$(mktemp -d -p "$shm")
 trap 'rm -rf "$tmp"' EXIT
 
 # seconds TIMEFILE CMD...: the best wall time of three runs of CMD
@@ -61,6 +61,7 @@ one() {
 		"$(echo "$(stat -c %s "$tmp/qptz.out") / $(stat -c %s "$tmp/qpt.out")" | bc -l)"
 }
 
+# shellcheck disable=SC2016
 perf record -q -e task-clock -c 10000 -o "$tmp/sw.data" -- \
 	sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i + 1)); done' \
 	>/dev/null 2>&1

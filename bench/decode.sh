@@ -5,6 +5,10 @@
 #
 #   bench/decode.sh [N]     N = copies of the arcus-hello trace (default 40)
 #
+# With BENCH_IR=1 (needs valgrind) it also counts the instructions each
+# side executes (callgrind) on 1 and 4 copies and prints the ratio of the
+# marginal work per copy: a measure that machine load does not disturb.
+#
 # Use an optimised build: QPT=path/to/qpt (default: build-release/cli/qpt,
 # configured here when missing, without sanitizers).  Not a ctest.
 set -eu
@@ -52,3 +56,28 @@ report() { # label qpt perf
 }
 report --insn qpt_insn perf_insn
 report --branches qpt_br perf_br
+
+if [ "${BENCH_IR:-0}" = 1 ] && command -v valgrind >/dev/null; then
+	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/b1.data" 1
+	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/b4.data" 4
+	ir() { # instructions executed by "$@"
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
+			2>&1 >/dev/null | sed -n 's/.*Collected : //p'
+	}
+	for mode in insn branches; do
+		if [ $mode = insn ]; then
+			pargs=(--itrace=i0ns -F "ip,sym")
+		else
+			pargs=(--itrace=b)
+		fi
+		q1=$(ir "$QPT" decode --$mode --sysroot "$d" -i "$tmp/b1.data")
+		q4=$(ir "$QPT" decode --$mode --sysroot "$d" -i "$tmp/b4.data")
+		p1=$(ir perf script -i "$tmp/b1.data" --symfs="$d" "${pargs[@]}")
+		p4=$(ir perf script -i "$tmp/b4.data" --symfs="$d" "${pargs[@]}")
+		awk -v m="--$mode" -v q1="$q1" -v q4="$q4" -v p1="$p1" -v p4="$p4" 'BEGIN {
+			qm = (q4 - q1) / 3; pm = (p4 - p1) / 3
+			printf "%-10s instructions per trace copy: qpt %.1fM, perf %.1fM: %.1fx (totals at 4 copies: %.1fx)\n",
+				m, qm / 1e6, pm / 1e6, pm / qm, p4 / q4
+		}'
+	done
+fi

@@ -180,6 +180,14 @@ static int parse_pmu_event(struct qpt_event *ev, char *s,
 	if (!ev->pmu_name)
 		return -ENOMEM;
 	err = qpt_pmu_open(o ? o->sysfs_root : NULL, s, &ev->pmu);
+	if (err == -QPT_E_NOPMU && o && o->builtin_intel_pt &&
+	    !strcmp(s, "intel_pt"))
+		err = qpt_pmu_builtin_intel_pt(o->builtin_intel_pt_type,
+					       &ev->pmu);
+	/* A bare word that names neither an event nor a PMU here, and no
+	 * AUX tracer we know of: an unknown event. */
+	if (err == -QPT_E_NOPMU && !slash && !qpt_auxtrace_ops_find(s))
+		return fail(o, -QPT_E_INVAL, "unknown event '%s'", s);
 	if (err == -QPT_E_NOPMU || err == -QPT_E_INVAL)
 		return fail(o, err == -QPT_E_INVAL ? err : -QPT_E_NOPMU,
 			    "no PMU named '%s' on this machine", s);

@@ -203,6 +203,58 @@ void qpt_pmu_free(struct qpt_pmu *pmu)
 	free(pmu);
 }
 
+/* arch/x86/events/intel/pt.c's format attributes. */
+static const struct {
+	const char *name, *format;
+} intel_pt_formats[] = {
+    {"pt", "config:0"},
+    {"cyc", "config:1"},
+    {"pwr_evt", "config:4"},
+    {"fup_on_ptw", "config:5"},
+    {"mtc", "config:9"},
+    {"tsc", "config:10"},
+    {"noretcomp", "config:11"},
+    {"ptw", "config:12"},
+    {"branch", "config:13"},
+    {"event", "config:31"},
+    {"notnt", "config:55"},
+    {"mtc_period", "config:14-17"},
+    {"cyc_thresh", "config:19-22"},
+    {"psb_period", "config:24-27"},
+};
+
+int qpt_pmu_builtin_intel_pt(uint32_t type, struct qpt_pmu **out)
+{
+	size_t n = sizeof(intel_pt_formats) / sizeof(intel_pt_formats[0]), i;
+	struct qpt_pmu *pmu;
+
+	*out = NULL;
+	pmu = calloc(1, sizeof(*pmu));
+	if (!pmu)
+		return -ENOMEM;
+	pmu->name = strdup("intel_pt");
+	pmu->formats = calloc(n, sizeof(*pmu->formats));
+	if (!pmu->name || !pmu->formats)
+		goto out_free;
+	pmu->type = type;
+	for (i = 0; i < n; i++) {
+		struct qpt_pmu_format *f = &pmu->formats[i];
+
+		if (qpt_pmu_parse_format(intel_pt_formats[i].format, &f->word,
+					 &f->mask) < 0)
+			goto out_free;
+		f->name = strdup(intel_pt_formats[i].name);
+		if (!f->name)
+			goto out_free;
+		pmu->nr_formats++;
+	}
+	*out = pmu;
+	return 0;
+out_free:
+	qpt_pmu_free(pmu);
+	return -ENOMEM;
+}
+
 const struct qpt_pmu_format *qpt_pmu_format(const struct qpt_pmu *pmu,
 					    const char *name)
 {
@@ -256,6 +308,8 @@ int qpt_pmu_read_u64(const struct qpt_pmu *pmu, const char *rel, int base,
 	char path[4096], text[64];
 	int err;
 
+	if (!pmu->dir)
+		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/%s", pmu->dir, rel);
 	err = read_text(path, text, sizeof(text));
 	if (err < 0)

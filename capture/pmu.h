@@ -40,6 +40,12 @@ struct qpt_pmu {
 int qpt_pmu_open(const char *root, const char *name, struct qpt_pmu **pmu);
 void qpt_pmu_free(struct qpt_pmu *pmu);
 
+/*
+ * The intel_pt PMU as the Linux driver describes it (format files only,
+ * no caps, no directory), with type @type.  Returns 0 and *@pmu, -ENOMEM.
+ */
+int qpt_pmu_builtin_intel_pt(uint32_t type, struct qpt_pmu **pmu);
+
 /* The format of term @name, or NULL. */
 const struct qpt_pmu_format *qpt_pmu_format(const struct qpt_pmu *pmu,
 					    const char *name);

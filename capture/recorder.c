@@ -109,6 +109,15 @@ static void default_sizes(struct qpt_recorder *rec)
 		rec->data_pages = 1;
 	if (!rec->aux_pages)
 		rec->aux_pages = 1;
+	if (rec->aux_ev)
+		rec_log(rec, QPT_LOG_INFO,
+			"data ring %llu pages, AUX area %llu pages (%s)",
+			(unsigned long long)rec->data_pages,
+			(unsigned long long)rec->aux_pages,
+			rec->o.snapshot ? "snapshot" : "full trace");
+	else
+		rec_log(rec, QPT_LOG_INFO, "data ring %llu pages",
+			(unsigned long long)rec->data_pages);
 }
 
 static int set_targets(struct qpt_recorder *rec)

@@ -145,6 +145,60 @@ static int synth_targets(struct qpt_recorder *rec)
 	return err < 0 ? err : 0;
 }
 
+/* Append a PMU_MAPPINGS entry: u32 type, then perf's string (u32 length,
+ * NUL included and aligned to 64, then the bytes). */
+static int put_mapping(uint8_t **buf, size_t *len, uint32_t type,
+		       const char *name)
+{
+	size_t slen = strlen(name);
+	uint32_t n = (uint32_t)((slen + 1 + 63) & ~(size_t)63);
+	uint8_t *nb = realloc(*buf, *len + 8 + n);
+
+	if (!nb)
+		return -ENOMEM;
+	memcpy(nb + *len, &type, 4);
+	memcpy(nb + *len + 4, &n, 4);
+	memset(nb + *len + 8, 0, n);
+	memcpy(nb + *len + 8, name, slen);
+	*buf = nb;
+	*len += 8 + n;
+	return 0;
+}
+
+/* PMU_MAPPINGS as perf writes it: every PMU in sysfs, type and name. */
+static int write_pmu_mappings(struct qpt_recorder *rec)
+{
+	const char *root =
+	    rec->o.sysfs_root ? rec->o.sysfs_root : QPT_SYSFS_PMU_ROOT;
+	uint8_t *buf = calloc(1, 4);
+	size_t len = 4;
+	uint32_t nr = 0;
+	struct qpt_pmu *pmu;
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	if (!buf)
+		return -ENOMEM;
+	d = opendir(root);
+	while (d && !err && (de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    qpt_pmu_open(root, de->d_name, &pmu) < 0)
+			continue;
+		err = put_mapping(&buf, &len, pmu->type, pmu->name);
+		nr++;
+		qpt_pmu_free(pmu);
+	}
+	if (d)
+		closedir(d);
+	memcpy(buf, &nr, 4);
+	if (!err && nr)
+		err = qpt_writer_set_feature_raw(
+		    rec->writer, QPT_FEAT_PMU_MAPPINGS, buf, len);
+	free(buf);
+	return err;
+}
+
 int rec_open_output(struct qpt_recorder *rec)
 {
 	struct qpt_writer_opts wo;
@@ -168,6 +222,9 @@ int rec_open_output(struct qpt_recorder *rec)
 	}
 	err = qpt_writer_set_host_features(rec->writer, rec->o.cmd_argc,
 					   rec->o.cmd_argv);
+	if (err < 0)
+		return err;
+	err = write_pmu_mappings(rec);
 	if (err < 0)
 		return err;
 	rec->sink.record = sink_record;

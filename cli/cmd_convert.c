@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -27,6 +28,10 @@ struct convert {
 	struct qpt_writer *w;
 	bool started; /* attrs handed to the writer */
 	bool created; /* the output file is ours to remove on failure */
+	/* progress on a terminal */
+	bool progress, shown;
+	uint64_t nr, in_size;
+	time_t last;
 	bool warned_tracing;
 };
 
@@ -223,6 +228,26 @@ static int auxtrace(struct convert *cv, const struct qpt_record *rec)
 	return err ? writer_error(cv, err) : 0;
 }
 
+/* Now and then, how far into the input (on a terminal only). */
+static void show_progress(struct convert *cv, const struct qpt_record *rec)
+{
+	time_t now;
+
+	if (!cv->progress || (++cv->nr & 0xfff))
+		return;
+	now = time(NULL);
+	if (now == cv->last)
+		return;
+	cv->last = now;
+	cv->shown = true;
+	if (cv->in_size)
+		fprintf(stderr, "\rqpt convert: %3u%%",
+			(unsigned)(rec->pos * 100 / cv->in_size));
+	else
+		fprintf(stderr, "\rqpt convert: %llu MiB",
+			(unsigned long long)(rec->pos >> 20));
+}
+
 static int one_record(struct convert *cv, const struct qpt_record *rec)
 {
 	int err;
@@ -291,7 +316,12 @@ static int convert(struct convert *cv, int level)
 		if (ret)
 			return ret;
 	}
+	cv->progress = cli_show_progress();
+	cv->last = time(NULL);
+	if (!stat(cv->in_name, &st) && S_ISREG(st.st_mode))
+		cv->in_size = (uint64_t)st.st_size;
 	while ((err = qpt_reader_next(cv->r, &rec)) > 0) {
+		show_progress(cv, &rec);
 		ret = one_record(cv, &rec);
 		if (ret)
 			return ret;
@@ -365,6 +395,8 @@ int cmd_convert(int argc, char **argv)
 		return QPT_EXIT_ERROR;
 	}
 	ret = convert(&cv, level);
+	if (cv.shown)
+		fputs("\r\033[K", stderr);
 	qpt_writer_free(cv.w);
 	qpt_reader_free(cv.r);
 	/* a file left by a failed conversion is not a conversion */

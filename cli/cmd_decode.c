@@ -33,6 +33,7 @@ struct ring {
 struct out {
 	enum mode mode;
 	bool json, events, no_sym;
+	bool plain; /* no filter applies to instructions */
 	/* filters */
 	int32_t tids[MAX_LIST], cpus[MAX_LIST];
 	unsigned nr_tids, nr_cpus;
@@ -44,6 +45,15 @@ struct out {
 	size_t nr_rings;
 	/* --calls */
 	int depth;
+	const char *sym_last;
+	size_t sym_len;
+	/* formatted 16-wide addresses, by address */
+	struct {
+		uint64_t v;
+		char s[16];
+	} hex16[16384];
+	/* "  FLAGS" padded for each branch kind and trace-end reason */
+	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];
 	/* the last text prefix */
 	char pfx[64];
 	size_t pfx_len;
@@ -96,22 +106,50 @@ static void hex2_init(void)
 	}
 }
 
-/* Lower-case hex without leading zeros, right-aligned in @width (<= 16). */
+static void put_hex_fmt(struct out *o, uint64_t v, int width);
+
+/* Lower-case hex without leading zeros, right-aligned in @width (<= 16);
+ * the 16-wide form of addresses is remembered (loops repeat them). */
 static void put_hex(struct out *o, uint64_t v, int width)
 {
+	unsigned h;
+
+	if (width != 16) {
+		put_hex_fmt(o, v, width);
+		return;
+	}
+	h = (unsigned)((v ^ (v >> 14) ^ (v >> 28)) & 16383);
+	if (o->len + 40 > sizeof(o->buf))
+		out_flush(o);
+	if (o->hex16[h].v != v || !o->hex16[h].s[15]) {
+		size_t at = o->len;
+
+		put_hex_fmt(o, v, 16);
+		o->hex16[h].v = v;
+		memcpy(o->hex16[h].s, o->buf + at, 16);
+		return;
+	}
+	memcpy(o->buf + o->len, o->hex16[h].s, 16);
+	o->len += 16;
+}
+
+static void put_hex_fmt(struct out *o, uint64_t v, int width)
+{
 	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
-	char tmp[16], *p;
+	char *p;
 
 	if (o->len + 40 > sizeof(o->buf))
 		out_flush(o);
-	for (i = 0; i < 8; i++)
-		memcpy(tmp + 2 * i, hex2[(v >> (56 - 8 * i)) & 0xff], 2);
 	p = o->buf + o->len;
 	if (width > n) {
 		memset(p, ' ', (size_t)(width - n));
 		p += width - n;
 	}
-	memcpy(p, tmp + 16 - n, (size_t)n);
+	/* two digits at a time from the right */
+	for (i = n; i >= 2; i -= 2, v >>= 8)
+		memcpy(p + i - 2, hex2[v & 0xff], 2);
+	if (i)
+		p[0] = hexdig[v & 15];
 	o->len = (size_t)(p + n - o->buf);
 }
 
@@ -173,7 +211,12 @@ static void put_json_addr(struct out *o, const char *key, uint64_t v)
 
 static void put_sym(struct out *o, const struct qpt_item *it)
 {
-	puts_(o, it->sym);
+	/* symbol names live as long as the decoder: remember the length */
+	if (it->sym != o->sym_last) {
+		o->sym_last = it->sym;
+		o->sym_len = strlen(it->sym);
+	}
+	put(o, it->sym, o->sym_len);
 	put(o, "+0x", 3);
 	put_hex(o, it->symoff, 0);
 }
@@ -309,8 +352,7 @@ static void print_insn(struct out *o, const struct qpt_item *it)
 		p += 6;
 		for (i = 0; i < it->size; i++) {
 			p[0] = ' ';
-			p[1] = hexdig[it->raw[i] >> 4];
-			p[2] = hexdig[it->raw[i] & 15];
+			memcpy(p + 1, hex2[it->raw[i]], 2);
 			p += 3;
 		}
 		*p++ = '\n';
@@ -359,27 +401,11 @@ static void print_branch(struct out *o, const struct qpt_item *it)
 		put(o, "}\n", 2);
 		return;
 	}
-	size_t fl;
+	unsigned via = it->via < QPT_BR_NR ? it->via : QPT_BR_NR;
 
-	if (it->kind == QPT_BR_TRACE_END) {
-		const char *via = it->via != QPT_BR_NR ? perf_flag(it->via) : "";
-
-		memcpy(flag, "tr end", 7);
-		if (*via) {
-			memcpy(flag + 6, "  ", 3);
-			strncat(flag, via, sizeof(flag) - 9);
-		}
-	} else {
-		const char *k = perf_flag(it->kind);
-
-		fl = strlen(k);
-		memcpy(flag, k, fl + 1);
-	}
-	fl = strlen(flag);
+	(void)flag;
 	text_prefix(o, it);
-	put(o, "  ", 2);
-	put(o, flag, fl);
-	put(o, "                        ", 23 - (fl < 23 ? fl : 23));
+	put(o, o->flags[it->kind < QPT_BR_NR ? it->kind : 0][via], 25);
 	put_hex(o, it->ip, 16);
 	if (it->sym) {
 		put(o, " ", 1);
@@ -388,6 +414,28 @@ static void print_branch(struct out *o, const struct qpt_item *it)
 	put(o, " => ", 4);
 	put_hex(o, it->to, 16);
 	put(o, "\n", 1);
+}
+
+/* perf script's flags column, "  %-23s", for every kind and reason. */
+static void flags_init(struct out *o)
+{
+	unsigned k, v;
+
+	for (k = 0; k < QPT_BR_NR; k++)
+		for (v = 0; v <= QPT_BR_NR; v++) {
+			char flag[32];
+
+			if (k == QPT_BR_TRACE_END && v < QPT_BR_NR)
+				snprintf(flag, sizeof(flag), "tr end  %s",
+					 perf_flag(v));
+			else if (k == QPT_BR_TRACE_END)
+				snprintf(flag, sizeof(flag), "tr end");
+			else
+				snprintf(flag, sizeof(flag), "%s",
+					 perf_flag(k));
+			snprintf(o->flags[k][v], sizeof(o->flags[k][v]),
+				 "  %-23.23s", flag);
+		}
 }
 
 static void print_call(struct out *o, const struct qpt_item *it)
@@ -577,6 +625,10 @@ static int on_item(const struct qpt_item *it, void *ctx)
 
 	if (o->progress && !(++o->seen & 0xfffff))
 		progress(o);
+	if (it->type == QPT_ITEM_INSN && o->plain) {
+		print_insn(o, it);
+		return o->err;
+	}
 	if (!keep(o, it))
 		return 0;
 	if (o->last) {
@@ -685,7 +737,7 @@ static void usage(FILE *f)
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
 		"      --no-sym            do not show symbols\n"
-		"      --last N            only the last N items of each thread\n");
+		"      --last N            only the last N items of each thread (N <= 1048576)\n");
 }
 
 enum {
@@ -772,7 +824,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct out *o)
 		case OPT_LAST:
 			errno = 0;
 			o->last = strtoull(optarg, &end, 0);
-			if (*end || errno || !o->last || o->last > (1u << 24))
+			if (*end || errno || !o->last || o->last > (1u << 20))
 				return cli_usage_error("decode", "bad --last '%s'", optarg);
 			break;
 		case 'h': usage(stdout); return -1;
@@ -891,7 +943,9 @@ static int run(struct args *a, struct out *o)
 		goto out;
 	}
 	if (err) {
-		if (qpt_decoder_errmsg(dec)[0])
+		if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
+			cli_error(name, "%s", qpt_decoder_errmsg(dec));
+		else if (qpt_decoder_errmsg(dec)[0])
 			cli_error_at(name, qpt_decoder_errpos(dec), "%s",
 				     qpt_decoder_errmsg(dec));
 		else
@@ -935,7 +989,10 @@ int cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	o->progress = cli_show_progress();
+	o->plain = !o->nr_tids && !o->nr_cpus && !o->has_time && !o->sym &&
+		   !o->last;
 	hex2_init();
+	flags_init(o);
 	rc = run(&a, o);
 out:
 	for (i = 0; i < a.nr_images; i++)

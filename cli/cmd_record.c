@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -407,8 +408,11 @@ static void print_summary(struct qpt_recorder *rec, const char *out)
 static int report_new_error(int err, struct record_args *a, const char *msg)
 {
 	if (err == -QPT_E_NOPMU) {
-		cli_error(NULL, "%s; use --emulate for an emulated Intel PT "
-			  "trace", msg);
+		cli_error(NULL, "%s%s", msg,
+			  strstr(msg, "'intel_") ?
+				  "; use --emulate for an emulated Intel PT "
+				  "trace" :
+				  "");
 		return QPT_EXIT_ERROR;
 	}
 	if (err == -QPT_E_INVAL && !a->o.argv && !a->o.pid)
@@ -417,20 +421,43 @@ static int report_new_error(int err, struct record_args *a, const char *msg)
 	return QPT_EXIT_ERROR;
 }
 
+/* Once a second, when stderr is a terminal: how much is written so far. */
+static void show_progress(struct qpt_recorder *rec, time_t *last, bool end)
+{
+	struct qpt_capture_stats st;
+	time_t now = time(NULL);
+
+	if (!cli_show_progress() || (!end && now == *last))
+		return;
+	*last = now;
+	if (end) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	qpt_recorder_stats(rec, &st);
+	fprintf(stderr, "\r[ qpt record: %.3f MB written, %" PRIu64
+		" bytes of trace ]\033[K",
+		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0),
+		st.aux_bytes);
+}
+
 static int run(struct qpt_recorder *rec, struct record_args *a)
 {
+	time_t last = time(NULL);
 	int64_t n;
 	int err = 0, ctl = -1;
 
 	if (a->control) {
 		ctl = open(a->control, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (ctl < 0) {
-			cli_error(a->control, "%s", strerror(errno));
-			return -errno;
+			err = -errno;
+			cli_error(a->control, "%s", strerror(-err));
+			return err;
 		}
 	}
 	while (!stop_requested) {
 		err = qpt_recorder_poll(rec, 100);
+		show_progress(rec, &last, false);
 		if (err)
 			break;
 		read_control(ctl);
@@ -445,6 +472,7 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 	}
 	if (ctl >= 0)
 		close(ctl);
+	show_progress(rec, &last, true);
 	return err < 0 ? err : 0;
 }
 
@@ -560,7 +588,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a;
 	struct qpt_recorder *rec;
 	char msg[512] = "";
-	int ret, err, pid;
+	int ret, err, pid, status;
 
 	memset(&a, 0, sizeof(a));
 	qpt_recorder_opts_init(&a.o);
@@ -601,7 +629,8 @@ int cmd_record(int argc, char **argv)
 	if (err >= 0)
 		err = ret;
 	pid = qpt_recorder_pid(rec);
-	if (pid && qpt_recorder_status(rec) == -1) {
+	status = qpt_recorder_status(rec);
+	if (pid && status == -1) {
 		/* Stopped before the command ended, as perf does. */
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
@@ -611,5 +640,12 @@ int cmd_record(int argc, char **argv)
 	else if (!a.quiet)
 		print_summary(rec, a.o.output);
 	qpt_recorder_free(rec);
-	return err < 0 ? QPT_EXIT_ERROR : QPT_EXIT_OK;
+	if (err < 0)
+		return QPT_EXIT_ERROR;
+	/* Like perf: the command's own exit status. */
+	if (pid && status != -1 && WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (pid && status != -1 && WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return QPT_EXIT_OK;
 }

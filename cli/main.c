@@ -48,9 +48,16 @@ int main(int argc, char **argv)
 		printf("qpt %s\n", qpt_version());
 		return QPT_EXIT_OK;
 	}
-	for (c = commands; c->name; c++)
-		if (!strcmp(argv[1], c->name))
+	for (c = commands; c->name; c++) {
+		if (!strcmp(argv[1], c->name)) {
+			/* getopt names argv[0] in its messages: "qpt NAME" */
+			char prog[64];
+
+			snprintf(prog, sizeof(prog), "qpt %s", c->name);
+			argv[1] = prog;
 			return c->run(argc - 1, argv + 1);
+		}
+	}
 	fprintf(stderr, "qpt: '%s' is not a qpt command\n", argv[1]);
 	usage(stderr);
 	return QPT_EXIT_USAGE;

@@ -395,25 +395,22 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 	return emit_event(f, QPT_EV_ERROR, ip, ip_valid, 0, f->msg);
 }
 
-static int emit_insn(struct flow *f, uint64_t ip, const uint8_t *raw,
-		     unsigned size, int bits, bool speculative)
+/* @it: prepared by item_init for the block; only the instruction's own
+ * fields are set here. */
+static int emit_insn(struct flow *f, struct qpt_item *it, uint64_t ip,
+		     const uint8_t *raw, unsigned size)
 {
 	struct qd_flow_ctx *fc = f->fc;
-	struct qpt_item it;
 
 	fc->stats->insns++;
 	if (!(fc->want & QPT_WANT_INSN))
 		return 0;
-	item_init(f, &it, QPT_ITEM_INSN, 0);
-	it.ip = ip;
-	it.size = (uint8_t)size;
-	memcpy(it.raw, raw, size);
-	it.mode = (uint8_t)bits;
-	if (speculative)
-		it.flags |= QPT_ITEM_SPECULATIVE;
+	it->ip = ip;
+	it->size = (uint8_t)size;
+	memcpy(it->raw, raw, sizeof(it->raw));
 	if ((fc->want & QPT_WANT_SYMBOLS) && fc->space)
-		it.sym = qd_space_sym(fc->space, ip, &it.symoff);
-	return fc->fn(&it, fc->fn_ctx);
+		it->sym = qd_space_sym(fc->space, ip, &it->symoff);
+	return fc->fn(it, fc->fn_ctx);
 }
 
 static int mode_bits(enum pt_exec_mode mode)
@@ -474,8 +471,14 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 {
 	int bits = mode_bits(b->mode);
 	uint64_t ip = b->ip;
+	struct qpt_item it;
 	unsigned k = 0;
 	int err;
+
+	item_init(f, &it, QPT_ITEM_INSN, 0);
+	it.mode = (uint8_t)bits;
+	if (b->speculative)
+		it.flags |= QPT_ITEM_SPECULATIVE;
 
 	/*
 	 * Blocks end at every branch (end_on_call, end_on_jump), so without
@@ -512,7 +515,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 			if (err)
 				return err;
 		}
-		err = emit_insn(f, ip, raw, ild.len, bits, b->speculative);
+		err = emit_insn(f, &it, ip, raw, ild.len);
 		if (err)
 			return err;
 		f->pending = true;

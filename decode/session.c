@@ -655,6 +655,22 @@ static void session_free(struct session *s)
 	free(s->lost);
 }
 
+/* "GenuineIntel,6,78,3" (the CPUID feature): libipt's errata for it. */
+static void set_cpu(struct session *s, const char *cpuid)
+{
+	unsigned fam, model, step;
+
+	if (!cpuid || sscanf(cpuid, "GenuineIntel,%u,%u,%u", &fam, &model,
+			     &step) != 3)
+		return;
+	s->cfg.cpu.vendor = pcv_intel;
+	s->cfg.cpu.family = (uint16_t)fam;
+	s->cfg.cpu.model = (uint8_t)model;
+	s->cfg.cpu.stepping = (uint8_t)step;
+	if (pt_cpu_errata(&s->cfg.errata, &s->cfg.cpu) < 0)
+		memset(&s->cfg.errata, 0, sizeof(s->cfg.errata));
+}
+
 static int fail(struct qpt_decoder *dec, struct qpt_reader *r, int err)
 {
 	if (r && qpt_reader_errmsg(r)[0]) {
@@ -693,6 +709,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		goto out;
 	}
 	s.stable = !qpt_reader_is_pipe(r);
+	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		s.feat = qpt_reader_features(r);
 		err = on_record(&s, &rec);

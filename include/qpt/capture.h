@@ -65,6 +65,17 @@ struct qpt_event_opts {
 	const char *sysfs_root; /* NULL: /sys/bus/event_source/devices */
 	char *errbuf;		/* if set: why parsing failed, one line */
 	size_t errlen;
+	/*
+	 * Where sysfs has no intel_pt PMU, describe one as the Linux driver
+	 * does (its format files: pt config:0, cyc config:1, mtc config:9,
+	 * tsc config:10, noretcomp config:11, branch config:13, mtc_period
+	 * config:14-17, cyc_thresh config:19-22, psb_period config:24-27...;
+	 * no caps) with type @builtin_intel_pt_type, so that a source
+	 * without the hardware (the emulated one) parses intel_pt/.../ into
+	 * the config perf will read.  Defaults then: pt, branch, tsc.
+	 */
+	bool builtin_intel_pt;
+	uint32_t builtin_intel_pt_type;
 };
 
 QPT_API void qpt_event_opts_init(struct qpt_event_opts *opts);

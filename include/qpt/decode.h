@@ -11,6 +11,13 @@
  * failure of the run: they become QPT_ITEM_EVENT items (QPT_EV_ERROR with
  * the trace offset and libipt's message), and decoding resumes at the next
  * synchronization point (PSB).
+ *
+ * Engine: libipt's block decoder (blocks end at every branch), with the
+ * instructions inside a block walked by a small x86 length decoder over
+ * the same image bytes; libipt 2.0.5's instruction decoder is not used
+ * (it fails on a real trace that its block decoder decodes).  Queues of a
+ * perf.data file are decoded one after the other (not interleaved by
+ * time); per-cpu queues follow context switches by their timestamps.
  */
 #ifndef QPT_DECODE_H
 #define QPT_DECODE_H

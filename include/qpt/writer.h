@@ -45,8 +45,9 @@ QPT_API void qpt_writer_opts_init(struct qpt_writer_opts *opts);
 QPT_API int qpt_writer_open(const char *path,
 			    const struct qpt_writer_opts *opts,
 			    struct qpt_writer **writer);
-/* Write to @fd (borrowed, never closed); @name for messages.  A descriptor
- * that cannot seek (a pipe) gets a pipe-mode stream.  Errors as open. */
+/* Write to @fd (borrowed, never closed); @name for messages.  File mode
+ * writes at offsets from 0 of @fd; a descriptor that cannot seek (a pipe)
+ * or appends (O_APPEND) gets a pipe-mode stream.  Errors as open. */
 QPT_API int qpt_writer_open_fd(int fd, const char *name,
 			       const struct qpt_writer_opts *opts,
 			       struct qpt_writer **writer);
@@ -80,8 +81,9 @@ QPT_API int qpt_writer_set_feature_string(struct qpt_writer *writer,
  * writer's own (-QPT_E_INVAL); BUILD_ID bytes (build_id_event records) join
  * those of qpt_writer_add_build_id (-QPT_E_FORMAT when they do not parse);
  * a raw EVENT_DESC replaces the one made from the attrs; DIR_FORMAT is
- * accepted but never written (the output is one file).  Pipe mode: at most
- * 0xffff - 16 bytes (-QPT_E_INVAL).
+ * accepted but never written (the output is one file).  Pipe mode: a
+ * feature over 0xffff - 16 bytes does not fit a HEADER_FEATURE record and
+ * is left out (logged as a warning).
  */
 QPT_API int qpt_writer_set_feature_raw(struct qpt_writer *writer,
 				       enum qpt_feature feat, const void *data,
@@ -155,8 +157,9 @@ QPT_API uint64_t qpt_writer_bytes(const struct qpt_writer *writer);
 /* Finish: features, index, final header; closes a file it opened.  The
  * writer stays to be freed; later writes return -QPT_E_STATE. */
 QPT_API int qpt_writer_close(struct qpt_writer *writer);
-/* Free; without close, the file reads as the last flush left it (the
- * records written since lie past it, uncovered).  NULL is a no-op. */
+/* Free; without close, the file reads whole up to the last flush (its
+ * features as qpt_writer_flush says; records written since lie past it,
+ * uncovered).  NULL is a no-op. */
 QPT_API void qpt_writer_free(struct qpt_writer *writer);
 
 #ifdef __cplusplus

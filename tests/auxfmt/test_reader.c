@@ -750,6 +750,7 @@ static uint8_t *slurp_file(const char *path, size_t *len)
 	uint8_t *buf = NULL;
 	long n;
 
+	*len = 0;
 	if (!f)
 		return NULL;
 	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 &&

@@ -751,6 +751,85 @@ static void test_pipe(void **state)
 	assert_int_equal(f->len, p + 56);
 }
 
+static void count_warn(enum qpt_log_level level, const char *msg, void *ctx)
+{
+	if (level == QPT_LOG_WARN)
+		(*(int *)ctx)++;
+}
+
+/* A feature too big for one HEADER_FEATURE record: pipe mode leaves it out
+ * with a warning, file mode writes it. */
+static void test_big_feature(void **state)
+{
+	struct fixture *f = *state;
+	struct qpt_writer_opts o;
+	struct qpt_writer *w;
+	size_t n = 70000, p;
+	uint8_t *big = calloc(1, n);
+	uint64_t size = 0;
+	int pipe, warned;
+
+	assert_non_null(big);
+	for (pipe = 0; pipe < 2; pipe++) {
+		warned = 0;
+		qpt_writer_opts_init(&o);
+		o.pipe = pipe;
+		o.log = count_warn;
+		o.log_ctx = &warned;
+		assert_int_equal(qpt_writer_open(f->path, &o, &w), 0);
+		assert_int_equal(qpt_writer_set_feature_raw(
+				     w, QPT_FEAT_PMU_MAPPINGS, big, n),
+				 0);
+		assert_int_equal(qpt_writer_close(w), 0);
+		qpt_writer_free(w);
+		slurp(f);
+		if (!pipe) {
+			assert_int_not_equal(
+			    feat_section(f, QPT_FEAT_PMU_MAPPINGS, &size), 0);
+			assert_int_equal(size, n);
+			assert_int_equal(warned, 0);
+			continue;
+		}
+		assert_int_equal(warned, 1);
+		/* the records: EVENT_DESC (no attrs: none) and the end mark */
+		for (p = 16; p < f->len; p += u32_at(f, p + 4) >> 16) {
+			assert_int_equal(u32_at(f, p),
+					 QPT_RECORD_HEADER_FEATURE);
+			assert_int_not_equal(u64_at(f, p + 8),
+					     QPT_FEAT_PMU_MAPPINGS);
+		}
+		assert_int_equal(p, f->len);
+	}
+	free(big);
+}
+
+/* A descriptor that cannot take pwrite at offsets gets pipe mode. */
+static void test_fd_pipe_and_append(void **state)
+{
+	struct fixture *f = *state;
+	struct qpt_writer *w;
+	int fds[2], fd;
+	uint64_t head[2];
+
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(qpt_writer_open_fd(fds[1], "pipe", NULL, &w), 0);
+	assert_int_equal(qpt_writer_close(w), 0);
+	qpt_writer_free(w);
+	close(fds[1]);
+	assert_int_equal(read(fds[0], head, sizeof(head)), sizeof(head));
+	assert_int_equal(head[1], 16); /* the pipe header */
+	close(fds[0]);
+
+	fd = open(f->path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(qpt_writer_open_fd(fd, f->path, NULL, &w), 0);
+	assert_int_equal(qpt_writer_close(w), 0);
+	qpt_writer_free(w);
+	close(fd);
+	slurp(f);
+	assert_int_equal(u64_at(f, 8), 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -777,6 +856,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_interrupted_z_keeps, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pipe, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_big_feature, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fd_pipe_and_append, setup,
+					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

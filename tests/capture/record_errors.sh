@@ -4,7 +4,7 @@
 set -uo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+cd "$tmp" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 one_line() { test "$(wc -l <"$1")" -eq 1 || { cat "$1"; fail "$2: not one line"; }; }
 
@@ -60,6 +60,18 @@ grep -q "snapshot mode needs an AUX-area event" err.txt || fail "-S message"
 	-- true 2>err.txt; rc=$?
 test $rc -eq 1 || fail "two AUX events: exit $rc"
 one_line err.txt "two AUX events"
+
+# The command's exit status comes back, as with perf (where this kernel
+# lets us open a software event at all).
+if "$QPT" record -q -e task-clock:u -o probe.data -- true 2>/dev/null; then
+	"$QPT" record -q -e task-clock:u -o st.data -- sh -c 'exit 3' \
+		2>err.txt; rc=$?
+	test $rc -eq 3 || fail "exit status: $rc"
+	if command -v perf >/dev/null; then
+		perf report -D -i st.data >/dev/null 2>&1 ||
+			fail "st.data unreadable"
+	fi
+fi
 
 # A process that does not exist.
 "$QPT" record -e task-clock -p 999999999 2>err.txt; rc=$?

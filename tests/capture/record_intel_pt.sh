@@ -13,8 +13,10 @@ for pmu in intel_pt intel_bts; do
 	ran=1
 	"$QPT" record -q -e $pmu//u -o $pmu.data -- "$spin" 20
 	perf report -D -i $pmu.data >/dev/null 2>perr.txt
-	! grep -i -E 'warn|error' perr.txt
-	perf script -i $pmu.data --itrace=e 2>&1 | (! grep -i error)
+	if grep -i -E 'warn|error' perr.txt; then exit 1; fi
+	if perf script -i $pmu.data --itrace=e 2>&1 | grep -i error; then
+		exit 1
+	fi
 	"$QPT" record -q -S -e $pmu//u -o snap.data -- "$spin" 20
 	perf report -D -i snap.data | grep -q PERF_RECORD_AUXTRACE
 done

@@ -9,7 +9,7 @@ paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chmod 777 "$tmp"
-cd "$tmp"
+cd "$tmp" || exit 1
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 as_nobody test -x "$QPT" || exit 77
 fail() { echo "FAIL: $*"; cat err.txt; exit 1; }

@@ -31,7 +31,6 @@ nsamples=$(grep -c 'PERF_RECORD_SAMPLE' dump.txt)
 test "$nsamples" -ge 20 || { echo "only $nsamples samples"; exit 1; }
 
 # Every sample lies inside an executable mapping of the command.
-pid=$(grep -m1 'PERF_RECORD_COMM exec' dump.txt | sed -E 's/.*: ([a-z_]+) ?/\1/;s/.*COMM exec: [^ ]+ ([0-9]+).*/\1/')
 grep 'PERF_RECORD_MMAP2' dump.txt |
 	sed -E 's/.*\[0x([0-9a-f]+)\(0x([0-9a-f]+)\) @.*/\1 \2/' >maps.txt
 perf script -i rec.data -F ip 2>/dev/null | awk '{print $1}' >ips.txt
@@ -60,7 +59,7 @@ in_spin=$(python3 -c '
 import sys
 lo = int(sys.argv[1], 16) + int(sys.argv[2], 16); sz = int(sys.argv[3], 16)
 print(sum(lo <= int(l, 16) < lo + sz for l in open(sys.argv[4])))
-' $base $start $size ips.txt)
+' "$base" "$start" "$size" ips.txt)
 echo "$nsamples samples, $in_spin in spin()"
 test $((in_spin * 100)) -ge $((nsamples * 80))
 # perf's own symbolization agrees.
@@ -70,3 +69,8 @@ test "$by_perf" -eq "$in_spin"
 # The build-id of the command, as readelf reads it from the binary.
 bid=$(readelf -n "$spin" | awk '/Build ID/ { print $3 }')
 perf buildid-list -i rec.data 2>/dev/null | grep -q "^$bid .*qpt_spin$"
+# PMU mappings: every PMU of sysfs with its type, as perf lists them.
+line=$(perf report --header-only -i rec.data 2>/dev/null | grep '^# pmu mappings:')
+for d in /sys/bus/event_source/devices/*; do
+	printf '%s\n' "$line" | grep -q "$(basename "$d") = $(cat "$d/type")"
+done

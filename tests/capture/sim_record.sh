@@ -17,10 +17,10 @@ for mode in full snapshot; do
 	n_trunc=$(grep 'PERF_RECORD_AUX offset' dump.txt | grep -c '\[T\]' || true)
 	n_buf=$(grep -c 'PERF_RECORD_AUXTRACE size' dump.txt)
 	sum=0
-	for s in $(grep 'PERF_RECORD_AUXTRACE size' dump.txt |
-		   sed -E 's/.*size: (0x[0-9a-f]+) .*/\1/'); do
+	while read -r s; do
 		sum=$((sum + s))
-	done
+	done < <(grep 'PERF_RECORD_AUXTRACE size' dump.txt |
+		 sed -E 's/.*size: (0x[0-9a-f]+) .*/\1/')
 	echo "$mode: offered $offered written $written lost $lost" \
 		"truncated $trunc/$auxrec; perf: $n_aux AUX ($n_trunc T)," \
 		"$n_buf AUXTRACE, $sum bytes"

@@ -247,10 +247,63 @@ static void test_named_events(void **state)
 	/* A PMU by name alone. */
 	assert_int_equal(parse("intel_bts", &ev, err, sizeof(err)), 0);
 	qpt_event_free(ev);
-	assert_int_equal(parse("nosuch", &ev, err, sizeof(err)), -QPT_E_NOPMU);
+	assert_int_equal(parse("nosuch", &ev, err, sizeof(err)), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "unknown event 'nosuch'"));
+	/* ... but a known AUX tracer's name alone is a missing PMU. */
+	assert_int_equal(parse("intel_pt", &ev, err, sizeof(err)), 0);
+	qpt_event_free(ev);
 	assert_int_equal(parse("nosuch:u", &ev, err, sizeof(err)),
 			 -QPT_E_INVAL);
 	assert_int_equal(parse("", &ev, err, sizeof(err)), -QPT_E_INVAL);
+}
+
+/* Without intel_pt in sysfs, the built-in description of the Linux
+ * driver's formats: hand-computed configs. */
+static void test_builtin_intel_pt(void **state)
+{
+	struct qpt_auxtrace_ctx ctx;
+	struct qpt_event_opts o;
+	struct qpt_event *ev;
+	uint64_t buf[32];
+	char empty[300];
+
+	snprintf(empty, sizeof(empty), "%s/intel_bts", root); /* no PMUs */
+	qpt_event_opts_init(&o);
+	o.sysfs_root = empty;
+	assert_int_equal(qpt_event_parse("intel_pt//u", &o, &ev), -QPT_E_NOPMU);
+	o.builtin_intel_pt = true;
+	o.builtin_intel_pt_type = 4242;
+	assert_int_equal(qpt_event_parse("intel_pt//u", &o, &ev), 0);
+	assert_int_equal(qpt_event_attr(ev)->type, 4242);
+	/* pt (0), tsc (10), branch (13): no caps, so no mtc/psb_period. */
+	assert_int_equal(qpt_event_attr(ev)->config, 0x2401);
+	assert_true(qpt_event_is_aux(ev));
+	/* Its AUXTRACE_INFO: the same bit masks as the real driver's. */
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pmu = ev->pmu;
+	assert_int_equal(qpt_intel_pt_ops.info(&ctx, buf, sizeof(buf)), 0x98);
+	assert_int_equal(buf[2 + QPT_INTEL_PT_PMU_TYPE], 4242);
+	assert_int_equal(buf[2 + QPT_INTEL_PT_TSC_BIT], 0x400);
+	assert_int_equal(buf[2 + QPT_INTEL_PT_NORETCOMP_BIT], 0x800);
+	assert_int_equal(buf[2 + QPT_INTEL_PT_MTC_BIT], 0x200);
+	assert_int_equal(buf[2 + QPT_INTEL_PT_MTC_FREQ_BITS], 0x3c000);
+	assert_int_equal(buf[2 + QPT_INTEL_PT_CYC_BIT], 0x2);
+	assert_int_equal(buf[2 + QPT_INTEL_PT_MAX_NONTURBO_RATIO], 0);
+	qpt_event_free(ev);
+	assert_int_equal(qpt_event_parse("intel_pt/noretcomp,psb_period=3,"
+					 "mtc,mtc_period=6/u",
+					 &o, &ev),
+			 0);
+	assert_int_equal(qpt_event_attr(ev)->config,
+			 0x2401 | 0x800 | 0x3000000 | 0x200 | (6 << 14));
+	qpt_event_free(ev);
+	/* Only intel_pt is built in. */
+	assert_int_equal(qpt_event_parse("intel_bts//", &o, &ev), -QPT_E_NOPMU);
+	/* A real PMU in sysfs wins. */
+	o.sysfs_root = root;
+	assert_int_equal(qpt_event_parse("intel_pt//", &o, &ev), 0);
+	assert_int_equal(qpt_event_attr(ev)->type, 6);
+	qpt_event_free(ev);
 }
 
 /* The words perf wrote in quipper-intel-pt-4.14 (perf report -D shows
@@ -379,6 +432,7 @@ int main(void)
 	    cmocka_unit_test(test_intel_pt_terms),
 	    cmocka_unit_test(test_other_pmus),
 	    cmocka_unit_test(test_named_events),
+	    cmocka_unit_test(test_builtin_intel_pt),
 	    cmocka_unit_test(test_intel_pt_info),
 	    cmocka_unit_test(test_intel_pt_params),
 	    cmocka_unit_test(test_intel_bts_info),

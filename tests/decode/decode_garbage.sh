@@ -48,6 +48,32 @@ if [ -d "$TRACES/arcus-hello" ]; then
 	check_rc "1" $? "no images"
 	grep -q '"event":"error"' "$tmp/out" || fail "no images: no error record"
 	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "no images: $(cat "$tmp/err")"
+	# perf.data cut anywhere, or with bytes flipped: one clean line
+	for n in 8 100 500 1000 2000 4000 6000 8000 8999; do
+		head -c $n "$d/perf.data" >"$tmp/cut.data"
+		"$QPT" decode --insn --sysroot "$d" -i "$tmp/cut.data" \
+			>/dev/null 2>"$tmp/err"
+		check_rc "0 1" $? "perf.data cut at $n"
+		if grep -v '^qpt: ' "$tmp/err" | grep -q .; then
+			fail "cut at $n: $(head -3 "$tmp/err")"
+		fi
+	done
+	for off in 300 700 1100 1500 3000 8500; do
+		cp "$d/perf.data" "$tmp/flip.data"
+		printf '\xff\xff\xff\xff\xff\xff\xff\xff' |
+			dd of="$tmp/flip.data" bs=1 seek=$off conv=notrunc 2>/dev/null
+		"$QPT" decode --branches --sysroot "$d" -i "$tmp/flip.data" \
+			>/dev/null 2>"$tmp/err"
+		check_rc "0 1" $? "perf.data flipped at $off"
+		if grep -v '^qpt: ' "$tmp/err" | grep -q .; then
+			fail "flipped at $off: $(head -3 "$tmp/err")"
+		fi
+	done
+	# a perf.data without Intel PT
+	"$QPT" decode -i "$TRACES/lbr-callstack-perfparser/perf.lbr.data" \
+		>/dev/null 2>"$tmp/err"
+	check_rc "1" $? "LBR perf.data"
+	grep -q 'no Intel PT trace' "$tmp/err" || fail "LBR: $(cat "$tmp/err")"
 	# a flipped byte in the middle: still decodes the rest
 	cp "$d/trace.pt" "$tmp/flip.pt"
 	printf '\xff\xff\xff\xff' | dd of="$tmp/flip.pt" bs=1 seek=3000 conv=notrunc 2>/dev/null

@@ -35,6 +35,19 @@ for v in "3 1000" "4 500" "9 200"; do
 		"$tmp/snap.data" $v || fail "mksnap $v"
 	check_file "$TRACES/arcus-hello" "$tmp/snap.data" "snapshots $v"
 done
+# what qpt's own writer writes: plain, zstd-compressed, pipe mode
+if "$QPT" convert --help >/dev/null 2>&1; then
+	d="$TRACES/arcus-hello"
+	"$QPT" convert -i "$d/perf-split3.data" -o "$tmp/conv.data" ||
+		fail "qpt convert"
+	check_file "$d" "$tmp/conv.data" "qpt convert"
+	"$QPT" convert -i "$d/perf-split3.data" -o "$tmp/convz.data" -z ||
+		fail "qpt convert -z"
+	check_file "$d" "$tmp/convz.data" "qpt convert -z"
+	"$QPT" convert -i "$d/perf.data" -o - -z >"$tmp/convp.data" ||
+		fail "qpt convert -o - -z"
+	check_file "$d" "$tmp/convp.data" "qpt convert -o - -z"
+fi
 # --image by hand instead of the sysroot
 d="$TRACES/arcus-hello"
 # shellcheck disable=SC2046

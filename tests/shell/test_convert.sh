@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # qpt convert against perf: files perf records here (software event, -z,
-# pipe mode) and the real Intel PT recordings are rewritten in file mode,
+# pipe mode) and the real Intel PT recordings (file and pipe mode) are
+# rewritten in file mode,
 # file mode -z, pipe mode (-o -) and pipe mode -z; perf must see the same
 # records ("Aggregated stats" of perf report -D) and print the same
 # `perf script` output for the input and the output, show zstd in
@@ -25,6 +26,8 @@ perf_in() {
 	local f=$1
 	shift
 	if is_pipe "$f"; then
+		# a real pipe, not a redirected file (see above)
+		# shellcheck disable=SC2002
 		cat "$f" | perf "$@" -i -
 	else
 		perf "$@" -i "$f"
@@ -52,31 +55,41 @@ bad() {
 }
 
 # compare IN OUT [script args...]: same counts, same perf script stdout.
+# What perf makes of IN is kept in $tmp/ref.* by convert_all.
 compare() {
-	local in=$1 out=$2 cross=0 a b
+	local in=$1 out=$2 cross=0 a b i=0
 	shift 2
 	if is_pipe "$in"; then a=1; else a=0; fi
 	if is_pipe "$out"; then b=1; else b=0; fi
 	[ "$a" = "$b" ] || cross=1
-	a=$(counts "$in" $cross)
+	a=$(cat "$tmp/ref.counts$cross")
 	b=$(counts "$out" $cross)
 	if [ -z "$a" ] || [ "$a" != "$b" ]; then
 		bad "counts of $out differ from $in"
 		diff <(echo "$a") <(echo "$b")
 	fi
 	for opts in "$@"; do
+		i=$((i + 1))
 		# shellcheck disable=SC2086
-		if ! cmp -s <(perf_in "$in" script $opts 2>/dev/null) \
-			<(perf_in "$out" script $opts 2>/dev/null); then
+		cmp -s "$tmp/ref.script$i" \
+			<(perf_in "$out" script $opts 2>/dev/null) ||
 			bad "perf script $opts of $out differs from $in"
-		fi
 	done
 }
 
 # convert_all IN NAME script-args...: every output mode, compared to IN.
 convert_all() {
-	local in=$1 name=$2 o
+	local in=$1 name=$2 o i=0
 	shift 2
+	counts "$in" 0 >"$tmp/ref.counts0"
+	counts "$in" 1 >"$tmp/ref.counts1"
+	for opts in "$@"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		perf_in "$in" script $opts >"$tmp/ref.script$i" 2>/dev/null
+		[ -s "$tmp/ref.script$i" ] ||
+			bad "perf script $opts prints nothing for $in"
+	done
 	"$QPT" convert -i "$in" -o "$tmp/$name.file" || bad "convert $in"
 	"$QPT" convert -z -i "$in" -o "$tmp/$name.filez" ||
 		bad "convert -z $in"
@@ -106,7 +119,7 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- sh -c "$work" \
 	perf record -q -z -e task-clock -o - -- sh -c "$work" \
 		>"$tmp/pz.data" 2>/dev/null
 	for f in sw z p pz; do
-		convert_all "$tmp/$f.data" "$f" "" "-F ip,sym,tid,time"
+		convert_all "$tmp/$f.data" "$f" ""
 	done
 	# the header, as perf prints it, survives file to file
 	if ! diff <(perf report --header-only -i "$tmp/sw.data" 2>&1 |
@@ -116,9 +129,10 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- sh -c "$work" \
 		bad "perf report --header-only differs"
 	fi
 	# stdin in, stdout out
-	"$QPT" convert -i - -o - <"$tmp/p.data" >"$tmp/stdio.pipe" &&
-		compare "$tmp/p.data" "$tmp/stdio.pipe" "" ||
-		bad "convert -i - -o -"
+	if ! "$QPT" convert -i - -o - <"$tmp/p.data" >"$tmp/stdio.pipe" ||
+		! cmp -s "$tmp/p.pipe" "$tmp/stdio.pipe"; then
+		bad "convert -i - -o - differs from -i FILE -o -"
+	fi
 else
 	echo "perf cannot record here: recorded inputs skipped"
 fi
@@ -133,7 +147,8 @@ records() {
 		sed -e 's/^{"offset":[0-9]*,/{/' -e 's/,"depth":1//' \
 			-e 's/,"event":"[^"]*"//' \
 			-e 's/,"payload_offset":"[0-9a-fx]*"//' |
-		grep -v -e '"type":"COMPRESSED2*"' -e '"type":"HEADER_ATTR"' \
+		grep -v -e '"type":"COMPRESSED"' -e '"type":"COMPRESSED2"' \
+			-e '"type":"HEADER_ATTR"' \
 			-e '"type":"HEADER_FEATURE"'
 }
 for f in hand-file-be-ver0 hand-file-be-big-attr hand-pipe-be \
@@ -162,13 +177,16 @@ T=${QPT_SHARED:-/nonexistent}/traces
 if [ -d "$T" ]; then
 	convert_all "$T/quipper-intel-pt-4.14/perf.data.intel_pt-4.14" \
 		quipper "" "--itrace=be" "--itrace=i0ns -F ip,sym"
+	convert_all "$T/quipper-intel-pt-4.14/perf.data.piped.intel_pt-4.14" \
+		quipper-piped "" "--itrace=be"
 	A=$T/arcus-hello
 	zcat "$A/expected/insn-ips.txt.gz" | awk '{ print $1 }' \
 		>"$tmp/want.ips"
 	for v in perf perf-noindex perf-split3 perf-split7-noindex; do
-		"$QPT" convert -i "$A/$v.data" -o "$tmp/$v.file" &&
-			"$QPT" convert -i "$A/$v.data" -o - >"$tmp/$v.pipe" ||
+		if ! "$QPT" convert -i "$A/$v.data" -o "$tmp/$v.file" ||
+			! "$QPT" convert -i "$A/$v.data" -o - >"$tmp/$v.pipe"; then
 			bad "convert $v"
+		fi
 		for o in file pipe; do
 			perf_in "$tmp/$v.$o" script --symfs="$A" --itrace=i0ns \
 				-F ip 2>/dev/null | awk '{ print $1 }' \

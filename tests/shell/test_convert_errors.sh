@@ -25,8 +25,10 @@ expect() {
 	fi
 	if [ "$want" = 1 ]; then
 		lines=$(wc -l <"$tmp/err")
-		[ "$lines" = 1 ] && grep -q '^qpt: ' "$tmp/err" ||
-			{ bad "convert $*: stderr is not one line"; cat "$tmp/err"; }
+		if [ "$lines" != 1 ] || ! grep -q '^qpt: ' "$tmp/err"; then
+			bad "convert $*: stderr is not one line"
+			cat "$tmp/err"
+		fi
 		[ -e "$tmp/out.data" ] && bad "convert $*: left $tmp/out.data"
 	fi
 }

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The qpt_recorder_* contract on the real kernel with a software event:
+ * argument and state errors, the held command, its exit status, the
+ * counters, and the file read back by the auxfmt reader (record counts
+ * against the recorder's own stats and the command's pid).  Skips (77)
+ * where the kernel does not let us open task-clock.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include <cmocka.h>
+
+#include "qpt/capture.h"
+#include "qpt/reader.h"
+
+static char out[256];
+
+static void opts_for(struct qpt_recorder_opts *o, char **argv,
+		     const char **events, char *err, size_t errlen)
+{
+	qpt_recorder_opts_init(o);
+	o->output = out;
+	o->events = events;
+	o->nr_events = 1;
+	o->argv = argv;
+	o->errbuf = err;
+	o->errlen = errlen;
+}
+
+static void test_bad_args(void **state)
+{
+	static const char *events[] = {"task-clock:u"};
+	static const char *bad_events[] = {"no-such-event"};
+	struct qpt_recorder_opts o;
+	struct qpt_recorder *rec = (void *)1;
+	char *argv[] = {"true", NULL};
+	char err[256];
+
+	assert_int_equal(qpt_recorder_new(NULL, &rec), -QPT_E_INVAL);
+	assert_null(rec);
+	assert_int_equal(qpt_recorder_new(NULL, NULL), -QPT_E_INVAL);
+	opts_for(&o, argv, events, err, sizeof(err));
+	o.size = 8;
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	/* No target. */
+	opts_for(&o, NULL, events, err, sizeof(err));
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "nothing to record"));
+	/* An event that does not parse; -S without an AUX event. */
+	opts_for(&o, argv, bad_events, err, sizeof(err));
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "no-such-event"));
+	opts_for(&o, argv, events, err, sizeof(err));
+	o.snapshot = true;
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	/* Buffer sizes must be powers of two. */
+	opts_for(&o, argv, events, err, sizeof(err));
+	o.data_pages = 3;
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "powers of two"));
+	qpt_recorder_free(NULL);
+}
+
+static void test_record_command(void **state)
+{
+	static const char *events[] = {"task-clock:u"};
+	char *argv[] = {"sh", "-c",
+			"i=0; while [ $i -lt 20000 ]; do "
+			"i=$((i+1)); done; exit 7",
+			NULL};
+	struct qpt_capture_stats st;
+	struct qpt_recorder_opts o;
+	struct qpt_reader *r;
+	struct qpt_record rr;
+	struct qpt_recorder *rec;
+	uint64_t samples = 0, comm_exec = 0, total = 0;
+	char err[256] = "";
+	int ret, pid, status;
+
+	opts_for(&o, argv, events, err, sizeof(err));
+	o.sample_period = 100000;
+	ret = qpt_recorder_new(&o, &rec);
+	assert_int_equal(ret, 0);
+	pid = qpt_recorder_pid(rec);
+	assert_true(pid > 0);
+	assert_int_equal(qpt_recorder_status(rec), -1);
+	/* Not in snapshot mode. */
+	assert_int_equal(qpt_recorder_snapshot(rec), -QPT_E_STATE);
+	assert_int_equal(qpt_recorder_start(rec), 0);
+	assert_false(qpt_recorder_exec_failed(rec));
+	assert_int_equal(qpt_recorder_start(rec), -QPT_E_STATE);
+	while ((ret = qpt_recorder_poll(rec, 100)) == 0)
+		;
+	assert_int_equal(ret, 1);
+	status = qpt_recorder_status(rec);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 7);
+	assert_int_equal(qpt_recorder_stop(rec), 0);
+	assert_int_equal(qpt_recorder_stop(rec), -QPT_E_STATE);
+	qpt_recorder_stats(rec, &st);
+	assert_true(qpt_recorder_output_bytes(rec) > 0);
+	qpt_recorder_free(rec);
+
+	/* The file, read back: every ring record is there. */
+	assert_int_equal(qpt_reader_open(out, NULL, &r), 0);
+	while ((ret = qpt_reader_next(r, &rr)) > 0) {
+		const uint32_t *w = (const uint32_t *)rr.data + 2;
+
+		if (rr.type < PERF_RECORD_MAX)
+			total++;
+		if (rr.type == PERF_RECORD_SAMPLE)
+			samples++;
+		if (rr.type == PERF_RECORD_COMM &&
+		    (rr.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		    w[0] == (uint32_t)pid)
+			comm_exec++;
+	}
+	assert_int_equal(ret, 0);
+	qpt_reader_free(r);
+	assert_int_equal(total, st.records);
+	assert_true(samples > 0);
+	assert_int_equal(comm_exec, 1);
+	assert_int_equal(st.aux_bytes, 0);
+	assert_int_equal(st.lost_records, 0);
+}
+
+/* A command that cannot be exec'd: start says so, exec_failed is set. */
+static void test_exec_fails(void **state)
+{
+	static const char *events[] = {"task-clock:u"};
+	char *argv[] = {"/proc/self/status", NULL}; /* exists, not runnable */
+	struct qpt_recorder_opts o;
+	struct qpt_recorder *rec;
+	char err[256] = "";
+
+	opts_for(&o, argv, events, err, sizeof(err));
+	assert_int_equal(qpt_recorder_new(&o, &rec), 0);
+	assert_int_equal(qpt_recorder_start(rec), -EACCES);
+	assert_true(qpt_recorder_exec_failed(rec));
+	assert_non_null(strstr(err, "/proc/self/status"));
+	assert_int_equal(qpt_recorder_stop(rec), 0);
+	qpt_recorder_free(rec);
+}
+
+static int can_open_task_clock(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bad_args),
+	    cmocka_unit_test(test_record_command),
+	    cmocka_unit_test(test_exec_fails),
+	};
+	int ret;
+
+	if (!can_open_task_clock())
+		return 77;
+	snprintf(out, sizeof(out), "/tmp/qpt-test-recorder-%d.data",
+		 (int)getpid());
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(out);
+	return ret;
+}

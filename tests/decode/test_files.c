@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Files behind mappings: an ELF (this test's own executable) found by
+ * recorded path under a sysroot and by build-id in a build-id cache; its
+ * function symbols against binutils' nm (the oracle); missing files and
+ * build-id mismatches reported with their reason.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <libelf.h>
+
+#include "decode/internal.h"
+
+static char self[PATH_MAX];
+
+static int setup(void **state)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)state;
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	elf_version(EV_CURRENT);
+	return 0;
+}
+
+static void test_symbols_vs_nm(void **state)
+{
+	struct qd_files files = { 0 };
+	struct qd_file *f;
+	char cmd[PATH_MAX + 64], line[1024];
+	unsigned checked = 0;
+	FILE *nm;
+
+	(void)state;
+	f = qd_files_get(&files, self, NULL, 0, false);
+	assert_non_null(f);
+	assert_non_null(f->found);
+	assert_true(f->is_elf);
+	assert_true(f->nr_segs > 0);
+	assert_true(f->nr_syms > 0);
+	assert_true(f->build_id_size > 0);
+	snprintf(cmd, sizeof(cmd), "nm --defined-only '%s' 2>/dev/null", self);
+	nm = popen(cmd, "r");
+	if (!nm)
+		skip();
+	while (fgets(line, sizeof(line), nm)) {
+		unsigned long long addr;
+		char type, name[512];
+		const struct qd_sym *s;
+
+		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3 ||
+		    (type != 'T' && type != 't') || !addr)
+			continue;
+		s = qd_file_sym(f, addr);
+		if (!s)
+			continue; /* nm lists non-FUNC text symbols too */
+		/* the symbol at this address (or an alias of it) */
+		if (s->addr != addr)
+			continue;
+		assert_int_equal(s->addr, addr);
+		if (!strcmp(name, "test_symbols_vs_nm"))
+			assert_string_equal(s->name, "test_symbols_vs_nm");
+		checked++;
+	}
+	pclose(nm);
+	if (!checked)
+		skip();
+	assert_true(checked > 10);
+	qd_files_free(&files);
+}
+
+static void test_sysroot_and_buildid(void **state)
+{
+	char dir[] = "/tmp/qpt-files-XXXXXX", path[PATH_MAX], hex[41];
+	struct qd_files files = { 0 };
+	struct qd_file *f, *probe;
+	uint8_t bid[20];
+	size_t n, i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* the executable's build-id */
+	probe = qd_files_get(&files, self, NULL, 0, false);
+	assert_non_null(probe);
+	n = probe->build_id_size;
+	assert_true(n > 0);
+	memcpy(bid, probe->build_id, n);
+	for (i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", bid[i]);
+	qd_files_free(&files);
+
+	/* under a sysroot: DIR/usr/bin/thing */
+	snprintf(path, sizeof(path), "%s/usr", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/usr/bin", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/usr/bin/thing", dir);
+	assert_int_equal(symlink(self, path), 0);
+	files.sysroot = dir;
+	f = qd_files_get(&files, "/usr/bin/thing", bid, n, false);
+	assert_non_null(f);
+	assert_non_null(f->found);
+	assert_true(f->is_elf);
+	/* the same entry the second time */
+	assert_ptr_equal(qd_files_get(&files, "/usr/bin/thing", bid, n, false),
+			 f);
+	/* a different build-id: found but mismatched, so missing */
+	bid[0] ^= 0xff;
+	f = qd_files_get(&files, "/usr/bin/thing2", bid, n, false);
+	assert_non_null(f);
+	assert_null(f->found);
+	assert_string_equal(f->reason, "not found");
+	qd_files_free(&files);
+	files.sysroot = dir;
+	snprintf(path, sizeof(path), "%s/usr/bin/thing2", dir);
+	assert_int_equal(symlink(self, path), 0);
+	f = qd_files_get(&files, "/usr/bin/thing2", bid, n, false);
+	assert_non_null(f);
+	assert_null(f->found);
+	assert_string_equal(f->reason, "build-id mismatch");
+	bid[0] ^= 0xff;
+	qd_files_free(&files);
+
+	/* by build-id: DIR/.build-id/xx/rest/elf, recorded path absent */
+	snprintf(path, sizeof(path), "%s/.build-id", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", dir, hex,
+		 hex + 2);
+	assert_int_equal(symlink(self, path), 0);
+	files.sysroot = NULL;
+	files.buildid_dir = dir;
+	f = qd_files_get(&files, "/nonexistent/recorded/path", bid, n, false);
+	assert_non_null(f);
+	assert_non_null(f->found);
+	assert_string_equal(f->found, path);
+	assert_true(f->nr_syms > 0);
+	qd_files_free(&files);
+	/* clean up */
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/.build-id", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/usr/bin/thing", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/usr/bin/thing2", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/usr/bin", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/usr", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
+static void test_raw_and_space(void **state)
+{
+	struct qd_files files = { 0 };
+	struct pt_image_section_cache *isc = pt_iscache_alloc(NULL);
+	struct qd_space *sp = qd_space_new(1);
+	char path[] = "/tmp/qpt-raw-XXXXXX";
+	uint8_t bytes[64], out[16];
+	struct qd_file *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(isc);
+	assert_non_null(sp);
+	for (fd = 0; fd < 64; fd++)
+		bytes[fd] = (uint8_t)fd;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, sizeof(bytes)), sizeof(bytes));
+	close(fd);
+	f = qd_files_get(&files, path, NULL, 0, false);
+	assert_non_null(f);
+	assert_false(f->is_elf);
+	assert_true(f->raw);
+	/* mapped at 0x5000 from file offset 16: 48 bytes */
+	assert_int_equal(qd_space_map(sp, isc, 0x5000, 0x1000, 16, f), 0);
+	assert_int_equal(qd_space_read(sp, 0x5000, out, 4), 4);
+	assert_int_equal(out[0], 16);
+	assert_int_equal(qd_space_read(sp, 0x5000 + 46, out, 8), 2);
+	assert_int_equal(out[1], 63);
+	assert_int_equal(qd_space_read(sp, 0x4fff, out, 4), 0);
+	/* a new mapping over the middle splits the old one */
+	assert_int_equal(qd_space_map(sp, isc, 0x5010, 0x10, 0, f), 0);
+	assert_int_equal(sp->nr_maps, 3);
+	assert_int_equal(qd_space_read(sp, 0x5010, out, 1), 1);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(qd_space_read(sp, 0x5020, out, 1), 1);
+	assert_int_equal(out[0], 16 + 0x20);
+	qd_space_free(sp);
+	pt_iscache_free(isc);
+	qd_files_free(&files);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symbols_vs_nm),
+		cmocka_unit_test(test_sysroot_and_buildid),
+		cmocka_unit_test(test_raw_and_space),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
