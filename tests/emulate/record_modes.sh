@@ -85,7 +85,7 @@ env -i "$QPT" record --emulate -S -m 8,1 -e intel_pt/psb_period=0/u \
 	-o usr2.data -- "$prog" >/dev/null 2>rec.txt &
 qpid=$!
 # the output exists once qpt runs the command (its handlers are set)
-for i in $(seq 100); do [ -s usr2.data ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -s usr2.data ] && break; sleep 0.1; done
 sleep 0.3
 kill -USR2 $qpid
 wait $qpid || bad "record -S with SIGUSR2: $(cat rec.txt)"
