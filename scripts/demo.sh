@@ -35,7 +35,7 @@ echo "== qpt decode --insn (last 5 instructions)"
 
 echo "== cross-check with perf script --itrace=i0ns"
 "$qpt" decode --insn --json --no-sym -i "$out/demo.data" |
-	sed -n 's/.*"ip":"0x\([0-9a-f]*\)".*/\1/p' >"$out/qpt.ips"
+	grep -v '"event":' | sed -n 's/.*"ip":"0x\([0-9a-f]*\)".*/\1/p' >"$out/qpt.ips"
 perf script -i "$out/demo.data" --itrace=i0ns -F ip 2>/dev/null |
 	awk '{print $1}' >"$out/perf.ips"
 n=$(wc -l <"$out/qpt.ips")
