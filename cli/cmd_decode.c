@@ -209,6 +209,24 @@ static void put_json_addr(struct out *o, const char *key, uint64_t v)
 	put(o, "\"", 1);
 }
 
+/* "NAME+0xOFF" for a symbol other than the item's own @sym. */
+static void put_other_sym(struct out *o, const char *name, uint64_t off)
+{
+	puts_(o, name);
+	put(o, "+0x", 3);
+	put_hex(o, off, 0);
+}
+
+/* ,"to_sym":"NAME+0xOFF" where the decoder resolved a call's target. */
+static void put_json_to_sym(struct out *o, const struct qpt_item *it)
+{
+	if (!it->to_sym)
+		return;
+	put(o, ",\"to_sym\":\"", 11);
+	put_other_sym(o, it->to_sym, it->to_symoff);
+	put(o, "\"", 1);
+}
+
 static void put_sym(struct out *o, const struct qpt_item *it)
 {
 	/* symbol names live as long as the decoder: remember the length */
@@ -397,6 +415,7 @@ static void print_branch(struct out *o, const struct qpt_item *it)
 			puts_(o, qpt_branch_kind_name(it->via));
 			put(o, "\"", 1);
 		}
+		put_json_to_sym(o, it);
 		json_common(o, it);
 		put(o, "}\n", 2);
 		return;
@@ -458,6 +477,8 @@ static void print_call(struct out *o, const struct qpt_item *it)
 		put_hex(o, entry ? it->to : it->ip, 0);
 		put(o, "\"", 1);
 		put_json_addr(o, entry ? "from" : "to", entry ? it->ip : it->to);
+		if (entry)
+			put_json_to_sym(o, it);
 		put(o, ",\"depth\":", 9);
 		put_i64(o, d);
 		json_common(o, it);
@@ -470,6 +491,10 @@ static void print_call(struct out *o, const struct qpt_item *it)
 	if (entry) {
 		put(o, "-> ", 3);
 		put_hex(o, it->to, 0);
+		if (it->to_sym) {
+			put(o, " ", 1);
+			put_other_sym(o, it->to_sym, it->to_symoff);
+		}
 		put(o, " (from ", 7);
 		put_hex(o, it->ip, 0);
 		if (it->sym) {

@@ -37,7 +37,7 @@ static size_t underscores(const char *s)
 }
 
 /* By address; among aliases the preferred name first (as perf chooses):
- * sized, then global over weak over local, then fewer leading
+ * sized, then global over local over weak, then fewer leading
  * underscores, then the longer name. */
 static int sym_cmp(const void *a, const void *b)
 {
@@ -104,6 +104,22 @@ static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
 	return 0;
 }
 
+/*
+ * A label in code (STT_NOTYPE in an executable section, such as ld.so's
+ * _start): perf names instructions after them as it does functions.
+ */
+static bool is_code_label(Elf *elf, const GElf_Sym *sym)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE ||
+	    sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 /* Function symbols of one symbol table section; appends to @file. */
 static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 		       GElf_Shdr *sh, struct symbuf *sb)
@@ -123,7 +139,8 @@ static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
 		if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
-		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
+		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC &&
+		     !is_code_label(elf, &sym)) ||
 		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
@@ -131,7 +148,7 @@ static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 			continue;
 		bind = GELF_ST_BIND(sym.st_info);
 		err = add_sym(file, sb, sym.st_value, sym.st_size,
-			      bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
+			      bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1,
 			      name, "");
 		if (err)
 			return err;
@@ -218,7 +235,61 @@ static void read_build_id(struct qd_file *file, Elf *elf, Elf_Scn *scn)
 	}
 }
 
-static int load_elf(struct qd_file *file, int fd)
+static void bid_hex(const uint8_t *bid, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", bid[i]);
+	out[2 * n] = '\0';
+}
+
+/*
+ * The .symtab of the separate debug file for @file, found by build-id as
+ * gdb and perf find it: SYSROOT/usr/lib/debug/.build-id/xx/yyyy.debug
+ * (Debian's -dbg and -dbgsym packages).  Appends to @file's symbols;
+ * returns 1 when a symbol table was loaded, 0 when there is none, or
+ * -ENOMEM.  A debug file that does not parse is ignored.
+ */
+static int load_debug_symtab(const struct qd_files *files,
+			     struct qd_file *file, struct symbuf *sb)
+{
+	char hex[2 * sizeof(file->build_id) + 1], sub[128], *path;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd, ret = 0;
+
+	if (!file->build_id_size)
+		return 0;
+	bid_hex(file->build_id, file->build_id_size, hex);
+	snprintf(sub, sizeof(sub), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 hex, hex + 2);
+	path = files->sysroot ? path_join(files->sysroot, sub) : strdup(sub);
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && elf_kind(elf) == ELF_K_ELF &&
+	       (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		ret = load_symtab(file, elf, scn, &sh, sb);
+		if (!ret)
+			ret = 1;
+		break;
+	}
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static int load_elf(const struct qd_files *files, struct qd_file *file,
+		    int fd)
 {
 	struct symbuf sb = { 0, 0, 0 };
 	size_t nph, i;
@@ -267,6 +338,13 @@ static int load_elf(struct qd_file *file, int fd)
 			read_build_id(file, elf, scn);
 		}
 	}
+	if (!have_symtab) {
+		err = load_debug_symtab(files, file, &sb);
+		if (err < 0)
+			goto out;
+		have_symtab = err > 0;
+		err = 0;
+	}
 	if (!have_symtab && dynsym) {
 		GElf_Shdr sh;
 
@@ -296,17 +374,9 @@ static void unmap(struct qd_file *file)
 	file->data = NULL;
 }
 
-static void bid_hex(const uint8_t *bid, size_t n, char *out)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", bid[i]);
-	out[2 * n] = '\0';
-}
-
 /* Open the file and read what we need; 0 when opened, -errno otherwise. */
-static int file_open(struct qd_file *file, const char *cand, bool raw)
+static int file_open(const struct qd_files *files, struct qd_file *file,
+		     const char *cand, bool raw)
 {
 	struct stat st;
 	int fd, err;
@@ -342,7 +412,7 @@ static int file_open(struct qd_file *file, const char *cand, bool raw)
 			file->data = m;
 	}
 	if (!err && !raw)
-		err = load_elf(file, fd);
+		err = load_elf(files, file, fd);
 	file->raw = !file->is_elf;
 	close(fd);
 	return err;
@@ -368,7 +438,7 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 			      : strdup(file->path);
 	if (!cand)
 		return -ENOMEM;
-	err = file_open(file, cand, raw);
+	err = file_open(files, file, cand, raw);
 	free(cand);
 	if (err == -ENOMEM)
 		return err;
@@ -403,7 +473,7 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 		free(home);
 		if (!dir)
 			return -ENOMEM;
-		err = file_open(file, dir, raw);
+		err = file_open(files, file, dir, raw);
 		free(dir);
 		if (err == -ENOMEM)
 			return err;

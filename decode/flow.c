@@ -130,6 +130,8 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	it->queue = fc->queue;
 	it->sym = NULL;
 	it->symoff = 0;
+	it->to_sym = NULL;
+	it->to_symoff = 0;
 	it->msg = NULL;
 	it->mode = 0;
 	it->size = 0;
@@ -155,8 +157,15 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	it.ip = from;
 	it.to = to;
 	it.via = via;
-	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space && from)
-		it.sym = qd_space_sym(f->fc->space, from, &it.symoff);
+	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space) {
+		/* the call target first: the space caches the last symbol,
+		 * and the next item is usually near @from */
+		if (kind == QPT_BR_CALL || kind == QPT_BR_IND_CALL)
+			it.to_sym = qd_space_sym(f->fc->space, to,
+						 &it.to_symoff);
+		if (from)
+			it.sym = qd_space_sym(f->fc->space, from, &it.symoff);
+	}
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 

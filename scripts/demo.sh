@@ -27,8 +27,9 @@ echo "== qpt record $source -o $out/demo.data -- $out/demo"
 echo "== qpt info (excerpt)"
 "$qpt" info -i "$out/demo.data" | grep -E "cmdline|auxtrace|emulated|event :" || true
 
-echo "== qpt decode --calls --sym main (first 25 lines)"
-"$qpt" decode --calls --sym main -i "$out/demo.data" | head -n 25
+echo "== qpt decode --calls, from the call of main (25 lines)"
+"$qpt" decode --calls -i "$out/demo.data" | sed -n '/ main+0x0 /,$p' |
+	head -n 25
 
 echo "== qpt decode --insn (last 5 instructions)"
 "$qpt" decode --insn --last 5 -i "$out/demo.data"
