@@ -26,6 +26,18 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A bad option: call it where getopt_long returns '?', with opterr on (the
+ * default) and an optstring that does not start with ':'. getopt has then
+ * printed the one line that names the option, as "qpt CMD: unrecognized
+ * option '--x'", "qpt CMD: invalid option -- 'x'" or "qpt CMD: option
+ * requires an argument -- 'i'" (main makes argv[0] "qpt CMD"); this adds
+ * "Try 'qpt CMD --help'." and returns QPT_EXIT_USAGE:
+ *
+ *	case '?':
+ *		return cli_bad_option("dump");
+ */
+int cli_bad_option(const char *cmd);
 /* Whether progress may be shown (stderr is a terminal). */
 int cli_show_progress(void);
 

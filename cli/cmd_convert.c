@@ -349,8 +349,7 @@ int cmd_convert(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:z::h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "i:o:z::h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'i':
@@ -373,16 +372,8 @@ int cmd_convert(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return QPT_EXIT_OK;
-		case ':':
-			return cli_usage_error("convert",
-					       "option '%s' needs an argument",
-					       argv[optind - 1]);
 		default:
-			if (optopt && optopt != '?')
-				return cli_usage_error(
-				    "convert", "bad option '-%c'", optopt);
-			return cli_usage_error("convert", "bad option '%s'",
-					       argv[optind - 1]);
+			return cli_bad_option("convert");
 		}
 	}
 	if (optind < argc)

@@ -653,7 +653,7 @@ int cmd_dump(int argc, char **argv)
 			usage(stdout);
 			return QPT_EXIT_OK;
 		default:
-			return cli_usage_error("dump", "bad option");
+			return cli_bad_option("dump");
 		}
 	}
 	if (optind < argc)

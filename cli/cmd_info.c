@@ -387,7 +387,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return QPT_EXIT_OK;
 		default:
-			return cli_usage_error("info", "bad option");
+			return cli_bad_option("info");
 		}
 	}
 	if (optind < argc)

@@ -43,6 +43,12 @@ void cli_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static int usage_hint(const char *cmd)
+{
+	fprintf(stderr, "Try 'qpt %s --help'.\n", cmd);
+	return QPT_EXIT_USAGE;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -51,8 +57,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'qpt %s --help'.\n", cmd);
-	return QPT_EXIT_USAGE;
+	fputc('\n', stderr);
+	return usage_hint(cmd);
+}
+
+int cli_bad_option(const char *cmd)
+{
+	/* getopt_long has printed the line naming the option */
+	return usage_hint(cmd);
 }
 
 int cli_show_progress(void)
