@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+struct qpt_reader;
+
 enum qpt_exit {
 	QPT_EXIT_OK = 0,
 	QPT_EXIT_ERROR = 1,
@@ -21,6 +23,12 @@ void cli_error(const char *file, const char *fmt, ...)
 /* "qpt: FILE: offset 0x...: message" on stderr. */
 void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The reader's failure @err on @file (@r may be NULL, as qpt_reader_open
+ * leaves it): its message at its offset when it has one, else
+ * qpt_strerror(err).  Returns QPT_EXIT_ERROR.
+ */
+int cli_reader_error(const char *file, struct qpt_reader *r, int err);
 /* "qpt: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */

@@ -53,16 +53,6 @@ static void log_cb(enum qpt_log_level level, const char *msg, void *ctx)
 		cli_warn("%s", msg);
 }
 
-static int reader_error(struct convert *cv, int err)
-{
-	if (cv->r && *qpt_reader_errmsg(cv->r))
-		cli_error_at(cv->in_name, qpt_reader_errpos(cv->r), "%s",
-			     qpt_reader_errmsg(cv->r));
-	else
-		cli_error(cv->in_name, "%s", qpt_strerror(err));
-	return QPT_EXIT_ERROR;
-}
-
 static int writer_error(struct convert *cv, int err)
 {
 	cli_error(cv->out_name, "%s", qpt_strerror(err));
@@ -301,7 +291,7 @@ static int convert(struct convert *cv, int level)
 
 	err = qpt_reader_open(cv->in_name, NULL, &cv->r);
 	if (err)
-		return reader_error(cv, err);
+		return cli_reader_error(cv->in_name, cv->r, err);
 	qpt_writer_opts_init(&wo);
 	wo.compress = level;
 	wo.log = log_cb;
@@ -327,7 +317,7 @@ static int convert(struct convert *cv, int level)
 			return ret;
 	}
 	if (err < 0)
-		return reader_error(cv, err);
+		return cli_reader_error(cv->in_name, cv->r, err);
 	ret = start(cv);
 	if (ret)
 		return ret;

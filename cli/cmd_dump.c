@@ -664,13 +664,8 @@ int cmd_dump(int argc, char **argv)
 		dump_record(&o, &rec);
 		err = 0;
 	}
-	if (err < 0) {
-		if (r && *qpt_reader_errmsg(r))
-			cli_error_at(input, qpt_reader_errpos(r), "%s",
-				     qpt_reader_errmsg(r));
-		else
-			cli_error(input, "%s", qpt_strerror(err));
-	}
+	if (err < 0)
+		cli_reader_error(input, r, err);
 	qpt_reader_free(r);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error(NULL, "write error on standard output");

@@ -399,11 +399,7 @@ int cmd_info(int argc, char **argv)
 	       (err = qpt_reader_next(r, &rec)) > 0)
 		err = 0;
 	if (err < 0) {
-		if (r && *qpt_reader_errmsg(r))
-			cli_error_at(input, qpt_reader_errpos(r), "%s",
-				     qpt_reader_errmsg(r));
-		else
-			cli_error(input, "%s", qpt_strerror(err));
+		cli_reader_error(input, r, err);
 		qpt_reader_free(r);
 		return QPT_EXIT_ERROR;
 	}

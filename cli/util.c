@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "qpt/reader.h"
 
 void cli_error(const char *file, const char *fmt, ...)
 {
@@ -30,6 +31,16 @@ void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_reader_error(const char *file, struct qpt_reader *r, int err)
+{
+	if (r && *qpt_reader_errmsg(r))
+		cli_error_at(file, qpt_reader_errpos(r), "%s",
+			     qpt_reader_errmsg(r));
+	else
+		cli_error(file, "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
 }
 
 void cli_warn(const char *fmt, ...)
