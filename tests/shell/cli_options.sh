@@ -2,8 +2,8 @@
 # Bad options to qpt info, dump and convert: exit 2 and exactly two lines
 # on stderr, one naming the option (getopt's words, as in GNU tools) and
 # the hint "Try 'qpt CMD --help'.", both written out here by hand.
-set -u
-fail=0
+# shellcheck source=tests/shell/lib.sh
+. "$QPT_SRC/tests/shell/lib.sh"
 
 # expect CMD ARG LINE1: "qpt CMD ARG" exits 2 with LINE1 and the hint.
 expect() {
@@ -12,9 +12,8 @@ expect() {
 	got=$("$QPT" "$cmd" "$arg" 2>&1 >/dev/null)
 	rc=$?
 	if [ "$rc" != 2 ] || [ "$got" != "$want" ]; then
-		echo "FAIL: qpt $cmd $arg: exit $rc, stderr:"
+		bad "qpt $cmd $arg: exit $rc, stderr:"
 		echo "$got"
-		fail=1
 	fi
 }
 
