@@ -496,14 +496,6 @@ int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat)
 		return 0;
 	qpt_cursor_init(&c, s->data, s->size, r->swap, s->offset);
 	switch (feat) {
-	case QPT_FEAT_HOSTNAME:
-	case QPT_FEAT_OSRELEASE:
-	case QPT_FEAT_VERSION:
-	case QPT_FEAT_ARCH:
-	case QPT_FEAT_CPUDESC:
-	case QPT_FEAT_CPUID:
-		err = qpt_cursor_string(&c, &str);
-		break;
 	case QPT_FEAT_BUILD_ID:
 		err = parse_build_id(r, &c);
 		break;
@@ -528,7 +520,10 @@ int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat)
 		err = parse_cache(r, &c);
 		break;
 	default:
-		err = parse_fixed(r, &c, feat);
+		if (qpt_feature_is_string(feat))
+			err = qpt_cursor_string(&c, &str);
+		else
+			err = parse_fixed(r, &c, feat);
 		break;
 	}
 	if (err == -ENOMEM)
@@ -577,17 +572,8 @@ const char *qpt_reader_feature_string(const struct qpt_reader *r,
 	const struct qpt_feat_sect *s;
 	uint32_t len;
 
-	switch (feat) {
-	case QPT_FEAT_HOSTNAME:
-	case QPT_FEAT_OSRELEASE:
-	case QPT_FEAT_VERSION:
-	case QPT_FEAT_ARCH:
-	case QPT_FEAT_CPUDESC:
-	case QPT_FEAT_CPUID:
-		break;
-	default:
+	if (!qpt_feature_is_string(feat))
 		return NULL;
-	}
 	s = &r->feat[feat];
 	/* validated by qpt_feature_parse_one() */
 	if (!s->data || s->size < 5)

@@ -67,20 +67,17 @@ static int swapped_feature(struct convert *cv, int feat)
 	uint64_t u[2];
 	uint32_t v[2];
 	size_t i;
+	const char *s;
 	int err;
 
-	switch (feat) {
-	case QPT_FEAT_HOSTNAME:
-	case QPT_FEAT_OSRELEASE:
-	case QPT_FEAT_VERSION:
-	case QPT_FEAT_ARCH:
-	case QPT_FEAT_CPUDESC:
-	case QPT_FEAT_CPUID:
-		if (!qpt_reader_feature_string(cv->r, feat))
+	if (qpt_feature_is_string(feat)) {
+		s = qpt_reader_feature_string(cv->r, feat);
+		if (!s)
 			return 0;
-		err = qpt_writer_set_feature_string(
-		    cv->w, feat, qpt_reader_feature_string(cv->r, feat));
-		break;
+		err = qpt_writer_set_feature_string(cv->w, feat, s);
+		return err < 0 ? err : 1;
+	}
+	switch (feat) {
 	case QPT_FEAT_NRCPUS:
 		v[0] = f->nr_cpus_avail;
 		v[1] = f->nr_cpus_online;
