@@ -355,37 +355,13 @@ static void dump_kernel(struct out *o)
 	}
 }
 
-static void dump_user(struct out *o)
+/* The AUX area's user records: AUXTRACE_INFO, AUXTRACE, AUXTRACE_ERROR. */
+static void dump_aux_area(struct out *o)
 {
 	const struct qpt_record *r = o->rec;
 	uint64_t i, n;
 
 	switch (r->type) {
-	case QPT_RECORD_HEADER_ATTR:
-		put_u(o, "attr_type", f32(r, 8));
-		put_u(o, "attr_size", f32(r, 12));
-		put_x(o, "config", f64(r, 16));
-		put_x(o, "sample_type", f64(r, 32));
-		break;
-	case QPT_RECORD_HEADER_EVENT_TYPE:
-		put_u(o, "event_id", f64(r, 8));
-		fstr(o, "name", 16);
-		break;
-	case QPT_RECORD_HEADER_TRACING_DATA:
-		put_u(o, "tracing_data_size", f32(r, 8));
-		break;
-	case QPT_RECORD_HEADER_BUILD_ID:
-		put_i(o, "pid", (int32_t)f32(r, 8));
-		if (r->size >= 36)
-			put_hexbytes(o, "build_id", (const uint8_t *)r->data + 12,
-				     20);
-		fstr(o, "filename", 36);
-		break;
-	case QPT_RECORD_ID_INDEX:
-	case QPT_RECORD_THREAD_MAP:
-	case QPT_RECORD_STAT_CONFIG:
-		put_u(o, "nr", f64(r, 8));
-		break;
 	case QPT_RECORD_AUXTRACE_INFO:
 		put_u(o, "auxtrace_type", f32(r, 8));
 		n = r->size > 16 ? (r->size - 16) / 8 : 0;
@@ -416,6 +392,20 @@ static void dump_user(struct out *o)
 			      r->size - 48 < QPT_AUXTRACE_ERROR_MSG_SIZE ?
 				      r->size - 48 : QPT_AUXTRACE_ERROR_MSG_SIZE);
 		break;
+	}
+}
+
+/* perf stat's user records and the ones it shares with it. */
+static void dump_stat(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+
+	switch (r->type) {
+	case QPT_RECORD_ID_INDEX:
+	case QPT_RECORD_THREAD_MAP:
+	case QPT_RECORD_STAT_CONFIG:
+		put_u(o, "nr", f64(r, 8));
+		break;
 	case QPT_RECORD_CPU_MAP:
 		put_u(o, "map_type", f16(r, 8));
 		break;
@@ -436,6 +426,48 @@ static void dump_user(struct out *o)
 		put_u(o, "id", f64(r, 16));
 		if (f64(r, 8) == 2 || f64(r, 8) == 0)
 			fstr(o, f64(r, 8) == 2 ? "name" : "unit", 24);
+		break;
+	}
+}
+
+static void dump_user(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+
+	switch (r->type) {
+	case QPT_RECORD_HEADER_ATTR:
+		put_u(o, "attr_type", f32(r, 8));
+		put_u(o, "attr_size", f32(r, 12));
+		put_x(o, "config", f64(r, 16));
+		put_x(o, "sample_type", f64(r, 32));
+		break;
+	case QPT_RECORD_HEADER_EVENT_TYPE:
+		put_u(o, "event_id", f64(r, 8));
+		fstr(o, "name", 16);
+		break;
+	case QPT_RECORD_HEADER_TRACING_DATA:
+		put_u(o, "tracing_data_size", f32(r, 8));
+		break;
+	case QPT_RECORD_HEADER_BUILD_ID:
+		put_i(o, "pid", (int32_t)f32(r, 8));
+		if (r->size >= 36)
+			put_hexbytes(o, "build_id", (const uint8_t *)r->data + 12,
+				     20);
+		fstr(o, "filename", 36);
+		break;
+	case QPT_RECORD_AUXTRACE_INFO:
+	case QPT_RECORD_AUXTRACE:
+	case QPT_RECORD_AUXTRACE_ERROR:
+		dump_aux_area(o);
+		break;
+	case QPT_RECORD_ID_INDEX:
+	case QPT_RECORD_THREAD_MAP:
+	case QPT_RECORD_STAT_CONFIG:
+	case QPT_RECORD_CPU_MAP:
+	case QPT_RECORD_STAT:
+	case QPT_RECORD_STAT_ROUND:
+	case QPT_RECORD_EVENT_UPDATE:
+		dump_stat(o);
 		break;
 	case QPT_RECORD_TIME_CONV:
 		put_u(o, "time_shift", f64(r, 8));
