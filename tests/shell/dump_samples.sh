@@ -9,9 +9,12 @@ need perf
 
 # The oracle is perf report -D: one line per SAMPLE record in file order.
 # (perf script is not used here: under load it leaves out samples that it
-# cannot order, so it is not a record-by-record oracle.)
+# cannot order, so it is not a record-by-record oracle.)  --disable-order:
+# perf prints SAMPLE lines as it delivers them, by default in time order,
+# which differs from file order when the buffers of two CPUs interleave.
 perf_samples() {
-	perf report -D -i "$1" 2>/dev/null | grep 'PERF_RECORD_SAMPLE(' |
+	perf report -D --disable-order -i "$1" 2>/dev/null |
+		grep 'PERF_RECORD_SAMPLE(' |
 		awk '{ for (k = 2; k < NF; k++)
 			if ($k ~ /^0x[0-9a-f]+$/ && $(k + 1) ~ /^\[/) break;
 		       t = $(k - 1);
