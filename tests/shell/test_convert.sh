@@ -32,7 +32,7 @@ perf_in() {
 	fi
 }
 
-# Per-type counts from perf report -D (as lib_counts.sh's perf_counts, but
+# Per-type counts from perf report -D (as lib.sh's perf_counts, but
 # pipe-mode files go through a pipe).  HEADER_FEATURE records are left out
 # (compression adds one); HEADER_ATTR and HEADER_BUILD_ID exist in pipe mode
 # only and are left out when the modes differ.
