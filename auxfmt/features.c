@@ -139,9 +139,8 @@ typedef int (*read_elem_fn)(struct qpt_cursor *c, void *elem);
  * section, each read by @read into an array of @size-byte elements that
  * the features own.  Returns the array and sets *@nr, or NULL and *@err.
  */
-static void *read_array(struct qpt_reader *r, struct qpt_cursor *c,
-			size_t min, size_t size, read_elem_fn read, size_t *nr,
-			int *err)
+static void *read_array(struct qpt_reader *r, struct qpt_cursor *c, size_t min,
+			size_t size, read_elem_fn read, size_t *nr, int *err)
 {
 	uint8_t *v;
 	uint32_t n, i;
@@ -165,8 +164,8 @@ static int read_string(struct qpt_cursor *c, void *elem)
 	return qpt_cursor_string(c, elem);
 }
 
-static int string_list(struct qpt_reader *r, struct qpt_cursor *c,
-		       size_t *nr, const char ***out)
+static int string_list(struct qpt_reader *r, struct qpt_cursor *c, size_t *nr,
+		       const char ***out)
 {
 	int err;
 
@@ -459,8 +458,8 @@ static int parse_counted(struct qpt_reader *r, struct qpt_cursor *c,
 		break;
 	case QPT_FEAT_NUMA_TOPOLOGY:
 		f->numa_nodes =
-		    read_array(r, c, 25, sizeof(*f->numa_nodes),
-			       read_numa_node, &f->nr_numa_nodes, &err);
+		    read_array(r, c, 25, sizeof(*f->numa_nodes), read_numa_node,
+			       &f->nr_numa_nodes, &err);
 		break;
 	case QPT_FEAT_PMU_MAPPINGS:
 		f->pmu_mappings =
@@ -468,13 +467,13 @@ static int parse_counted(struct qpt_reader *r, struct qpt_cursor *c,
 			       read_pmu_mapping, &f->nr_pmu_mappings, &err);
 		break;
 	case QPT_FEAT_GROUP_DESC:
-		f->groups = read_array(r, c, 13, sizeof(*f->groups),
-				       read_group, &f->nr_groups, &err);
+		f->groups = read_array(r, c, 13, sizeof(*f->groups), read_group,
+				       &f->nr_groups, &err);
 		break;
 	case QPT_FEAT_CPU_PMU_CAPS:
 		f->cpu_pmu_caps =
-		    read_array(r, c, 10, sizeof(*f->cpu_pmu_caps),
-			       read_pmu_cap, &f->nr_cpu_pmu_caps, &err);
+		    read_array(r, c, 10, sizeof(*f->cpu_pmu_caps), read_pmu_cap,
+			       &f->nr_cpu_pmu_caps, &err);
 		break;
 	case QPT_FEAT_HYBRID_TOPOLOGY:
 		f->hybrid_nodes =

@@ -225,8 +225,7 @@ static void print_other_features(const struct qpt_reader *r)
 }
 
 /* The host: perf's header lines from hostname to cmdline, in its order. */
-static void print_host(const struct qpt_reader *r,
-		       const struct qpt_features *f)
+static void print_host(const struct qpt_reader *r, const struct qpt_features *f)
 {
 	static const struct {
 		enum qpt_feature feat;
