@@ -451,8 +451,8 @@ static void dump_user(struct out *o)
 	case QPT_RECORD_HEADER_BUILD_ID:
 		put_i(o, "pid", (int32_t)f32(r, 8));
 		if (r->size >= 36)
-			put_hexbytes(o, "build_id", (const uint8_t *)r->data + 12,
-				     20);
+			put_hexbytes(o, "build_id",
+				     (const uint8_t *)r->data + 12, 20);
 		fstr(o, "filename", 36);
 		break;
 	case QPT_RECORD_AUXTRACE_INFO:
@@ -525,35 +525,64 @@ static char prot_char(uint32_t prot, uint32_t bit, char c)
 	return prot & bit ? c : '-';
 }
 
-/* perf report -D's summary of the common records; false for others. */
-static bool text_summary(struct out *o)
+/* perf report -D's MMAP and MMAP2 text. */
+static void text_mmap(struct out *o, bool two)
 {
 	const struct qpt_record *r = o->rec;
 	FILE *f = o->f;
-	struct qpt_sample s;
 	uint32_t prot;
 
-	switch (r->type) {
-	case PERF_RECORD_MMAP:
+	if (!two) {
 		fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
 			   "]: %c ",
 			(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16),
 			f64(r, 24), f64(r, 32),
 			r->misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x');
 		fstr(o, NULL, 40);
-		return true;
+		return;
+	}
+	prot = f32(r, 64);
+	fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64,
+		(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16), f64(r, 24),
+		f64(r, 32));
+	if (!(r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		fprintf(f, " %02x:%02x %" PRIu64 " %" PRIu64, f32(r, 40),
+			f32(r, 44), f64(r, 48), f64(r, 56));
+	fprintf(f, "]: %c%c%c%c ", prot_char(prot, 1, 'r'),
+		prot_char(prot, 2, 'w'), prot_char(prot, 4, 'x'),
+		f32(r, 68) & 1 ? 's' : 'p');
+	fstr(o, NULL, 72);
+}
+
+/* perf report -D's SAMPLE text; false when the sample does not parse. */
+static bool text_sample(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+	struct qpt_sample s;
+
+	if (!r->attr || qpt_sample_parse(r->attr, r->data, r->size, &s))
+		return false;
+	/* like perf: a fixed period comes from the attr */
+	if (!(s.sample_type & PERF_SAMPLE_PERIOD))
+		s.period = r->attr->attr.sample_period;
+	fprintf(o->f,
+		"(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64
+		" addr: %#" PRIx64,
+		r->misc, (int32_t)s.pid, (int32_t)s.tid, s.ip, s.period,
+		s.addr);
+	return true;
+}
+
+/* perf report -D's summary of the common records; false for others. */
+static bool text_summary(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+	FILE *f = o->f;
+
+	switch (r->type) {
+	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		prot = f32(r, 64);
-		fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64,
-			(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16),
-			f64(r, 24), f64(r, 32));
-		if (!(r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
-			fprintf(f, " %02x:%02x %" PRIu64 " %" PRIu64,
-				f32(r, 40), f32(r, 44), f64(r, 48), f64(r, 56));
-		fprintf(f, "]: %c%c%c%c ", prot_char(prot, 1, 'r'),
-			prot_char(prot, 2, 'w'), prot_char(prot, 4, 'x'),
-			f32(r, 68) & 1 ? 's' : 'p');
-		fstr(o, NULL, 72);
+		text_mmap(o, r->type == PERF_RECORD_MMAP2);
 		return true;
 	case PERF_RECORD_COMM:
 		fprintf(f, "%s: ", r->misc & PERF_RECORD_MISC_COMM_EXEC ?
@@ -568,16 +597,7 @@ static bool text_summary(struct out *o)
 			(int32_t)f32(r, 20));
 		return true;
 	case PERF_RECORD_SAMPLE:
-		if (!r->attr || qpt_sample_parse(r->attr, r->data, r->size, &s))
-			return false;
-		/* like perf: a fixed period comes from the attr */
-		if (!(s.sample_type & PERF_SAMPLE_PERIOD))
-			s.period = r->attr->attr.sample_period;
-		fprintf(f, "(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64
-			   " addr: %#" PRIx64,
-			r->misc, (int32_t)s.pid, (int32_t)s.tid, s.ip, s.period,
-			s.addr);
-		return true;
+		return text_sample(o);
 	case PERF_RECORD_AUX:
 		fprintf(f, " offset: %#" PRIx64 " size: %#" PRIx64
 			   " flags: %#" PRIx64 " [%s%s%s]",
