@@ -56,10 +56,14 @@ if perf record -q -e task-clock -c 100000 -o "$tmp/sw.data" -- \
 		-- sh -c "$busy" \
 		2>/dev/null; then
 		check "$tmp/rich.data"
-		want=$(perf script -F cpu,code_page_size -i "$tmp/rich.data" \
-			2>/dev/null | awk '{ gsub(/[][]/, "", $1); n = $2 + 0;
-			if ($2 ~ /K$/) n *= 1024; if ($2 ~ /M$/) n *= 1048576;
-			if ($2 ~ /G$/) n *= 1073741824; print $1 + 0, n }')
+		# perf report -D: "CPU TIME OFFSET [SIZE]: PERF_RECORD_SAMPLE..."
+		# then " .. code page size: 4K"; in file order (not perf script,
+		# which orders by time)
+		want=$(perf report -D --disable-order -i "$tmp/rich.data" \
+			2>/dev/null | awk '/PERF_RECORD_SAMPLE\(/ { cpu = $1; s = 1 }
+			s && /^ \.\. code page size: / { v = $NF; n = v + 0;
+			if (v ~ /K$/) n *= 1024; if (v ~ /M$/) n *= 1048576;
+			if (v ~ /G$/) n *= 1073741824; print cpu, n; s = 0 }')
 		got=$("$QPT" dump --json -i "$tmp/rich.data" |
 			grep '"type":"SAMPLE"' |
 			sed -n 's/.*"cpu":\([0-9]*\).*"code_page_size":\([0-9]*\).*/\1 \2/p')
