@@ -131,26 +131,46 @@ static int count32(struct qpt_cursor *c, size_t min, uint32_t *n)
 	return 0;
 }
 
-static int string_list(struct qpt_reader *r, struct qpt_cursor *c,
-		       size_t *nr, const char ***out)
-{
-	const char **v;
-	uint32_t n, i;
-	int err = count32(c, 5, &n);
+/* Reads one element of a counted array into @elem. */
+typedef int (*read_elem_fn)(struct qpt_cursor *c, void *elem);
 
-	if (err)
-		return err;
-	v = falloc(r, n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		err = qpt_cursor_string(c, &v[i]);
-		if (err)
-			return err;
+/*
+ * A u32 count, then that many elements of at least @min bytes each in the
+ * section, each read by @read into an array of @size-byte elements that
+ * the features own.  Returns the array and sets *@nr, or NULL and *@err.
+ */
+static void *read_array(struct qpt_reader *r, struct qpt_cursor *c, size_t min,
+			size_t size, read_elem_fn read, size_t *nr, int *err)
+{
+	uint8_t *v;
+	uint32_t n, i;
+
+	if ((*err = count32(c, min, &n)))
+		return NULL;
+	v = falloc(r, n, size);
+	if (!v) {
+		*err = -ENOMEM;
+		return NULL;
 	}
+	for (i = 0; i < n; i++)
+		if ((*err = read(c, v + (size_t)i * size)))
+			return NULL;
 	*nr = n;
-	*out = v;
-	return 0;
+	return v;
+}
+
+static int read_string(struct qpt_cursor *c, void *elem)
+{
+	return qpt_cursor_string(c, elem);
+}
+
+static int string_list(struct qpt_reader *r, struct qpt_cursor *c, size_t *nr,
+		       const char ***out)
+{
+	int err;
+
+	*out = read_array(r, c, 5, sizeof(**out), read_string, nr, &err);
+	return err;
 }
 
 static int parse_build_id(struct qpt_reader *r, struct qpt_cursor *c)
@@ -279,70 +299,66 @@ static int parse_cpu_topology(struct qpt_reader *r, struct qpt_cursor *c)
 	return 0;
 }
 
-static int parse_numa(struct qpt_reader *r, struct qpt_cursor *c)
+static int read_numa_node(struct qpt_cursor *c, void *elem)
 {
-	struct qpt_features *f = r->features;
-	struct qpt_numa_node *v;
-	uint32_t n, i;
+	struct qpt_numa_node *v = elem;
 	int err;
 
-	if ((err = count32(c, 25, &n)))
+	if ((err = qpt_cursor_u32(c, &v->node)) ||
+	    (err = qpt_cursor_u64(c, &v->mem_total)) ||
+	    (err = qpt_cursor_u64(c, &v->mem_free)))
 		return err;
-	v = falloc(r, n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if ((err = qpt_cursor_u32(c, &v[i].node)) ||
-		    (err = qpt_cursor_u64(c, &v[i].mem_total)) ||
-		    (err = qpt_cursor_u64(c, &v[i].mem_free)) ||
-		    (err = qpt_cursor_string(c, &v[i].cpus)))
-			return err;
-	f->nr_numa_nodes = n;
-	f->numa_nodes = v;
-	return 0;
+	return qpt_cursor_string(c, &v->cpus);
 }
 
-static int parse_pmu_mappings(struct qpt_reader *r, struct qpt_cursor *c)
+static int read_pmu_mapping(struct qpt_cursor *c, void *elem)
 {
-	struct qpt_features *f = r->features;
-	struct qpt_pmu_mapping *v;
-	uint32_t n, i;
-	int err;
+	struct qpt_pmu_mapping *v = elem;
+	int err = qpt_cursor_u32(c, &v->type);
 
-	if ((err = count32(c, 9, &n)))
-		return err;
-	v = falloc(r, n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if ((err = qpt_cursor_u32(c, &v[i].type)) ||
-		    (err = qpt_cursor_string(c, &v[i].name)))
-			return err;
-	f->nr_pmu_mappings = n;
-	f->pmu_mappings = v;
-	return 0;
+	return err ? err : qpt_cursor_string(c, &v->name);
 }
 
-static int parse_group_desc(struct qpt_reader *r, struct qpt_cursor *c)
+static int read_group(struct qpt_cursor *c, void *elem)
 {
-	struct qpt_features *f = r->features;
-	struct qpt_group_desc *v;
-	uint32_t n, i;
+	struct qpt_group_desc *v = elem;
 	int err;
 
-	if ((err = count32(c, 13, &n)))
+	if ((err = qpt_cursor_string(c, &v->name)) ||
+	    (err = qpt_cursor_u32(c, &v->leader_idx)))
 		return err;
-	v = falloc(r, n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if ((err = qpt_cursor_string(c, &v[i].name)) ||
-		    (err = qpt_cursor_u32(c, &v[i].leader_idx)) ||
-		    (err = qpt_cursor_u32(c, &v[i].nr_members)))
-			return err;
-	f->nr_groups = n;
-	f->groups = v;
-	return 0;
+	return qpt_cursor_u32(c, &v->nr_members);
+}
+
+static int read_pmu_cap(struct qpt_cursor *c, void *elem)
+{
+	struct qpt_pmu_cap *v = elem;
+	int err = qpt_cursor_string(c, &v->name);
+
+	return err ? err : qpt_cursor_string(c, &v->value);
+}
+
+static int read_hybrid_node(struct qpt_cursor *c, void *elem)
+{
+	struct qpt_hybrid_node *v = elem;
+	int err = qpt_cursor_string(c, &v->pmu_name);
+
+	return err ? err : qpt_cursor_string(c, &v->cpus);
+}
+
+static int read_cache_level(struct qpt_cursor *c, void *elem)
+{
+	struct qpt_cache_level *v = elem;
+	int err;
+
+	if ((err = qpt_cursor_u32(c, &v->level)) ||
+	    (err = qpt_cursor_u32(c, &v->line_size)) ||
+	    (err = qpt_cursor_u32(c, &v->sets)) ||
+	    (err = qpt_cursor_u32(c, &v->ways)) ||
+	    (err = qpt_cursor_string(c, &v->type)) ||
+	    (err = qpt_cursor_string(c, &v->size)))
+		return err;
+	return qpt_cursor_string(c, &v->map);
 }
 
 /* One or more chunks of {u64 nr; entries[nr]}. */
@@ -374,74 +390,19 @@ static int parse_auxtrace(struct qpt_reader *r, struct qpt_cursor *c)
 	return err;
 }
 
-static int parse_caps(struct qpt_reader *r, struct qpt_cursor *c,
-		      size_t *nr, const struct qpt_pmu_cap **out)
-{
-	struct qpt_pmu_cap *v;
-	uint32_t n, i;
-	int err;
-
-	if ((err = count32(c, 10, &n)))
-		return err;
-	v = falloc(r, n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if ((err = qpt_cursor_string(c, &v[i].name)) ||
-		    (err = qpt_cursor_string(c, &v[i].value)))
-			return err;
-	*nr = n;
-	*out = v;
-	return 0;
-}
-
-static int parse_hybrid(struct qpt_reader *r, struct qpt_cursor *c)
-{
-	struct qpt_features *f = r->features;
-	struct qpt_hybrid_node *v;
-	uint32_t n, i;
-	int err;
-
-	if ((err = count32(c, 10, &n)))
-		return err;
-	v = falloc(r, n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if ((err = qpt_cursor_string(c, &v[i].pmu_name)) ||
-		    (err = qpt_cursor_string(c, &v[i].cpus)))
-			return err;
-	f->nr_hybrid_nodes = n;
-	f->hybrid_nodes = v;
-	return 0;
-}
-
 static int parse_cache(struct qpt_reader *r, struct qpt_cursor *c)
 {
 	struct qpt_features *f = r->features;
-	struct qpt_cache_level *v;
-	uint32_t ver, n, i;
+	uint32_t ver, n;
 	int err;
 
-	if ((err = qpt_cursor_u32(c, &ver)) || (err = count32(c, 31, &n)))
+	if ((err = qpt_cursor_u32(c, &ver)))
 		return err;
-	if (ver != 1)
-		return 0; /* a layout we do not know: keep it raw */
-	v = falloc(r, n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if ((err = qpt_cursor_u32(c, &v[i].level)) ||
-		    (err = qpt_cursor_u32(c, &v[i].line_size)) ||
-		    (err = qpt_cursor_u32(c, &v[i].sets)) ||
-		    (err = qpt_cursor_u32(c, &v[i].ways)) ||
-		    (err = qpt_cursor_string(c, &v[i].type)) ||
-		    (err = qpt_cursor_string(c, &v[i].size)) ||
-		    (err = qpt_cursor_string(c, &v[i].map)))
-			return err;
-	f->nr_caches = n;
-	f->caches = v;
-	return 0;
+	if (ver != 1) /* a layout we do not know: keep it raw */
+		return count32(c, 31, &n);
+	f->caches = read_array(r, c, 31, sizeof(*f->caches), read_cache_level,
+			       &f->nr_caches, &err);
+	return err;
 }
 
 static int parse_fixed(struct qpt_reader *r, struct qpt_cursor *c,
@@ -484,10 +445,48 @@ static int parse_fixed(struct qpt_reader *r, struct qpt_cursor *c,
 	return err;
 }
 
+/* The features that are one counted array. */
+static int parse_counted(struct qpt_reader *r, struct qpt_cursor *c,
+			 unsigned feat)
+{
+	struct qpt_features *f = r->features;
+	int err = 0;
+
+	switch (feat) {
+	case QPT_FEAT_CMDLINE:
+		err = string_list(r, c, &f->nr_cmdline, &f->cmdline);
+		break;
+	case QPT_FEAT_NUMA_TOPOLOGY:
+		f->numa_nodes =
+		    read_array(r, c, 25, sizeof(*f->numa_nodes), read_numa_node,
+			       &f->nr_numa_nodes, &err);
+		break;
+	case QPT_FEAT_PMU_MAPPINGS:
+		f->pmu_mappings =
+		    read_array(r, c, 9, sizeof(*f->pmu_mappings),
+			       read_pmu_mapping, &f->nr_pmu_mappings, &err);
+		break;
+	case QPT_FEAT_GROUP_DESC:
+		f->groups = read_array(r, c, 13, sizeof(*f->groups), read_group,
+				       &f->nr_groups, &err);
+		break;
+	case QPT_FEAT_CPU_PMU_CAPS:
+		f->cpu_pmu_caps =
+		    read_array(r, c, 10, sizeof(*f->cpu_pmu_caps), read_pmu_cap,
+			       &f->nr_cpu_pmu_caps, &err);
+		break;
+	case QPT_FEAT_HYBRID_TOPOLOGY:
+		f->hybrid_nodes =
+		    read_array(r, c, 10, sizeof(*f->hybrid_nodes),
+			       read_hybrid_node, &f->nr_hybrid_nodes, &err);
+		break;
+	}
+	return err;
+}
+
 int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat)
 {
 	struct qpt_feat_sect *s = &r->feat[feat];
-	struct qpt_features *f = r->features;
 	struct qpt_cursor c;
 	const char *str;
 	int err = 0;
@@ -496,19 +495,8 @@ int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat)
 		return 0;
 	qpt_cursor_init(&c, s->data, s->size, r->swap, s->offset);
 	switch (feat) {
-	case QPT_FEAT_HOSTNAME:
-	case QPT_FEAT_OSRELEASE:
-	case QPT_FEAT_VERSION:
-	case QPT_FEAT_ARCH:
-	case QPT_FEAT_CPUDESC:
-	case QPT_FEAT_CPUID:
-		err = qpt_cursor_string(&c, &str);
-		break;
 	case QPT_FEAT_BUILD_ID:
 		err = parse_build_id(r, &c);
-		break;
-	case QPT_FEAT_CMDLINE:
-		err = string_list(r, &c, &f->nr_cmdline, &f->cmdline);
 		break;
 	case QPT_FEAT_EVENT_DESC:
 		err = parse_event_desc(r, &c);
@@ -516,29 +504,25 @@ int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat)
 	case QPT_FEAT_CPU_TOPOLOGY:
 		err = parse_cpu_topology(r, &c);
 		break;
-	case QPT_FEAT_NUMA_TOPOLOGY:
-		err = parse_numa(r, &c);
-		break;
-	case QPT_FEAT_PMU_MAPPINGS:
-		err = parse_pmu_mappings(r, &c);
-		break;
-	case QPT_FEAT_GROUP_DESC:
-		err = parse_group_desc(r, &c);
-		break;
 	case QPT_FEAT_AUXTRACE:
 		err = parse_auxtrace(r, &c);
 		break;
+	case QPT_FEAT_CMDLINE:
+	case QPT_FEAT_NUMA_TOPOLOGY:
+	case QPT_FEAT_PMU_MAPPINGS:
+	case QPT_FEAT_GROUP_DESC:
 	case QPT_FEAT_CPU_PMU_CAPS:
-		err = parse_caps(r, &c, &f->nr_cpu_pmu_caps, &f->cpu_pmu_caps);
-		break;
 	case QPT_FEAT_HYBRID_TOPOLOGY:
-		err = parse_hybrid(r, &c);
+		err = parse_counted(r, &c, feat);
 		break;
 	case QPT_FEAT_CACHE:
 		err = parse_cache(r, &c);
 		break;
 	default:
-		err = parse_fixed(r, &c, feat);
+		if (qpt_feature_is_string(feat))
+			err = qpt_cursor_string(&c, &str);
+		else
+			err = parse_fixed(r, &c, feat);
 		break;
 	}
 	if (err == -ENOMEM)
@@ -587,17 +571,8 @@ const char *qpt_reader_feature_string(const struct qpt_reader *r,
 	const struct qpt_feat_sect *s;
 	uint32_t len;
 
-	switch (feat) {
-	case QPT_FEAT_HOSTNAME:
-	case QPT_FEAT_OSRELEASE:
-	case QPT_FEAT_VERSION:
-	case QPT_FEAT_ARCH:
-	case QPT_FEAT_CPUDESC:
-	case QPT_FEAT_CPUID:
-		break;
-	default:
+	if (!qpt_feature_is_string(feat))
 		return NULL;
-	}
 	s = &r->feat[feat];
 	/* validated by qpt_feature_parse_one() */
 	if (!s->data || s->size < 5)

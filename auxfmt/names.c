@@ -106,3 +106,18 @@ const char *qpt_feature_name(enum qpt_feature feat)
 		return NULL;
 	return feature_names[feat];
 }
+
+bool qpt_feature_is_string(enum qpt_feature feat)
+{
+	switch (feat) {
+	case QPT_FEAT_HOSTNAME:
+	case QPT_FEAT_OSRELEASE:
+	case QPT_FEAT_VERSION:
+	case QPT_FEAT_ARCH:
+	case QPT_FEAT_CPUDESC:
+	case QPT_FEAT_CPUID:
+		return true;
+	default:
+		return false;
+	}
+}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "auxfmt/writer_priv.h"
+#include "qpt/reader.h"
 
 void qpt_writer_logf(struct qpt_writer *w, enum qpt_log_level level,
 		     const char *fmt, ...)
@@ -321,25 +322,38 @@ static int pipe_late(struct qpt_writer *w)
 	return w->z ? qpt_wzstd_flush(w) : 0;
 }
 
+/* Feature @feat's bytes are set: in pipe mode after the prologue they go
+ * out at once, as a HEADER_FEATURE record. */
+static int feature_set(struct qpt_writer *w, unsigned feat)
+{
+	int err;
+
+	w->has_feat[feat] = true;
+	err = pipe_late(w);
+	if (!err && w->pipe && w->prologue)
+		err = qpt_writer_feat_record(w, feat);
+	return err;
+}
+
+/* Build-ids were added: in pipe mode after the prologue they go out at
+ * once, as records. */
+static int build_ids_added(struct qpt_writer *w)
+{
+	int err = pipe_late(w);
+
+	if (!err && w->pipe && w->prologue)
+		err = emit_build_ids(w);
+	return err;
+}
+
 int qpt_writer_set_feature_string(struct qpt_writer *w, enum qpt_feature feat,
 				  const char *value)
 {
 	struct qpt_wbuf *b;
 	int err;
 
-	if (!w || !value)
+	if (!w || !value || !qpt_feature_is_string(feat))
 		return -QPT_E_INVAL;
-	switch (feat) {
-	case QPT_FEAT_HOSTNAME:
-	case QPT_FEAT_OSRELEASE:
-	case QPT_FEAT_VERSION:
-	case QPT_FEAT_ARCH:
-	case QPT_FEAT_CPUDESC:
-	case QPT_FEAT_CPUID:
-		break;
-	default:
-		return -QPT_E_INVAL;
-	}
 	if (w->closed)
 		return -QPT_E_STATE;
 	b = &w->feat[feat];
@@ -347,11 +361,7 @@ int qpt_writer_set_feature_string(struct qpt_writer *w, enum qpt_feature feat,
 	err = qpt_wbuf_add_string(b, value);
 	if (err)
 		return err;
-	w->has_feat[feat] = true;
-	err = pipe_late(w);
-	if (!err && w->pipe && w->prologue)
-		err = qpt_writer_feat_record(w, feat);
-	return err;
+	return feature_set(w, feat);
 }
 
 int qpt_writer_set_cmdline(struct qpt_writer *w, int argc,
@@ -375,11 +385,7 @@ int qpt_writer_set_cmdline(struct qpt_writer *w, int argc,
 		err = qpt_wbuf_add_u32(b, 0);
 	if (err)
 		return err;
-	w->has_feat[QPT_FEAT_CMDLINE] = true;
-	err = pipe_late(w);
-	if (!err && w->pipe && w->prologue)
-		err = qpt_writer_feat_record(w, QPT_FEAT_CMDLINE);
-	return err;
+	return feature_set(w, QPT_FEAT_CMDLINE);
 }
 
 /* Check a run of build_id_event records: each within the run, each at
@@ -439,22 +445,14 @@ int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 		if (!build_ids_valid(data, size))
 			return -QPT_E_FORMAT;
 		err = add_build_ids(w, data, size);
-		if (!err)
-			err = pipe_late(w);
-		if (!err && w->pipe && w->prologue)
-			err = emit_build_ids(w);
-		return err;
+		return err ? err : build_ids_added(w);
 	}
 	b = &w->feat[feat];
 	b->len = 0;
 	err = qpt_wbuf_add(b, data, size);
 	if (err)
 		return err;
-	w->has_feat[feat] = true;
-	err = pipe_late(w);
-	if (!err && w->pipe && w->prologue)
-		err = qpt_writer_feat_record(w, feat);
-	return err;
+	return feature_set(w, feat);
 }
 
 int qpt_writer_add_build_id(struct qpt_writer *w, int32_t pid,
@@ -469,11 +467,7 @@ int qpt_writer_add_build_id(struct qpt_writer *w, int32_t pid,
 		return -QPT_E_STATE;
 	err = qpt_feat_encode_build_id(&w->build_ids, pid, build_id, len,
 				       filename, misc);
-	if (!err)
-		err = pipe_late(w);
-	if (!err && w->pipe && w->prologue)
-		err = emit_build_ids(w);
-	return err;
+	return err ? err : build_ids_added(w);
 }
 
 static bool type_is_writers_own(uint32_t type)

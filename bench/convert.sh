@@ -11,47 +11,20 @@
 # Use an optimised build: QPT=path/to/qpt (default: build-release/cli/qpt,
 # configured here when missing, without sanitizers).  Not a ctest.
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 n=${1:-10000}
 shared=${QPT_SHARED:-$src/../shared}
-command -v perf >/dev/null || { echo "perf is needed" >&2; exit 1; }
-if [ -z "${QPT:-}" ]; then
-	QPT=$src/build-release/cli/qpt
-	if [ ! -x "$QPT" ]; then
-		cmake -S "$src" -B "$src/build-release" -DCMAKE_BUILD_TYPE=Release \
-			-DQPT_BUILD_TESTS=OFF >/dev/null
-		cmake --build "$src/build-release" -j2 >/dev/null
-	fi
-fi
 shm=/dev/shm
 [ -d $shm ] || shm=${TMPDIR:-/tmp}
 tmp=$(mktemp -d -p "$shm")
 trap 'rm -rf "$tmp"' EXIT
 
-# seconds TIMEFILE CMD...: the best wall time of three runs of CMD
-seconds() {
-	local f=$1 t0 t1 t best=
-	shift
-	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s.%N)
-		t=$(echo "$t1 - $t0" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then
-			best=$t
-		fi
-	done
-	echo "$best" >"$f"
-}
-
 one() {
 	local name=$1 in=$2 p q qz
-	seconds "$tmp/p" perf inject -i "$in" -o "$tmp/perf.out"
-	seconds "$tmp/q" "$QPT" convert -i "$in" -o "$tmp/qpt.out"
-	seconds "$tmp/z" "$QPT" convert -z -i "$in" -o "$tmp/qptz.out"
-	p=$(cat "$tmp/p")
-	q=$(cat "$tmp/q")
-	qz=$(cat "$tmp/z")
+	p=$(best_secs perf inject -i "$in" -o "$tmp/perf.out")
+	q=$(best_secs "$QPT" convert -i "$in" -o "$tmp/qpt.out")
+	qz=$(best_secs "$QPT" convert -z -i "$in" -o "$tmp/qptz.out")
 	printf '%s: %s bytes\n' "$name" "$(stat -c %s "$in")"
 	printf '  perf inject      %8.3f s\n' "$p"
 	printf '  qpt convert      %8.3f s   ratio perf/qpt %.1fx\n' "$q" \

@@ -9,34 +9,16 @@
 # Use an optimised build: QPT=path/to/qpt (default: build-release/cli/qpt,
 # configured here when missing, without sanitizers).  Not a ctest.
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-command -v perf >/dev/null || { echo "perf is needed" >&2; exit 1; }
-if [ -z "${QPT:-}" ]; then
-	QPT=$src/build-release/cli/qpt
-	if [ ! -x "$QPT" ]; then
-		cmake -S "$src" -B "$src/build-release" -DCMAKE_BUILD_TYPE=Release \
-			-DQPT_BUILD_TESTS=OFF >/dev/null
-		cmake --build "$src/build-release" -j2 >/dev/null
-	fi
-fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2016
 work='i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'
 p=${1:-2000}
 perf record -q -c "$p" -e task-clock -o "$tmp/file.data" -- sh -c "$work" 2>/dev/null
 perf record -q -z -c "$p" -e task-clock -o "$tmp/z.data" -- sh -c "$work" 2>/dev/null
 perf record -q -c "$p" -e task-clock -o - -- sh -c "$work" >"$tmp/pipe.data" 2>/dev/null
-
-secs() { # run a command 3 times, print the best wall time in seconds
-	local best= t0 t1 i
-	for i in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s.%N)
-		best=$(echo "$t0 $t1 ${best:-1e9}" | awk '{ d = $2 - $1; print (d < $3 ? d : $3) }')
-	done
-	echo "$best"
-}
 
 files="$tmp/file.data $tmp/z.data $tmp/pipe.data"
 q=${QPT_SHARED:-$src/../shared}/traces/quipper-intel-pt-4.14/perf.data.intel_pt-4.14
@@ -44,9 +26,9 @@ q=${QPT_SHARED:-$src/../shared}/traces/quipper-intel-pt-4.14/perf.data.intel_pt-
 printf '%-28s %9s %8s %8s %8s %7s %7s\n' input bytes records perf-D qpt qpt-json ratio
 for f in $files; do
 	n=$("$QPT" dump --json -i "$f" | wc -l)
-	tp=$(secs perf report -D -i "$f")
-	tq=$(secs "$QPT" dump -i "$f")
-	tj=$(secs "$QPT" dump --json -i "$f")
+	tp=$(best_secs perf report -D -i "$f")
+	tq=$(best_secs "$QPT" dump -i "$f")
+	tj=$(best_secs "$QPT" dump --json -i "$f")
 	printf '%-28s %9d %8d %8.3f %8.3f %7.3f %6.1fx\n' "$(basename "$f")" \
 		"$(stat -c %s "$f")" "$n" "$tp" "$tq" "$tj" \
 		"$(echo "$tp $tj" | awk '{ print $1 / ($2 > 0 ? $2 : 1e-6) }')"

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+struct qpt_reader;
+
 enum qpt_exit {
 	QPT_EXIT_OK = 0,
 	QPT_EXIT_ERROR = 1,
@@ -21,11 +23,29 @@ void cli_error(const char *file, const char *fmt, ...)
 /* "qpt: FILE: offset 0x...: message" on stderr. */
 void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The reader's failure @err on @file (@r may be NULL, as qpt_reader_open
+ * leaves it): its message at its offset when it has one, else
+ * qpt_strerror(err).  Returns QPT_EXIT_ERROR.
+ */
+int cli_reader_error(const char *file, struct qpt_reader *r, int err);
 /* "qpt: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A bad option: call it where getopt_long returns '?', with opterr on (the
+ * default) and an optstring that does not start with ':'. getopt has then
+ * printed the one line that names the option, as "qpt CMD: unrecognized
+ * option '--x'", "qpt CMD: invalid option -- 'x'" or "qpt CMD: option
+ * requires an argument -- 'i'" (main makes argv[0] "qpt CMD"); this adds
+ * "Try 'qpt CMD --help'." and returns QPT_EXIT_USAGE:
+ *
+ *	case '?':
+ *		return cli_bad_option("dump");
+ */
+int cli_bad_option(const char *cmd);
 /* Whether progress may be shown (stderr is a terminal). */
 int cli_show_progress(void);
 

@@ -53,16 +53,6 @@ static void log_cb(enum qpt_log_level level, const char *msg, void *ctx)
 		cli_warn("%s", msg);
 }
 
-static int reader_error(struct convert *cv, int err)
-{
-	if (cv->r && *qpt_reader_errmsg(cv->r))
-		cli_error_at(cv->in_name, qpt_reader_errpos(cv->r), "%s",
-			     qpt_reader_errmsg(cv->r));
-	else
-		cli_error(cv->in_name, "%s", qpt_strerror(err));
-	return QPT_EXIT_ERROR;
-}
-
 static int writer_error(struct convert *cv, int err)
 {
 	cli_error(cv->out_name, "%s", qpt_strerror(err));
@@ -77,20 +67,17 @@ static int swapped_feature(struct convert *cv, int feat)
 	uint64_t u[2];
 	uint32_t v[2];
 	size_t i;
+	const char *s;
 	int err;
 
-	switch (feat) {
-	case QPT_FEAT_HOSTNAME:
-	case QPT_FEAT_OSRELEASE:
-	case QPT_FEAT_VERSION:
-	case QPT_FEAT_ARCH:
-	case QPT_FEAT_CPUDESC:
-	case QPT_FEAT_CPUID:
-		if (!qpt_reader_feature_string(cv->r, feat))
+	if (qpt_feature_is_string(feat)) {
+		s = qpt_reader_feature_string(cv->r, feat);
+		if (!s)
 			return 0;
-		err = qpt_writer_set_feature_string(
-		    cv->w, feat, qpt_reader_feature_string(cv->r, feat));
-		break;
+		err = qpt_writer_set_feature_string(cv->w, feat, s);
+		return err < 0 ? err : 1;
+	}
+	switch (feat) {
 	case QPT_FEAT_NRCPUS:
 		v[0] = f->nr_cpus_avail;
 		v[1] = f->nr_cpus_online;
@@ -301,7 +288,7 @@ static int convert(struct convert *cv, int level)
 
 	err = qpt_reader_open(cv->in_name, NULL, &cv->r);
 	if (err)
-		return reader_error(cv, err);
+		return cli_reader_error(cv->in_name, cv->r, err);
 	qpt_writer_opts_init(&wo);
 	wo.compress = level;
 	wo.log = log_cb;
@@ -327,7 +314,7 @@ static int convert(struct convert *cv, int level)
 			return ret;
 	}
 	if (err < 0)
-		return reader_error(cv, err);
+		return cli_reader_error(cv->in_name, cv->r, err);
 	ret = start(cv);
 	if (ret)
 		return ret;
@@ -349,8 +336,7 @@ int cmd_convert(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:z::h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "i:o:z::h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'i':
@@ -373,16 +359,8 @@ int cmd_convert(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return QPT_EXIT_OK;
-		case ':':
-			return cli_usage_error("convert",
-					       "option '%s' needs an argument",
-					       argv[optind - 1]);
 		default:
-			if (optopt && optopt != '?')
-				return cli_usage_error(
-				    "convert", "bad option '-%c'", optopt);
-			return cli_usage_error("convert", "bad option '%s'",
-					       argv[optind - 1]);
+			return cli_bad_option("convert");
 		}
 	}
 	if (optind < argc)

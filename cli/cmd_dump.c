@@ -355,37 +355,13 @@ static void dump_kernel(struct out *o)
 	}
 }
 
-static void dump_user(struct out *o)
+/* The AUX area's user records: AUXTRACE_INFO, AUXTRACE, AUXTRACE_ERROR. */
+static void dump_aux_area(struct out *o)
 {
 	const struct qpt_record *r = o->rec;
 	uint64_t i, n;
 
 	switch (r->type) {
-	case QPT_RECORD_HEADER_ATTR:
-		put_u(o, "attr_type", f32(r, 8));
-		put_u(o, "attr_size", f32(r, 12));
-		put_x(o, "config", f64(r, 16));
-		put_x(o, "sample_type", f64(r, 32));
-		break;
-	case QPT_RECORD_HEADER_EVENT_TYPE:
-		put_u(o, "event_id", f64(r, 8));
-		fstr(o, "name", 16);
-		break;
-	case QPT_RECORD_HEADER_TRACING_DATA:
-		put_u(o, "tracing_data_size", f32(r, 8));
-		break;
-	case QPT_RECORD_HEADER_BUILD_ID:
-		put_i(o, "pid", (int32_t)f32(r, 8));
-		if (r->size >= 36)
-			put_hexbytes(o, "build_id", (const uint8_t *)r->data + 12,
-				     20);
-		fstr(o, "filename", 36);
-		break;
-	case QPT_RECORD_ID_INDEX:
-	case QPT_RECORD_THREAD_MAP:
-	case QPT_RECORD_STAT_CONFIG:
-		put_u(o, "nr", f64(r, 8));
-		break;
 	case QPT_RECORD_AUXTRACE_INFO:
 		put_u(o, "auxtrace_type", f32(r, 8));
 		n = r->size > 16 ? (r->size - 16) / 8 : 0;
@@ -416,6 +392,20 @@ static void dump_user(struct out *o)
 			      r->size - 48 < QPT_AUXTRACE_ERROR_MSG_SIZE ?
 				      r->size - 48 : QPT_AUXTRACE_ERROR_MSG_SIZE);
 		break;
+	}
+}
+
+/* perf stat's user records and the ones it shares with it. */
+static void dump_stat(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+
+	switch (r->type) {
+	case QPT_RECORD_ID_INDEX:
+	case QPT_RECORD_THREAD_MAP:
+	case QPT_RECORD_STAT_CONFIG:
+		put_u(o, "nr", f64(r, 8));
+		break;
 	case QPT_RECORD_CPU_MAP:
 		put_u(o, "map_type", f16(r, 8));
 		break;
@@ -436,6 +426,48 @@ static void dump_user(struct out *o)
 		put_u(o, "id", f64(r, 16));
 		if (f64(r, 8) == 2 || f64(r, 8) == 0)
 			fstr(o, f64(r, 8) == 2 ? "name" : "unit", 24);
+		break;
+	}
+}
+
+static void dump_user(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+
+	switch (r->type) {
+	case QPT_RECORD_HEADER_ATTR:
+		put_u(o, "attr_type", f32(r, 8));
+		put_u(o, "attr_size", f32(r, 12));
+		put_x(o, "config", f64(r, 16));
+		put_x(o, "sample_type", f64(r, 32));
+		break;
+	case QPT_RECORD_HEADER_EVENT_TYPE:
+		put_u(o, "event_id", f64(r, 8));
+		fstr(o, "name", 16);
+		break;
+	case QPT_RECORD_HEADER_TRACING_DATA:
+		put_u(o, "tracing_data_size", f32(r, 8));
+		break;
+	case QPT_RECORD_HEADER_BUILD_ID:
+		put_i(o, "pid", (int32_t)f32(r, 8));
+		if (r->size >= 36)
+			put_hexbytes(o, "build_id",
+				     (const uint8_t *)r->data + 12, 20);
+		fstr(o, "filename", 36);
+		break;
+	case QPT_RECORD_AUXTRACE_INFO:
+	case QPT_RECORD_AUXTRACE:
+	case QPT_RECORD_AUXTRACE_ERROR:
+		dump_aux_area(o);
+		break;
+	case QPT_RECORD_ID_INDEX:
+	case QPT_RECORD_THREAD_MAP:
+	case QPT_RECORD_STAT_CONFIG:
+	case QPT_RECORD_CPU_MAP:
+	case QPT_RECORD_STAT:
+	case QPT_RECORD_STAT_ROUND:
+	case QPT_RECORD_EVENT_UPDATE:
+		dump_stat(o);
 		break;
 	case QPT_RECORD_TIME_CONV:
 		put_u(o, "time_shift", f64(r, 8));
@@ -493,35 +525,64 @@ static char prot_char(uint32_t prot, uint32_t bit, char c)
 	return prot & bit ? c : '-';
 }
 
-/* perf report -D's summary of the common records; false for others. */
-static bool text_summary(struct out *o)
+/* perf report -D's MMAP and MMAP2 text. */
+static void text_mmap(struct out *o, bool two)
 {
 	const struct qpt_record *r = o->rec;
 	FILE *f = o->f;
-	struct qpt_sample s;
 	uint32_t prot;
 
-	switch (r->type) {
-	case PERF_RECORD_MMAP:
+	if (!two) {
 		fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
 			   "]: %c ",
 			(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16),
 			f64(r, 24), f64(r, 32),
 			r->misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x');
 		fstr(o, NULL, 40);
-		return true;
+		return;
+	}
+	prot = f32(r, 64);
+	fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64,
+		(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16), f64(r, 24),
+		f64(r, 32));
+	if (!(r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		fprintf(f, " %02x:%02x %" PRIu64 " %" PRIu64, f32(r, 40),
+			f32(r, 44), f64(r, 48), f64(r, 56));
+	fprintf(f, "]: %c%c%c%c ", prot_char(prot, 1, 'r'),
+		prot_char(prot, 2, 'w'), prot_char(prot, 4, 'x'),
+		f32(r, 68) & 1 ? 's' : 'p');
+	fstr(o, NULL, 72);
+}
+
+/* perf report -D's SAMPLE text; false when the sample does not parse. */
+static bool text_sample(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+	struct qpt_sample s;
+
+	if (!r->attr || qpt_sample_parse(r->attr, r->data, r->size, &s))
+		return false;
+	/* like perf: a fixed period comes from the attr */
+	if (!(s.sample_type & PERF_SAMPLE_PERIOD))
+		s.period = r->attr->attr.sample_period;
+	fprintf(o->f,
+		"(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64
+		" addr: %#" PRIx64,
+		r->misc, (int32_t)s.pid, (int32_t)s.tid, s.ip, s.period,
+		s.addr);
+	return true;
+}
+
+/* perf report -D's summary of the common records; false for others. */
+static bool text_summary(struct out *o)
+{
+	const struct qpt_record *r = o->rec;
+	FILE *f = o->f;
+
+	switch (r->type) {
+	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		prot = f32(r, 64);
-		fprintf(f, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64,
-			(int32_t)f32(r, 8), (int32_t)f32(r, 12), f64(r, 16),
-			f64(r, 24), f64(r, 32));
-		if (!(r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
-			fprintf(f, " %02x:%02x %" PRIu64 " %" PRIu64,
-				f32(r, 40), f32(r, 44), f64(r, 48), f64(r, 56));
-		fprintf(f, "]: %c%c%c%c ", prot_char(prot, 1, 'r'),
-			prot_char(prot, 2, 'w'), prot_char(prot, 4, 'x'),
-			f32(r, 68) & 1 ? 's' : 'p');
-		fstr(o, NULL, 72);
+		text_mmap(o, r->type == PERF_RECORD_MMAP2);
 		return true;
 	case PERF_RECORD_COMM:
 		fprintf(f, "%s: ", r->misc & PERF_RECORD_MISC_COMM_EXEC ?
@@ -536,16 +597,7 @@ static bool text_summary(struct out *o)
 			(int32_t)f32(r, 20));
 		return true;
 	case PERF_RECORD_SAMPLE:
-		if (!r->attr || qpt_sample_parse(r->attr, r->data, r->size, &s))
-			return false;
-		/* like perf: a fixed period comes from the attr */
-		if (!(s.sample_type & PERF_SAMPLE_PERIOD))
-			s.period = r->attr->attr.sample_period;
-		fprintf(f, "(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64
-			   " addr: %#" PRIx64,
-			r->misc, (int32_t)s.pid, (int32_t)s.tid, s.ip, s.period,
-			s.addr);
-		return true;
+		return text_sample(o);
 	case PERF_RECORD_AUX:
 		fprintf(f, " offset: %#" PRIx64 " size: %#" PRIx64
 			   " flags: %#" PRIx64 " [%s%s%s]",
@@ -653,7 +705,7 @@ int cmd_dump(int argc, char **argv)
 			usage(stdout);
 			return QPT_EXIT_OK;
 		default:
-			return cli_usage_error("dump", "bad option");
+			return cli_bad_option("dump");
 		}
 	}
 	if (optind < argc)
@@ -664,13 +716,8 @@ int cmd_dump(int argc, char **argv)
 		dump_record(&o, &rec);
 		err = 0;
 	}
-	if (err < 0) {
-		if (r && *qpt_reader_errmsg(r))
-			cli_error_at(input, qpt_reader_errpos(r), "%s",
-				     qpt_reader_errmsg(r));
-		else
-			cli_error(input, "%s", qpt_strerror(err));
-	}
+	if (err < 0)
+		cli_reader_error(input, r, err);
 	qpt_reader_free(r);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error(NULL, "write error on standard output");

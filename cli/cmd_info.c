@@ -224,9 +224,9 @@ static void print_other_features(const struct qpt_reader *r)
 			       qpt_feature_name(raw[i]), size);
 }
 
-static void print_features(const struct qpt_reader *r)
+/* The host: perf's header lines from hostname to cmdline, in its order. */
+static void print_host(const struct qpt_reader *r, const struct qpt_features *f)
 {
-	const struct qpt_features *f = qpt_reader_features(r);
 	static const struct {
 		enum qpt_feature feat;
 		const char *label;
@@ -259,34 +259,24 @@ static void print_features(const struct qpt_reader *r)
 			printf("%s ", f->cmdline[i]);
 		printf("\n");
 	}
-	print_events(r, f);
-	if (qpt_reader_has_feature(r, QPT_FEAT_CPU_TOPOLOGY))
-		print_topology(f);
-	if (qpt_reader_has_feature(r, QPT_FEAT_NUMA_TOPOLOGY))
-		print_numa(f);
-	if (qpt_reader_has_feature(r, QPT_FEAT_PMU_MAPPINGS))
-		print_list("pmu mappings", f->nr_pmu_mappings, f->pmu_mappings);
-	for (i = 0; i < f->nr_groups; i++)
-		printf("# group: %s{leader %u, %u members}\n",
-		       f->groups[i].name, f->groups[i].leader_idx,
-		       f->groups[i].nr_members);
-	if (qpt_reader_has_feature(r, QPT_FEAT_AUXTRACE)) {
-		const struct qpt_auxtrace_index_entry *e;
-		size_t n = qpt_reader_auxtrace_index(r, &e);
+}
 
-		printf("# contains AUX area data (e.g. instruction trace)\n");
-		for (i = 0; i < n; i++)
-			printf("# auxtrace index %zu: offset 0x%" PRIx64
-			       ", size 0x%" PRIx64 "\n",
-			       i, e[i].file_offset, e[i].sz);
-	}
-	if (f->nr_caches) {
-		printf("# CPU cache info:\n");
-		for (i = 0; i < f->nr_caches; i++)
-			printf("#  L%-1u %-15s %8s [%s]\n", f->caches[i].level,
-			       f->caches[i].type, f->caches[i].size,
-			       f->caches[i].map);
-	}
+static void print_auxtrace_index(const struct qpt_reader *r)
+{
+	const struct qpt_auxtrace_index_entry *e;
+	size_t i, n = qpt_reader_auxtrace_index(r, &e);
+
+	printf("# contains AUX area data (e.g. instruction trace)\n");
+	for (i = 0; i < n; i++)
+		printf("# auxtrace index %zu: offset 0x%" PRIx64
+		       ", size 0x%" PRIx64 "\n",
+		       i, e[i].file_offset, e[i].sz);
+}
+
+/* Sample times, clocks and compression. */
+static void print_clocks(const struct qpt_reader *r,
+			 const struct qpt_features *f)
+{
 	if (qpt_reader_has_feature(r, QPT_FEAT_SAMPLE_TIME)) {
 		print_time("time of first sample", f->sample_time_first);
 		print_time("time of last sample", f->sample_time_last);
@@ -306,6 +296,47 @@ static void print_features(const struct qpt_reader *r)
 		printf("# compressed : %s, level = %u, ratio = %u\n",
 		       f->compressed.type == 1 ? "Zstd" : "Unknown",
 		       f->compressed.level, f->compressed.ratio);
+}
+
+static void print_build_ids(const struct qpt_features *f)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->nr_build_ids; i++) {
+		printf("# build id: ");
+		for (j = 0; j < f->build_ids[i].size; j++)
+			printf("%02x", f->build_ids[i].id[j]);
+		printf(" %s\n", f->build_ids[i].filename);
+	}
+}
+
+static void print_features(const struct qpt_reader *r)
+{
+	const struct qpt_features *f = qpt_reader_features(r);
+	size_t i;
+
+	print_host(r, f);
+	print_events(r, f);
+	if (qpt_reader_has_feature(r, QPT_FEAT_CPU_TOPOLOGY))
+		print_topology(f);
+	if (qpt_reader_has_feature(r, QPT_FEAT_NUMA_TOPOLOGY))
+		print_numa(f);
+	if (qpt_reader_has_feature(r, QPT_FEAT_PMU_MAPPINGS))
+		print_list("pmu mappings", f->nr_pmu_mappings, f->pmu_mappings);
+	for (i = 0; i < f->nr_groups; i++)
+		printf("# group: %s{leader %u, %u members}\n",
+		       f->groups[i].name, f->groups[i].leader_idx,
+		       f->groups[i].nr_members);
+	if (qpt_reader_has_feature(r, QPT_FEAT_AUXTRACE))
+		print_auxtrace_index(r);
+	if (f->nr_caches) {
+		printf("# CPU cache info:\n");
+		for (i = 0; i < f->nr_caches; i++)
+			printf("#  L%-1u %-15s %8s [%s]\n", f->caches[i].level,
+			       f->caches[i].type, f->caches[i].size,
+			       f->caches[i].map);
+	}
+	print_clocks(r, f);
 	for (i = 0; i < f->nr_cpu_pmu_caps; i++)
 		printf("# cpu pmu capabilities: %s=%s\n",
 		       f->cpu_pmu_caps[i].name, f->cpu_pmu_caps[i].value);
@@ -313,14 +344,7 @@ static void print_features(const struct qpt_reader *r)
 		printf("# %s cpu list : %s\n", f->hybrid_nodes[i].pmu_name,
 		       f->hybrid_nodes[i].cpus);
 	print_other_features(r);
-	for (i = 0; i < f->nr_build_ids; i++) {
-		size_t j;
-
-		printf("# build id: ");
-		for (j = 0; j < f->build_ids[i].size; j++)
-			printf("%02x", f->build_ids[i].id[j]);
-		printf(" %s\n", f->build_ids[i].filename);
-	}
+	print_build_ids(f);
 }
 
 static void print_header(const struct qpt_reader *r, const char *input)
@@ -387,7 +411,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return QPT_EXIT_OK;
 		default:
-			return cli_usage_error("info", "bad option");
+			return cli_bad_option("info");
 		}
 	}
 	if (optind < argc)
@@ -399,11 +423,7 @@ int cmd_info(int argc, char **argv)
 	       (err = qpt_reader_next(r, &rec)) > 0)
 		err = 0;
 	if (err < 0) {
-		if (r && *qpt_reader_errmsg(r))
-			cli_error_at(input, qpt_reader_errpos(r), "%s",
-				     qpt_reader_errmsg(r));
-		else
-			cli_error(input, "%s", qpt_strerror(err));
+		cli_reader_error(input, r, err);
 		qpt_reader_free(r);
 		return QPT_EXIT_ERROR;
 	}

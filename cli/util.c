@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "qpt/reader.h"
 
 void cli_error(const char *file, const char *fmt, ...)
 {
@@ -32,6 +33,16 @@ void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_reader_error(const char *file, struct qpt_reader *r, int err)
+{
+	if (r && *qpt_reader_errmsg(r))
+		cli_error_at(file, qpt_reader_errpos(r), "%s",
+			     qpt_reader_errmsg(r));
+	else
+		cli_error(file, "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -43,6 +54,12 @@ void cli_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static int usage_hint(const char *cmd)
+{
+	fprintf(stderr, "Try 'qpt %s --help'.\n", cmd);
+	return QPT_EXIT_USAGE;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -51,8 +68,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'qpt %s --help'.\n", cmd);
-	return QPT_EXIT_USAGE;
+	fputc('\n', stderr);
+	return usage_hint(cmd);
+}
+
+int cli_bad_option(const char *cmd)
+{
+	/* getopt_long has printed the line naming the option */
+	return usage_hint(cmd);
 }
 
 int cli_show_progress(void)

@@ -263,6 +263,10 @@ QPT_API int qpt_reader_read_at(struct qpt_reader *reader, uint64_t pos,
 QPT_API const char *qpt_record_type_name(uint32_t type);
 /* perf's name of a feature, e.g. "HOSTNAME"; NULL for an unknown one. */
 QPT_API const char *qpt_feature_name(enum qpt_feature feat);
+/* Whether a feature is one perf string (HOSTNAME, OSRELEASE, VERSION, ARCH,
+ * CPUDESC, CPUID): what qpt_reader_feature_string() reads and
+ * qpt_writer_set_feature_string() writes. */
+QPT_API bool qpt_feature_is_string(enum qpt_feature feat);
 
 /* A sample parsed by its attr's sample_type (every field). */
 struct qpt_branch_entry {

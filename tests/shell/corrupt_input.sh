@@ -5,12 +5,10 @@
 # line "qpt: FILE: offset 0x...: ...", never a signal or a sanitizer report.
 # File-mode truncations must always fail (the header's sections no longer
 # fit).  Positions are deterministic; the count per file is bounded.
-set -u
+# shellcheck source=tests/shell/lib.sh
+. "$QPT_SRC/tests/shell/lib.sh"
 export ASAN_OPTIONS="detect_leaks=1:exitcode=99"
 export UBSAN_OPTIONS="halt_on_error=1:exitcode=98:print_stacktrace=1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 runs=0
 
 # run EXPECT FILE CMD...: EXPECT is "1" (must fail) or "01".  With
@@ -59,7 +57,7 @@ corrupt() {
 	local src=$1 mode=$2 size n i off cut b
 	size=$(stat -c %s "$src")
 	cp "$src" "$tmp/orig"
-	"$QPT" dump -i "$tmp/orig" >/dev/null || { echo "FAIL: $src unreadable"; fail=1; return; }
+	"$QPT" dump -i "$tmp/orig" >/dev/null || { bad "$src unreadable"; return; }
 	# truncations: 32 spread over the file plus the first 24 bytes
 	for i in $(seq 0 31) ; do
 		cut=$(( (size * i) / 32 + (i * 7) % 13 ))
@@ -116,7 +114,6 @@ past_end() {
 	run 1 "$tmp/p" info
 }
 
-T=${QPT_SHARED:-/nonexistent}/traces
 if command -v perf >/dev/null &&
    perf record -q -e task-clock -o "$tmp/sw.data" -- true 2>/dev/null; then
 	perf record -q -z -e task-clock -o "$tmp/z.data" -- true 2>/dev/null

@@ -5,13 +5,9 @@
 # real recordings in $QPT_SHARED/traces.  The piped Intel PT recording,
 # which this perf stops reading halfway, is checked against quipper's
 # parse of it (expected/*.pb_text).
-set -u
-. "$QPT_SRC/tests/shell/lib_counts.sh"
-command -v perf >/dev/null || { echo "perf missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-checked=0
+# shellcheck source=tests/shell/lib.sh
+. "$QPT_SRC/tests/shell/lib.sh"
+need perf
 
 # perf names the HEADER_* user records without HEADER_ in its stats.
 perf_names() {
@@ -26,10 +22,10 @@ check() {
 	want=$(perf_counts "$f")
 	got=$(qpt_counts "$f" | perf_names)
 	if [ -z "$want" ]; then
-		echo "FAIL: perf gave no stats for $f"; fail=1; return
+		bad "perf gave no stats for $f"; return
 	fi
 	if [ "$want" != "$got" ]; then
-		echo "FAIL: $f"; diff <(echo "$want") <(echo "$got"); fail=1
+		bad "$f"; diff <(echo "$want") <(echo "$got")
 	else
 		echo "ok: $f ($(echo "$want" | tr '\n' ' '))"
 	fi
@@ -48,27 +44,22 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- true 2>/dev/null; then
 	perf record -q -e task-clock -c 200000 --call-graph dwarf,1024 -d \
 		--phys-data --data-page-size --code-page-size --sample-cpu \
 		--all-cgroups --namespaces --switch-events -o "$tmp/rich.data" \
-		-- sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		-- sh -c "$busy" \
 		2>/dev/null && check "$tmp/rich.data"
 	perf record -q -z -e task-clock -o - -- true >"$tmp/pipez.data" \
 		2>/dev/null && check "$tmp/pipez.data"
 	# stdin as a pipe: read incrementally
 	want=$(qpt_counts "$tmp/pipe.data")
-	got=$(cat "$tmp/pipe.data" | "$QPT" dump --json -i - |
-		sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' |
-		grep -v -x COMPRESSED | sort | uniq -c | awk '{print $2, $1}' |
-		sort)
-	[ "$want" = "$got" ] || { echo "FAIL: -i - differs"; fail=1; }
+	# shellcheck disable=SC2002 # a real pipe
+	got=$(cat "$tmp/pipe.data" | qpt_counts -)
+	[ "$want" = "$got" ] || bad "-i - differs"
 	# a file-mode file through a pipe is read whole
 	want=$(qpt_counts "$tmp/z.data")
-	got=$(cat "$tmp/z.data" | "$QPT" dump --json -i - |
-		sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' |
-		grep -v -x COMPRESSED | sort | uniq -c | awk '{print $2, $1}' |
-		sort)
-	[ "$want" = "$got" ] || { echo "FAIL: file mode on -i - differs"; fail=1; }
+	# shellcheck disable=SC2002 # a real pipe
+	got=$(cat "$tmp/z.data" | qpt_counts -)
+	[ "$want" = "$got" ] || bad "file mode on -i - differs"
 fi
 
-T=${QPT_SHARED:-/nonexistent}/traces
 if [ -d "$T" ]; then
 	check "$T/quipper-intel-pt-4.14/perf.data.intel_pt-4.14"
 	check "$T/lbr-callstack-perfparser/perf.lbr.data"
@@ -91,12 +82,10 @@ if [ -d "$T" ]; then
 		n["FINISHED_ROUND"] = 68; n["AUXTRACE_INFO"] = 70; n["AUXTRACE"] = 71; n["TIME_CONV"] = 79 }
 		{ print n[$1], $2 }' | sort -n)
 	if [ "$want" != "$got" ]; then
-		echo "FAIL: $p vs quipper"; diff <(echo "$want") <(echo "$got")
-		fail=1
+		bad "$p vs quipper"; diff <(echo "$want") <(echo "$got")
 	else
 		echo "ok: $p (quipper)"
 	fi
 	checked=$((checked + 1))
 fi
-[ "$checked" -gt 0 ] || exit 77
-exit $fail
+finish

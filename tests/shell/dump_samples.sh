@@ -3,18 +3,18 @@
 # -D's SAMPLE lines, sample by sample, for files perf records here (file
 # mode, -z, pipe mode) and the real LBR and Intel PT recordings (their
 # cycles samples).
-set -u
-command -v perf >/dev/null || { echo "perf missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-checked=0
+# shellcheck source=tests/shell/lib.sh
+. "$QPT_SRC/tests/shell/lib.sh"
+need perf
 
 # The oracle is perf report -D: one line per SAMPLE record in file order.
 # (perf script is not used here: under load it leaves out samples that it
-# cannot order, so it is not a record-by-record oracle.)
+# cannot order, so it is not a record-by-record oracle.)  --disable-order:
+# perf prints SAMPLE lines as it delivers them, by default in time order,
+# which differs from file order when the buffers of two CPUs interleave.
 perf_samples() {
-	perf report -D -i "$1" 2>/dev/null | grep 'PERF_RECORD_SAMPLE(' |
+	perf report -D --disable-order -i "$1" 2>/dev/null |
+		grep 'PERF_RECORD_SAMPLE(' |
 		awk '{ for (k = 2; k < NF; k++)
 			if ($k ~ /^0x[0-9a-f]+$/ && $(k + 1) ~ /^\[/) break;
 		       t = $(k - 1);
@@ -36,58 +36,46 @@ qpt_samples() {
 }
 
 check() {
-	local f=$1 want got
-	want=$(perf_samples "$f")
-	got=$(qpt_samples "$f")
-	if [ -z "$want" ]; then
-		echo "FAIL: perf script printed no samples for $f"; fail=1; return
-	fi
-	if [ "$want" != "$got" ]; then
-		echo "FAIL: $f"
-		diff <(echo "$want") <(echo "$got") | head -10
-		fail=1
-	else
-		echo "ok: $f ($(echo "$want" | wc -l) samples)"
-	fi
-	checked=$((checked + 1))
+	check_view "$1" "$(perf_samples "$1")" "$(qpt_samples "$1")" samples
 }
 
 if perf record -q -e task-clock -c 100000 -o "$tmp/sw.data" -- \
-	sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' 2>/dev/null; then
+	sh -c "$busy" 2>/dev/null; then
 	check "$tmp/sw.data"
 	perf record -q -z -e task-clock -c 100000 -o "$tmp/z.data" -- \
-		sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		sh -c "$busy" \
 		2>/dev/null && check "$tmp/z.data"
 	perf record -q -e task-clock -c 100000 -o - -- \
-		sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		sh -c "$busy" \
 		>"$tmp/pipe.data" 2>/dev/null && check "$tmp/pipe.data"
 	# many sample_type bits: CALLCHAIN, REGS_USER, STACK_USER, ADDR, CPU,
 	# DATA_SRC, PHYS_ADDR, CGROUP, DATA/CODE_PAGE_SIZE
 	if perf record -q -e task-clock -c 200000 --call-graph dwarf,1024 -d \
 		--phys-data --data-page-size --code-page-size --sample-cpu \
 		--all-cgroups --namespaces --switch-events -o "$tmp/rich.data" \
-		-- sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' \
+		-- sh -c "$busy" \
 		2>/dev/null; then
 		check "$tmp/rich.data"
-		want=$(perf script -F cpu,code_page_size -i "$tmp/rich.data" \
-			2>/dev/null | awk '{ gsub(/[][]/, "", $1); n = $2 + 0;
-			if ($2 ~ /K$/) n *= 1024; if ($2 ~ /M$/) n *= 1048576;
-			if ($2 ~ /G$/) n *= 1073741824; print $1 + 0, n }')
+		# perf report -D: "CPU TIME OFFSET [SIZE]: PERF_RECORD_SAMPLE..."
+		# then " .. code page size: 4K"; in file order (not perf script,
+		# which orders by time)
+		want=$(perf report -D --disable-order -i "$tmp/rich.data" \
+			2>/dev/null | awk '/PERF_RECORD_SAMPLE\(/ { cpu = $1; s = 1 }
+			s && /^ \.\. code page size: / { v = $NF; n = v + 0;
+			if (v ~ /K$/) n *= 1024; if (v ~ /M$/) n *= 1048576;
+			if (v ~ /G$/) n *= 1073741824; print cpu, n; s = 0 }')
 		got=$("$QPT" dump --json -i "$tmp/rich.data" |
 			grep '"type":"SAMPLE"' |
 			sed -n 's/.*"cpu":\([0-9]*\).*"code_page_size":\([0-9]*\).*/\1 \2/p')
 		if [ -n "$want" ] && [ "$want" = "$got" ]; then
 			echo "ok: cpu and code_page_size of $(echo "$want" | wc -l) samples"
 		else
-			echo "FAIL: cpu/code_page_size"
+			bad "cpu/code_page_size"
 			diff <(echo "$want") <(echo "$got") | head -5
-			fail=1
 		fi
 	fi
 fi
-T=${QPT_SHARED:-/nonexistent}/traces
 if [ -d "$T" ]; then
 	check "$T/lbr-callstack-perfparser/perf.lbr.data"
 fi
-[ "$checked" -gt 0 ] || exit 77
-exit $fail
+finish

@@ -4,12 +4,9 @@
 # cmdline, compression) must be identical, for a file perf records here
 # (file mode, -z, pipe mode) and for the real recordings.  Both outputs
 # are printed side by side.
-set -u
-command -v perf >/dev/null || { echo "perf missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-checked=0
+# shellcheck source=tests/shell/lib.sh
+. "$QPT_SRC/tests/shell/lib.sh"
+need perf
 keys='^# (hostname|os release|perf version|arch|nrcpus online|nrcpus avail|cpudesc|cpuid|total memory|cmdline|compressed|sibling threads|node0 cpu list) *:'
 
 check() {
@@ -17,10 +14,9 @@ check() {
 	want=$(perf report --header-only -I -i "$f" 2>/dev/null |
 		grep -E "$keys")
 	got=$("$QPT" info -i "$f" | grep -E "$keys")
-	[ -n "$want" ] || { echo "FAIL: perf printed nothing for $f"; fail=1; return; }
+	[ -n "$want" ] || { bad "perf printed nothing for $f"; return; }
 	if [ "$want" != "$got" ]; then
-		echo "FAIL: $f"
-		fail=1
+		bad "$f"
 	else
 		echo "ok: $f"
 	fi
@@ -35,10 +31,8 @@ if perf record -q -e task-clock -o "$tmp/sw.data" -- true 2>/dev/null; then
 	perf record -q -e task-clock -o - -- true >"$tmp/pipe.data" \
 		2>/dev/null && check "$tmp/pipe.data"
 fi
-T=${QPT_SHARED:-/nonexistent}/traces
 if [ -d "$T" ]; then
 	check "$T/quipper-intel-pt-4.14/perf.data.intel_pt-4.14"
 	check "$T/lbr-callstack-perfparser/perf.lbr.data"
 fi
-[ "$checked" -gt 0 ] || exit 77
-exit $fail
+finish

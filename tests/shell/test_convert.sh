@@ -11,11 +11,9 @@
 # perf 6.1 cannot read Intel PT from a pipe-mode stream stored in a regular
 # file (it seeks to the AUXTRACE payload without counting the 16-byte pipe
 # header), so pipe-mode outputs go to perf through a real pipe (cat |).
-set -u
-command -v perf >/dev/null || { echo "perf missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source=tests/shell/lib.sh
+. "$QPT_SRC/tests/shell/lib.sh"
+need perf
 
 is_pipe() {	# a pipe-mode stream: the header's size field says 16
 	[ "$(od -An -tu8 -j8 -N8 "$1" | tr -d ' ')" = 16 ]
@@ -34,7 +32,7 @@ perf_in() {
 	fi
 }
 
-# Per-type counts from perf report -D (as lib_counts.sh's perf_counts, but
+# Per-type counts from perf report -D (as lib.sh's perf_counts, but
 # pipe-mode files go through a pipe).  HEADER_FEATURE records are left out
 # (compression adds one); HEADER_ATTR and HEADER_BUILD_ID exist in pipe mode
 # only and are left out when the modes differ.
@@ -47,11 +45,6 @@ counts() {
 			$1 != "COMPRESSED2" && $1 != "FEATURE" &&
 			!(cross && ($1 == "ATTR" || $1 == "BUILD_ID")) {
 				print $1, $3 }' | sort
-}
-
-bad() {
-	echo "FAIL: $*"
-	fail=1
 }
 
 # compare IN OUT [script args...]: same counts, same perf script stdout.

@@ -3,15 +3,8 @@
 # truncated or garbage input and unwritable output exit 1 with one line
 # "qpt: FILE: ..." on stderr, no signal, and no output file left behind.
 # The inputs: a file perf records here, else the arcus-hello recording.
-set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
+# shellcheck source=tests/shell/lib.sh
+. "$QPT_SRC/tests/shell/lib.sh"
 
 # expect RC ARGS...: qpt convert exits RC; with RC 1, one "qpt: " line.
 expect() {
