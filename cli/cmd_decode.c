@@ -853,7 +853,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct out *o)
 				return cli_usage_error("decode", "bad --last '%s'", optarg);
 			break;
 		case 'h': usage(stdout); return -1;
-		default: return cli_usage_error("decode", "unknown option");
+		default: return cli_bad_option("decode");
 		}
 	}
 	if (optind < argc)

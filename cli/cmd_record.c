@@ -288,7 +288,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			usage(stdout);
 			return QPT_EXIT_OK;
 		default:
-			return cli_usage_error("record", "bad option");
+			return cli_bad_option("record");
 		}
 	}
 	if (optind < argc)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad options to qpt info, dump and convert: exit 2 and exactly two lines
+# Bad options to every qpt subcommand: exit 2 and exactly two lines
 # on stderr, one naming the option (getopt's words, as in GNU tools) and
 # the hint "Try 'qpt CMD --help'.", both written out here by hand.
 # shellcheck source=tests/shell/lib.sh
@@ -24,4 +24,12 @@ for cmd in info dump convert; do
 	expect "$cmd" --input "qpt $cmd: option '--input' requires an argument"
 	expect "$cmd" --help=x "qpt $cmd: option '--help' doesn't allow an argument"
 done
+expect decode --bogus "qpt decode: unrecognized option '--bogus'"
+expect decode -Q "qpt decode: invalid option -- 'Q'"
+expect decode -i "qpt decode: option requires an argument -- 'i'"
+expect decode --raw "qpt decode: option '--raw' requires an argument"
+expect record --bogus "qpt record: unrecognized option '--bogus'"
+expect record -Q "qpt record: invalid option -- 'Q'"
+expect record -o "qpt record: option requires an argument -- 'o'"
+expect record --output "qpt record: option '--output' requires an argument"
 exit $fail
