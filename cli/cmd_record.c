@@ -595,6 +595,9 @@ int cmd_record(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	/* getopt is done with argv[0] ("qpt record", for its messages); the
+	 * CMDLINE feature names the subcommand as perf's does: EXE record … */
+	argv[0] = (char *)"record";
 	if (a.o.argv) {
 		err = find_command(a.o.argv[0]);
 		if (err) {

@@ -74,3 +74,7 @@ line=$(perf report --header-only -i rec.data 2>/dev/null | grep '^# pmu mappings
 for d in /sys/bus/event_source/devices/*; do
 	printf '%s\n' "$line" | grep -q "$(basename "$d") = $(cat "$d/type")"
 done
+# The command line, as perf shows it: the qpt binary, then "record" and
+# the arguments as given.
+perf report --header-only -i rec.data 2>/dev/null | grep -qF \
+	"# cmdline : $(readlink -f "$QPT") record -q -e task-clock:u -c 100000 -o rec.data -- $spin 300"
