@@ -8,4 +8,6 @@ build=${QPT_CHECK_BUILD:-build-check}
 cmake -S . -B "$build" -DQPT_WERROR=ON -DQPT_SANITIZE=ON \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" -j"$(nproc)"
+# The README's first command, on this build: record and decode the demo.
+QPT_DEMO_BUILD="$build" bash scripts/demo.sh
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

@@ -28,8 +28,8 @@ echo "== qpt info (excerpt)"
 "$qpt" info -i "$out/demo.data" | grep -E "cmdline|auxtrace|emulated|event :" || true
 
 echo "== qpt decode --calls, from the call of main (25 lines)"
-"$qpt" decode --calls -i "$out/demo.data" | sed -n '/ main+0x0 /,$p' |
-	head -n 25
+"$qpt" decode --calls -i "$out/demo.data" >"$out/calls.txt"
+awk '/ main\+0x0 / { on = 1 } on && n++ < 25' "$out/calls.txt"
 
 echo "== qpt decode --insn (last 5 instructions)"
 "$qpt" decode --insn --last 5 -i "$out/demo.data"
