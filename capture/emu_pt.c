@@ -266,22 +266,25 @@ static uint64_t ctc_to_tsc(uint64_t ctc)
 	return ctc / EMU_PT_TSC_CTC_D * EMU_PT_TSC_CTC_N;
 }
 
-/* The cycles from the last CYC to @t, when there are enough to report. */
-static uint64_t cyc_due(const struct emu_pt *pt, uint64_t t)
+/* The cycles from the last CYC to @t, when there are enough to report
+ * (@any: however few, as before a TSC or MTC, where decoders restart
+ * their cycle count from the new time). */
+static uint64_t cyc_due(const struct emu_pt *pt, uint64_t t, bool any)
 {
 	uint64_t n = t > pt->cyc_last ? t - pt->cyc_last : 0;
 
 	if (!pt->opts.cyc || !n)
 		return 0;
-	if (pt->opts.cyc_thresh && n < 1ULL << (pt->opts.cyc_thresh - 1))
+	if (!any && pt->opts.cyc_thresh &&
+	    n < 1ULL << (pt->opts.cyc_thresh - 1))
 		return 0;
 	return n;
 }
 
-static int put_cyc(struct emu_pt *pt, uint64_t t)
+static int put_cyc(struct emu_pt *pt, uint64_t t, bool any)
 {
 	struct pt_packet pkt;
-	uint64_t n = cyc_due(pt, t);
+	uint64_t n = cyc_due(pt, t, any);
 
 	if (!n)
 		return 0;
@@ -294,14 +297,14 @@ static int put_cyc(struct emu_pt *pt, uint64_t t)
 
 /* Before a CYC-eligible packet at time @t: the CYC, after the TNT bits of
  * earlier branches (so it times the packet that follows it). */
-static int cyc_before(struct emu_pt *pt, uint64_t t)
+static int cyc_before(struct emu_pt *pt, uint64_t t, bool any)
 {
 	int err;
 
-	if (!cyc_due(pt, t))
+	if (!cyc_due(pt, t, any))
 		return 0;
 	err = flush_tnt(pt);
-	return err < 0 ? err : put_cyc(pt, t);
+	return err < 0 ? err : put_cyc(pt, t, any);
 }
 
 /* MTC for the CTC edges up to @t that the decoder has not seen, each at
@@ -322,7 +325,7 @@ static int put_mtcs(struct emu_pt *pt, uint64_t t)
 		edge = ctc_to_tsc(pt->mtc_unit << pt->opts.mtc_period);
 		err = flush_tnt(pt);
 		if (!err)
-			err = put_cyc(pt, edge);
+			err = put_cyc(pt, edge, true);
 		if (err < 0)
 			return err;
 		memset(&pkt, 0, sizeof(pkt));
@@ -372,13 +375,15 @@ static int put_cbr(struct emu_pt *pt)
 	return put(pt, &pkt);
 }
 
-/* PSB+ at time @t: PSB, [TSC [TMA]], [CBR], MODE.Exec, [FUP ip while
+/* PSB+ at time @t: [CYC], PSB, [TSC [TMA]], [CBR], MODE.Exec, [FUP ip while
  * enabled], PSBEND. */
 static int put_psb(struct emu_pt *pt, uint64_t ip, uint64_t t)
 {
 	int err;
 
-	err = flush_tnt(pt);
+	err = cyc_before(pt, t, pt->opts.tsc);
+	if (!err)
+		err = flush_tnt(pt);
 	if (!err)
 		err = put_simple(pt, ppt_psb);
 	pt->last_ip = 0;
@@ -419,7 +424,7 @@ static int enable(struct emu_pt *pt, uint64_t ip, uint64_t t)
 			return err;
 		pt->exec_mode_sent = true;
 	}
-	err = cyc_before(pt, t);
+	err = cyc_before(pt, t, pt->opts.tsc);
 	if (!err)
 		err = put_tsc(pt, t);
 	if (err < 0)
@@ -432,7 +437,7 @@ static int ret(struct emu_pt *pt, uint64_t next, uint64_t t)
 {
 	int err;
 
-	err = cyc_before(pt, t);
+	err = cyc_before(pt, t, false);
 	if (err < 0)
 		return err;
 	if (pt->opts.retcomp && stack_top_is(&pt->lib, next) &&
@@ -467,7 +472,7 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 	}
 	switch (insn->cls) {
 	case EMU_INSN_JCC:
-		err = cyc_before(pt, t);
+		err = cyc_before(pt, t, false);
 		return err < 0 ? err : add_tnt(pt, next != ip + insn->len);
 	case EMU_INSN_CALL:
 		stack_push(&pt->lib, ip + insn->len);
@@ -480,14 +485,14 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 	case EMU_INSN_JMP_IND:
 		err = flush_tnt(pt);
 		if (!err)
-			err = put_cyc(pt, t);
+			err = put_cyc(pt, t, false);
 		return err < 0 ? err : put_ip(pt, ppt_tip, next);
 	case EMU_INSN_RET:
 		return ret(pt, next, t);
 	case EMU_INSN_FAR:
 		err = flush_tnt(pt);
 		if (!err)
-			err = put_cyc(pt, t);
+			err = put_cyc(pt, t, false);
 		return err < 0 ? err : put_pgd(pt);
 	default:
 		return 0;
@@ -506,7 +511,7 @@ int emu_pt_async(struct emu_pt *pt, uint64_t ip)
 	if (!err)
 		err = flush_tnt(pt);
 	if (!err)
-		err = put_cyc(pt, t);
+		err = put_cyc(pt, t, false);
 	if (!err)
 		err = put_ip(pt, ppt_fup, ip);
 	if (!err)
