@@ -84,6 +84,19 @@ for p in "MTC" "TMA" "CYC" "CBR"; do
 	grep -q "^\. .*  $p " info.txt || bad "all: perf sees no $p packet"
 done
 
+# qpt decode (libipt set up from AUXTRACE_INFO and the event's mtc_period)
+# times the instructions at MTC edges as perf does: every time it gives is
+# one perf gives, and it gives most of them
+for m in mtc mtc9; do
+	"$QPT" decode -i $m.data --json 2>/dev/null | grep -v '"event"' |
+		grep -o '"time":[0-9]*' | cut -d: -f2 | sort -u >$m.q
+	awk '{ print $1 }' $m.txt | tr -d '.:' | sort -u >$m.p
+	other=$(comm -23 $m.q $m.p | wc -l)
+	[ "$other" -eq 0 ] || bad "qpt decode $m: $other times perf does not give"
+	[ "$(wc -l <$m.q)" -ge $(($(wc -l <$m.p) * 9 / 10)) ] ||
+		bad "qpt decode $m: $(wc -l <$m.q) distinct times, perf $(wc -l <$m.p)"
+done
+
 # bad values are usage errors
 "$QPT" record --emulate -e intel_pt/mtc_period=16/u -- true 2>/dev/null
 [ $? -eq 2 ] || bad "mtc_period=16 is not a usage error"
