@@ -8,8 +8,8 @@
  * With timing packets (TSC, MTC, CYC), libipt configured as the emulated
  * CPU (CTC ratio, MTC period, nominal ratio) gives each instruction a
  * time that never decreases and lies between host clock reads taken
- * before and after the run, and MTC and CYC give more distinct times than
- * TSC alone.
+ * before and after the run, no MTC or CYC is lost (libipt could use them
+ * all), and MTC and CYC give more distinct times than TSC alone.
  *
  * argv[1]: gt_step, argv[2]: the folder of the test programs.
  */
@@ -227,6 +227,7 @@ static void check_time(struct pt_insn_decoder *dec, struct tcheck *tc,
 			 (unsigned long long)tc->lo,
 			 (unsigned long long)tc->hi);
 	assert_int_equal(lost_mtc, 0);
+	assert_int_equal(lost_cyc, 0);
 	if (tsc != *last)
 		tc->distinct++;
 	*last = tsc;
