@@ -258,12 +258,12 @@ static uint64_t clock_now(struct emu_pt *pt)
 
 static uint64_t tsc_to_ctc(uint64_t tsc)
 {
-	return tsc / EMU_PT_TSC_CTC_N * EMU_PT_TSC_CTC_D;
+	return tsc * EMU_PT_TSC_CTC_D / EMU_PT_TSC_CTC_N;
 }
 
 static uint64_t ctc_to_tsc(uint64_t ctc)
 {
-	return ctc / EMU_PT_TSC_CTC_D * EMU_PT_TSC_CTC_N;
+	return ctc * EMU_PT_TSC_CTC_N / EMU_PT_TSC_CTC_D;
 }
 
 /* The cycles from the last CYC to @t, when there are enough to report
