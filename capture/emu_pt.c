@@ -42,6 +42,8 @@ struct emu_pt {
 	uint64_t total;
 	bool enabled;
 	bool exec_mode_sent;
+	uint64_t mtc_unit; /* CTC >> mtc_period as the decoder knows it */
+	uint64_t cyc_last; /* the clock at the last CYC (or start) */
 	struct emu_stack lib, perf;
 	uint64_t lib_v[LIBIPT_STACK];
 	uint64_t perf_v[PERF_STACK];
@@ -249,24 +251,139 @@ static int put_mode_exec(struct emu_pt *pt)
 	return put(pt, &pkt);
 }
 
-static int put_tsc(struct emu_pt *pt)
+static uint64_t clock_now(struct emu_pt *pt)
+{
+	return pt->opts.clock ? pt->opts.clock(pt->opts.clock_ctx) : 0;
+}
+
+static uint64_t tsc_to_ctc(uint64_t tsc)
+{
+	return tsc * EMU_PT_TSC_CTC_D / EMU_PT_TSC_CTC_N;
+}
+
+static uint64_t ctc_to_tsc(uint64_t ctc)
+{
+	return ctc * EMU_PT_TSC_CTC_N / EMU_PT_TSC_CTC_D;
+}
+
+/* The cycles from the last CYC to @t, when there are enough to report
+ * (@any: however few, as before a TSC or MTC, where decoders restart
+ * their cycle count from the new time). */
+static uint64_t cyc_due(const struct emu_pt *pt, uint64_t t, bool any)
+{
+	uint64_t n = t > pt->cyc_last ? t - pt->cyc_last : 0;
+
+	if (!pt->opts.cyc || !n)
+		return 0;
+	if (!any && pt->opts.cyc_thresh &&
+	    n < 1ULL << (pt->opts.cyc_thresh - 1))
+		return 0;
+	return n;
+}
+
+static int put_cyc(struct emu_pt *pt, uint64_t t, bool any)
 {
 	struct pt_packet pkt;
+	uint64_t n = cyc_due(pt, t, any);
 
+	if (!n)
+		return 0;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_cyc;
+	pkt.payload.cyc.value = n;
+	pt->cyc_last = t;
+	return put(pt, &pkt);
+}
+
+/* Before a CYC-eligible packet at time @t: the CYC, after the TNT bits of
+ * earlier branches (so it times the packet that follows it). */
+static int cyc_before(struct emu_pt *pt, uint64_t t, bool any)
+{
+	int err;
+
+	if (!cyc_due(pt, t, any))
+		return 0;
+	err = flush_tnt(pt);
+	return err < 0 ? err : put_cyc(pt, t, any);
+}
+
+/* MTC for the CTC edges up to @t that the decoder has not seen, each at
+ * its edge's time (CYC counted to the edge): the newest edge, with
+ * intermediate ones where more than 255 periods passed so that no
+ * decoder sees the 8-bit payload wrap. */
+static int put_mtcs(struct emu_pt *pt, uint64_t t)
+{
+	uint64_t unit = tsc_to_ctc(t) >> pt->opts.mtc_period, step, edge;
+	struct pt_packet pkt;
+	int err;
+
+	if (!pt->opts.mtc)
+		return 0;
+	while (pt->mtc_unit < unit) {
+		step = unit - pt->mtc_unit;
+		pt->mtc_unit += step > 255 ? 255 : step;
+		edge = ctc_to_tsc(pt->mtc_unit << pt->opts.mtc_period);
+		err = flush_tnt(pt);
+		if (!err)
+			err = put_cyc(pt, edge, true);
+		if (err < 0)
+			return err;
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_mtc;
+		pkt.payload.mtc.ctc = (uint8_t)pt->mtc_unit;
+		err = put(pt, &pkt);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* TSC at @t, then TMA (CTC[15:0] and the TSC ticks since that CTC edge)
+ * with mtc: the decoder's MTC reference restarts here. */
+static int put_tsc(struct emu_pt *pt, uint64_t t)
+{
+	struct pt_packet pkt;
+	uint64_t ctc = tsc_to_ctc(t);
+	int err;
+
+	if (pt->opts.mtc)
+		pt->mtc_unit = ctc >> pt->opts.mtc_period;
 	if (!pt->opts.tsc)
 		return 0;
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = ppt_tsc;
-	pkt.payload.tsc.tsc = pt->opts.tsc(pt->opts.tsc_ctx);
+	pkt.payload.tsc.tsc = t;
+	err = put(pt, &pkt);
+	if (err < 0 || !pt->opts.mtc)
+		return err;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_tma;
+	pkt.payload.tma.ctc = (uint16_t)ctc;
+	pkt.payload.tma.fc = (uint16_t)(t - ctc_to_tsc(ctc));
 	return put(pt, &pkt);
 }
 
-/* PSB+: PSB, [TSC], MODE.Exec, [FUP ip while enabled], PSBEND. */
-static int put_psb(struct emu_pt *pt, uint64_t ip)
+static int put_cbr(struct emu_pt *pt)
+{
+	struct pt_packet pkt;
+
+	if (!pt->opts.cyc)
+		return 0;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_cbr;
+	pkt.payload.cbr.ratio = EMU_PT_CBR;
+	return put(pt, &pkt);
+}
+
+/* PSB+ at time @t: [CYC], PSB, [TSC [TMA]], [CBR], MODE.Exec, [FUP ip while
+ * enabled], PSBEND. */
+static int put_psb(struct emu_pt *pt, uint64_t ip, uint64_t t)
 {
 	int err;
 
-	err = flush_tnt(pt);
+	err = cyc_before(pt, t, pt->opts.tsc);
+	if (!err)
+		err = flush_tnt(pt);
 	if (!err)
 		err = put_simple(pt, ppt_psb);
 	pt->last_ip = 0;
@@ -274,7 +391,9 @@ static int put_psb(struct emu_pt *pt, uint64_t ip)
 	stack_clear(&pt->lib);
 	stack_clear(&pt->perf);
 	if (!err)
-		err = put_tsc(pt);
+		err = put_tsc(pt, t);
+	if (!err)
+		err = put_cbr(pt);
 	if (!err)
 		err = put_mode_exec(pt);
 	if (!err && pt->enabled)
@@ -286,12 +405,16 @@ static int put_psb(struct emu_pt *pt, uint64_t ip)
 
 int emu_pt_start(struct emu_pt *pt)
 {
+	uint64_t t = clock_now(pt);
+
 	pt->enabled = false;
-	return put_psb(pt, 0);
+	pt->cyc_last = t;
+	return put_psb(pt, 0, t);
 }
 
-/* Re-enable at @ip (back in user space). */
-static int enable(struct emu_pt *pt, uint64_t ip)
+/* Re-enable at @ip (back in user space) at time @t: [CYC], [TSC [TMA]],
+ * TIP.PGE. */
+static int enable(struct emu_pt *pt, uint64_t ip, uint64_t t)
 {
 	int err;
 
@@ -301,17 +424,22 @@ static int enable(struct emu_pt *pt, uint64_t ip)
 			return err;
 		pt->exec_mode_sent = true;
 	}
-	err = put_tsc(pt);
+	err = cyc_before(pt, t, pt->opts.tsc);
+	if (!err)
+		err = put_tsc(pt, t);
 	if (err < 0)
 		return err;
 	pt->enabled = true;
 	return put_ip(pt, ppt_tip_pge, ip);
 }
 
-static int ret(struct emu_pt *pt, uint64_t next)
+static int ret(struct emu_pt *pt, uint64_t next, uint64_t t)
 {
 	int err;
 
+	err = cyc_before(pt, t, false);
+	if (err < 0)
+		return err;
 	if (pt->opts.retcomp && stack_top_is(&pt->lib, next) &&
 	    stack_top_is(&pt->perf, next)) {
 		stack_pop(&pt->lib);
@@ -326,23 +454,26 @@ static int ret(struct emu_pt *pt, uint64_t next)
 int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 		uint64_t next)
 {
+	uint64_t t = clock_now(pt);
 	int err;
 
 	if (!pt->enabled) {
-		err = enable(pt, ip);
+		err = enable(pt, ip, t);
 		if (err < 0)
 			return err;
 	}
-	if (insn->cls == EMU_INSN_OTHER)
-		return 0;
+	err = put_mtcs(pt, t);
+	if (err < 0 || insn->cls == EMU_INSN_OTHER)
+		return err;
 	if (pt->since_psb >= pt->opts.psb_period) {
-		err = put_psb(pt, ip);
+		err = put_psb(pt, ip, t);
 		if (err < 0)
 			return err;
 	}
 	switch (insn->cls) {
 	case EMU_INSN_JCC:
-		return add_tnt(pt, next != ip + insn->len);
+		err = cyc_before(pt, t, false);
+		return err < 0 ? err : add_tnt(pt, next != ip + insn->len);
 	case EMU_INSN_CALL:
 		stack_push(&pt->lib, ip + insn->len);
 		stack_push(&pt->perf, ip + insn->len);
@@ -353,11 +484,15 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 		/* fall through */
 	case EMU_INSN_JMP_IND:
 		err = flush_tnt(pt);
+		if (!err)
+			err = put_cyc(pt, t, false);
 		return err < 0 ? err : put_ip(pt, ppt_tip, next);
 	case EMU_INSN_RET:
-		return ret(pt, next);
+		return ret(pt, next, t);
 	case EMU_INSN_FAR:
 		err = flush_tnt(pt);
+		if (!err)
+			err = put_cyc(pt, t, false);
 		return err < 0 ? err : put_pgd(pt);
 	default:
 		return 0;
@@ -366,11 +501,17 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 
 int emu_pt_async(struct emu_pt *pt, uint64_t ip)
 {
+	uint64_t t;
 	int err;
 
 	if (!pt->enabled)
 		return 0;
-	err = flush_tnt(pt);
+	t = clock_now(pt);
+	err = put_mtcs(pt, t);
+	if (!err)
+		err = flush_tnt(pt);
+	if (!err)
+		err = put_cyc(pt, t, false);
 	if (!err)
 		err = put_ip(pt, ppt_fup, ip);
 	if (!err)

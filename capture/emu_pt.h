@@ -2,8 +2,16 @@
 /*
  * The Intel PT packet generator of the emulated source: turns the executed
  * instructions of one thread into the packets user-only tracing would make
- * (PSB+, TIP.PGE/PGD, TNT, TIP, FUP, MODE.Exec, optional TSC), with libipt's
- * packet encoder.  Bytes go to an output callback in chunks.
+ * (PSB+, TIP.PGE/PGD, TNT, TIP, FUP, MODE.Exec, optional TSC, TMA, MTC, CBR
+ * and CYC), with libipt's packet encoder.  Bytes go to an output callback in
+ * chunks.
+ *
+ * The emulated clocks all derive from one clock callback counting TSC ticks
+ * (the host clock's nanoseconds): the crystal clock (CTC) ticks every
+ * EMU_PT_TSC_CTC_N / EMU_PT_TSC_CTC_D TSC ticks (25 MHz against a 1 GHz
+ * TSC, as CPUID leaf 0x15 would say), and the core clock runs at the TSC's
+ * rate (core:bus ratio EMU_PT_CBR, the max non-turbo ratio), so a cycle
+ * count is a count of TSC ticks.
  */
 #ifndef QPT_CAPTURE_EMU_PT_H
 #define QPT_CAPTURE_EMU_PT_H
@@ -18,16 +26,26 @@ struct emu_pt;
 
 /* Receives encoded bytes; returns 0 or a negative error (passed back). */
 typedef int (*emu_pt_out_fn)(void *ctx, const uint8_t *buf, size_t len);
-/* The current time stamp counter value for TSC packets. */
+/* The current time stamp counter value; never goes backwards. */
 typedef uint64_t (*emu_pt_tsc_fn)(void *ctx);
+
+#define EMU_PT_TSC_CTC_N 40 /* TSC ticks per CTC tick: numerator */
+#define EMU_PT_TSC_CTC_D 1  /* and denominator */
+#define EMU_PT_CBR 10	    /* core:bus ratio = max non-turbo ratio */
 
 struct emu_pt_opts {
 	bool retcomp;	     /* return compression (hardware default) */
 	uint32_t psb_period; /* bytes between PSB+ (0: 4096) */
 	uint32_t chunk;	     /* hand bytes on in chunks of about this
 			      * size (0 or more than 8 KiB: 8 KiB) */
-	emu_pt_tsc_fn tsc;   /* NULL: no TSC packets */
-	void *tsc_ctx;
+	emu_pt_tsc_fn clock; /* the TSC; NULL: no timing packets at all */
+	void *clock_ctx;
+	bool tsc;	     /* TSC (+ TMA with mtc) in PSB+ and at TIP.PGE */
+	bool mtc;	     /* MTC when CTC bit mtc_period changes */
+	bool cyc;	     /* CYC before branch packets and MTC, CBR in
+			      * PSB+ */
+	uint8_t mtc_period;  /* 0..15: MTC payload is CTC[period+7:period] */
+	uint8_t cyc_thresh;  /* 0..15: CYC only for >= 2^(n-1) cycles */
 };
 
 /* Returns NULL when out of memory. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture/auxtrace.h"
+#include "capture/emu_pt.h"
 #include "capture/emu_sideband.h"
 #include "capture/emu_trace.h"
 #include "capture/ring.h"
@@ -54,6 +55,7 @@ void qpt_emulate_opts_init(struct qpt_emulate_opts *opts)
 	opts->size = sizeof(*opts);
 	opts->output = "perf.data";
 	opts->psb_period = 3;
+	opts->mtc_period = 3;
 }
 
 static void set_error(const struct qpt_emulate_opts *o, const char *fmt, ...)
@@ -75,12 +77,17 @@ static void emu_attr(const struct qpt_emulate_opts *o,
 	memset(attr, 0, sizeof(*attr));
 	attr->type = QPT_EMULATE_PMU_TYPE;
 	attr->size = sizeof(*attr);
-	/* format bits of the Linux intel_pt PMU: pt config:0,
-	 * branch config:13, noretcomp config:11, tsc config:10,
+	/* format bits of the Linux intel_pt PMU: pt config:0, cyc config:1,
+	 * mtc config:9, tsc config:10, noretcomp config:11, branch
+	 * config:13, mtc_period config:14-17, cyc_thresh config:19-22,
 	 * psb_period config:24-27 */
 	attr->config = 1ULL | 1ULL << 13 | (uint64_t)o->psb_period << 24 |
 		       (o->noretcomp ? 1ULL << 11 : 0) |
 		       (o->tsc ? 1ULL << 10 : 0);
+	if (o->mtc)
+		attr->config |= 1ULL << 9 | (uint64_t)o->mtc_period << 14;
+	if (o->cyc)
+		attr->config |= 1ULL << 1 | (uint64_t)o->cyc_thresh << 19;
 	attr->sample_period = 1;
 	attr->sample_type = EMU_SAMPLE_TYPE;
 	attr->disabled = 1;
@@ -128,7 +135,12 @@ static int write_header(struct emu_rec *er)
 	p.pmu_type = QPT_EMULATE_PMU_TYPE;
 	p.snapshot_mode = o->snapshot;
 	p.per_cpu_mmaps = false;
-	if (o->tsc) {
+	/* the emulated CPU: CPUID 0x15 and the max non-turbo ratio of
+	 * emu_pt.h, whatever the host has */
+	p.tsc_ctc_n = EMU_PT_TSC_CTC_N;
+	p.tsc_ctc_d = EMU_PT_TSC_CTC_D;
+	p.max_nonturbo_ratio = EMU_PT_CBR;
+	if (o->tsc || o->mtc || o->cyc) {
 		p.time_shift = 0;
 		p.time_mult = 1;
 		p.time_zero = 0;
@@ -335,9 +347,10 @@ static int check_opts(const struct qpt_emulate_opts *o, struct emu_rec *er)
 		return -QPT_E_INVAL;
 	}
 	if ((dp & (dp - 1)) || (ap & (ap - 1)) || dp > (1u << 20) ||
-	    ap > (1u << 20) || o->psb_period > 15) {
+	    ap > (1u << 20) || o->psb_period > 15 || o->mtc_period > 15 ||
+	    o->cyc_thresh > 15) {
 		set_error(o, "ring sizes must be powers of two pages, "
-			     "psb_period 0..15");
+			     "psb_period, mtc_period and cyc_thresh 0..15");
 		return -QPT_E_INVAL;
 	}
 	er->data_size = dp * (uint64_t)page;
@@ -394,6 +407,10 @@ int qpt_emulate_record(const struct qpt_emulate_opts *o,
 	to.inherit = o->inherit;
 	to.retcomp = !o->noretcomp;
 	to.tsc = o->tsc;
+	to.mtc = o->mtc;
+	to.cyc = o->cyc;
+	to.mtc_period = (uint8_t)o->mtc_period;
+	to.cyc_thresh = (uint8_t)o->cyc_thresh;
 	to.psb_period = 1u << (o->psb_period + 11);
 	to.sample_id = EMU_ID;
 	/* a reader keeps up at half the area, as perf's aux_watermark */

@@ -70,8 +70,9 @@ static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
 	tr->opts->log(lvl, msg, tr->opts->log_ctx);
 }
 
-/* TSC packets carry the host clock in perf's time base (nanoseconds of
- * CLOCK_MONOTONIC), with time_mult 1 and time_shift 0 in AUXTRACE_INFO. */
+/* The emulated TSC is the host clock in perf's time base (nanoseconds of
+ * CLOCK_MONOTONIC), with time_mult 1 and time_shift 0 in AUXTRACE_INFO;
+ * the crystal and core clocks derive from it (emu_pt.h). */
 static uint64_t emu_tsc(void *ctx)
 {
 	return emu_sb_time();
@@ -245,7 +246,13 @@ static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
 	    .retcomp = tr->opts->retcomp,
 	    .psb_period = tr->opts->psb_period,
 	    .chunk = tr->opts->chunk,
-	    .tsc = tr->opts->tsc ? emu_tsc : NULL,
+	    .clock = tr->opts->tsc || tr->opts->mtc || tr->opts->cyc ?
+			 emu_tsc : NULL,
+	    .tsc = tr->opts->tsc,
+	    .mtc = tr->opts->mtc,
+	    .cyc = tr->opts->cyc,
+	    .mtc_period = tr->opts->mtc_period,
+	    .cyc_thresh = tr->opts->cyc_thresh,
 	};
 	struct emu_thread *t;
 

@@ -37,7 +37,9 @@ struct emu_trace_opts {
 	bool no_aslr;
 	bool inherit; /* follow fork/vfork children */
 	bool retcomp;
-	bool tsc;
+	bool tsc, mtc, cyc;    /* timing packets (emu_pt_opts) */
+	uint8_t mtc_period;    /* 0..15 */
+	uint8_t cyc_thresh;    /* 0..15 */
 	uint32_t psb_period;   /* bytes */
 	uint32_t chunk;	       /* trace bytes per sink->aux call, about */
 	uint64_t sample_id;    /* the identifier in every record's trailer */

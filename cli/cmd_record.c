@@ -73,7 +73,9 @@ static void usage(FILE *out)
 		"                        ptrace and write the trace the "
 		"hardware would (user\n"
 		"                        space; -e intel_pt/noretcomp,tsc,"
-		"psb_period=N/u is honoured)\n"
+		"psb_period=N,mtc,\n"
+		"                        mtc_period=N,cyc,cyc_thresh=N/u "
+		"are honoured)\n"
 		"      --inherit         with --emulate: follow fork/vfork "
 		"children\n"
 		"      --aslr            with --emulate: keep address space "
@@ -503,6 +505,14 @@ static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
 			eo->psb_period = (uint32_t)v;
 		else if (!strcmp(t, "tsc"))
 			eo->tsc = v != 0;
+		else if (!strcmp(t, "mtc"))
+			eo->mtc = v != 0;
+		else if (!strcmp(t, "cyc"))
+			eo->cyc = v != 0;
+		else if (!strcmp(t, "mtc_period") && v <= 15)
+			eo->mtc_period = (uint32_t)v;
+		else if (!strcmp(t, "cyc_thresh") && v <= 15)
+			eo->cyc_thresh = (uint32_t)v;
 		else if (strcmp(t, "pt") && strcmp(t, "branch"))
 			return cli_usage_error("record", "--emulate: term '%s' "
 					       "is not emulated", t);

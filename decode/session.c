@@ -41,6 +41,7 @@ struct lost_ev {
 };
 
 struct session {
+	const struct qpt_reader *reader;
 	struct lost_ev *lost;
 	size_t nr_lost;
 	struct qpt_decoder *dec;
@@ -235,6 +236,26 @@ static int on_auxtrace(struct session *s, const struct qpt_record *rec)
 	return run_append(r, p, (size_t)n, s->stable && !rec->depth);
 }
 
+/* perf's intel_pt_mtc_period: the mtc_period field of the Intel PT
+ * event's config (0 without its mtc bit); AUXTRACE_INFO has the masks. */
+static uint8_t mtc_period(const struct session *s, const uint64_t *priv)
+{
+	uint64_t bits = priv[QPT_INTEL_PT_MTC_FREQ_BITS], config;
+	const struct qpt_attr *a;
+	size_t i, n = qpt_reader_nr_attrs(s->reader);
+
+	for (i = 0; i < n && bits; i++) {
+		a = qpt_reader_attr(s->reader, i);
+		if (!a || a->attr.type != priv[QPT_INTEL_PT_PMU_TYPE])
+			continue;
+		config = a->attr.config;
+		if (!(config & priv[QPT_INTEL_PT_MTC_BIT]))
+			return 0;
+		return (uint8_t)((config & bits) >> __builtin_ctzll(bits));
+	}
+	return 0;
+}
+
 static void on_info(struct session *s, const struct qpt_record *rec)
 {
 	const struct qpt_record_auxtrace_info *ai = rec->data;
@@ -254,7 +275,7 @@ static void on_info(struct session *s, const struct qpt_record *rec)
 		s->tc.zero = ai->priv[QPT_INTEL_PT_TIME_ZERO];
 	}
 	if (nr > QPT_INTEL_PT_MAX_NONTURBO_RATIO) {
-		s->cfg.mtc_freq = (uint8_t)ai->priv[QPT_INTEL_PT_MTC_FREQ_BITS];
+		s->cfg.mtc_freq = mtc_period(s, ai->priv);
 		s->cfg.cpuid_0x15_ebx =
 			(uint32_t)ai->priv[QPT_INTEL_PT_TSC_CTC_N];
 		s->cfg.cpuid_0x15_eax =
@@ -709,6 +730,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		goto out;
 	}
 	s.stable = !qpt_reader_is_pipe(r);
+	s.reader = r;
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		s.feat = qpt_reader_features(r);

@@ -43,6 +43,16 @@ struct qpt_emulate_opts {
 	bool tsc;		/* TSC packets (PSB+, TIP.PGE) from the host
 				 * clock: CLOCK_MONOTONIC ns, so AUXTRACE_INFO
 				 * has time_mult 1, time_shift 0, time_zero 0 */
+	bool mtc;		/* MTC packets (and TMA after each TSC) from
+				 * a 25 MHz crystal clock derived from the
+				 * host clock: TSC:CTC ratio 40/1 */
+	uint32_t mtc_period;	/* intel_pt mtc_period term: MTC when CTC bit
+				 * n changes; 0..15, default 3 as perf */
+	bool cyc;		/* CYC packets (cycles = TSC ticks: the core
+				 * runs at the max non-turbo ratio 10, CBR in
+				 * PSB+) */
+	uint32_t cyc_thresh;	/* intel_pt cyc_thresh term: CYC for at
+				 * least 2^(n-1) cycles; 0..15, default 0 */
 	uint32_t psb_period;	/* intel_pt psb_period term: PSB every
 				 * 2^(n+11) bytes; default 3 as perf */
 	uint64_t data_pages;	/* data ring pages, power of 2; 0: 128 */

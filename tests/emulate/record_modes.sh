@@ -95,7 +95,7 @@ perf script -i usr2.data --itrace=i0ns -F ip 2>/dev/null | awk '{ print $1 }' >u
 [ "$(wc -l <u.txt)" -gt 1000 ] || bad "SIGUSR2: little decoded"
 
 # a usage error
-"$QPT" record --emulate -e intel_pt/cyc/u -- true 2>/dev/null
+"$QPT" record --emulate -e intel_pt/ptw/u -- true 2>/dev/null
 [ $? -eq 2 ] || bad "an unemulated term is not a usage error"
 
 [ $fail -eq 0 ] && echo "ok: $n instructions; snapshot $s; $bufs buffers"

@@ -5,6 +5,11 @@
  * and once under the emulator with an in-memory sink; libipt's instruction
  * decoder over each thread's stream, with the images the MMAP2 records name,
  * must give the ground truth's address sequence exactly, without errors.
+ * With timing packets (TSC, MTC, CYC), libipt configured as the emulated
+ * CPU (CTC ratio, MTC period, nominal ratio) gives each instruction a
+ * time that never decreases and lies between host clock reads taken
+ * before and after the run, no MTC or CYC is lost (libipt could use them
+ * all), and MTC and CYC give more distinct times than TSC alone.
  *
  * argv[1]: gt_step, argv[2]: the folder of the test programs.
  */
@@ -17,10 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <intel-pt.h>
 
+#include "capture/emu_pt.h"
 #include "capture/emu_trace.h"
 
 #define MAX_T 8
@@ -191,9 +198,45 @@ static int ground_truth(const char *prog, struct seq *seqs)
 	return nt;
 }
 
-static int decode(const struct mem_sink *s, const struct mem_thread *t,
-		  struct seq *seq)
+/* What the times libipt gives must respect, and what it gave. */
+struct tcheck {
+	const char *what;
+	uint8_t mtc_period;
+	uint64_t lo, hi;	/* host clock before and after the run */
+	uint64_t distinct;	/* times differing from the one before */
+};
+
+static uint64_t host_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void check_time(struct pt_insn_decoder *dec, struct tcheck *tc,
+		       uint64_t *last)
+{
+	uint64_t tsc = 0;
+	uint32_t lost_mtc = 0, lost_cyc = 0;
+
+	assert_int_equal(pt_insn_time(dec, &tsc, &lost_mtc, &lost_cyc), 0);
+	if (tsc < *last || tsc < tc->lo || tsc > tc->hi)
+		fail_msg("%s: libipt time %llu: last %llu, run %llu..%llu",
+			 tc->what, (unsigned long long)tsc, (unsigned long long)*last,
+			 (unsigned long long)tc->lo,
+			 (unsigned long long)tc->hi);
+	assert_int_equal(lost_mtc, 0);
+	assert_int_equal(lost_cyc, 0);
+	if (tsc != *last)
+		tc->distinct++;
+	*last = tsc;
+}
+
+static int decode(const struct mem_sink *s, const struct mem_thread *t,
+		  struct seq *seq, struct tcheck *tc)
+{
+	uint64_t last = 0;
 	struct pt_insn_decoder *dec;
 	struct pt_image *image;
 	struct pt_config cfg;
@@ -209,6 +252,12 @@ static int decode(const struct mem_sink *s, const struct mem_thread *t,
 	pt_config_init(&cfg);
 	cfg.begin = t->buf;
 	cfg.end = t->buf + t->n;
+	if (tc) {
+		cfg.mtc_freq = tc->mtc_period;
+		cfg.nom_freq = EMU_PT_CBR;
+		cfg.cpuid_0x15_eax = EMU_PT_TSC_CTC_D;
+		cfg.cpuid_0x15_ebx = EMU_PT_TSC_CTC_N;
+	}
 	dec = pt_insn_alloc_decoder(&cfg);
 	assert_non_null(dec);
 	pt_insn_set_image(dec, image);
@@ -228,6 +277,8 @@ static int decode(const struct mem_sink *s, const struct mem_thread *t,
 			if (status < 0)
 				break;
 			seq_add(seq, insn.ip);
+			if (tc)
+				check_time(dec, tc, &last);
 		}
 		if (status == -pte_eos)
 			break;
@@ -254,15 +305,10 @@ static void compare(const struct seq *want, const struct seq *got, int thr)
 			 got->n, want->n);
 }
 
-static void run_prog(const char *name, bool retcomp, uint32_t psb)
+static void run_opts(const char *name, struct emu_trace_opts *opts,
+		     struct tcheck *tc)
 {
 	struct seq want[MAX_T], got[MAX_T];
-	struct emu_trace_opts opts = {
-	    .no_aslr = true,
-	    .retcomp = retcomp,
-	    .psb_period = psb,
-	    .sample_id = 1,
-	};
 	char prog[4096], vdso[] = "/tmp/qpt-vdso-XXXXXX";
 	struct emu_trace_result res;
 	struct mem_sink *s;
@@ -275,13 +321,17 @@ static void run_prog(const char *name, bool retcomp, uint32_t psb)
 	fd = mkstemp(vdso);
 	assert_true(fd >= 0);
 	close(fd);
-	opts.vdso_path = vdso;
+	opts->vdso_path = vdso;
 	nt = ground_truth(prog, want);
 	s = calloc(1, sizeof(*s));
 	assert_non_null(s);
 	argv[0] = prog;
 	argv[1] = NULL;
-	assert_int_equal(emu_trace_run(argv, &opts, &mem_ops, s, &res), 0);
+	if (tc)
+		tc->lo = host_ns();
+	assert_int_equal(emu_trace_run(argv, opts, &mem_ops, s, &res), 0);
+	if (tc)
+		tc->hi = host_ns();
 	assert_int_equal(s->nt, nt);
 	assert_int_equal(s->itrace_starts, nt);
 	assert_int_equal(s->forks, nt - 1);
@@ -289,7 +339,7 @@ static void run_prog(const char *name, bool retcomp, uint32_t psb)
 	assert_true(s->comms >= 1);
 	for (i = 0; i < nt; i++) {
 		assert_true(s->t[i].exited);
-		assert_int_equal(decode(s, &s->t[i], &got[i]), 0);
+		assert_int_equal(decode(s, &s->t[i], &got[i], tc), 0);
 		compare(&want[i], &got[i], i);
 	}
 	for (i = 0; i < MAX_T; i++) {
@@ -300,6 +350,54 @@ static void run_prog(const char *name, bool retcomp, uint32_t psb)
 	}
 	free(s);
 	unlink(vdso);
+}
+
+static void run_prog(const char *name, bool retcomp, uint32_t psb)
+{
+	struct emu_trace_opts opts = {
+	    .no_aslr = true,
+	    .retcomp = retcomp,
+	    .psb_period = psb,
+	    .sample_id = 1,
+	};
+
+	run_opts(name, &opts, NULL);
+}
+
+/* Distinct libipt times of emu_flow_static with these timing packets. */
+static uint64_t run_timed(bool mtc, bool cyc, uint8_t mtc_period)
+{
+	struct emu_trace_opts opts = {
+	    .no_aslr = true,
+	    .retcomp = true,
+	    .tsc = true,
+	    .mtc = mtc,
+	    .cyc = cyc,
+	    .mtc_period = mtc_period,
+	    .sample_id = 1,
+	};
+	struct tcheck tc = {.mtc_period = mtc_period,
+			    .what = mtc ? (cyc ? "mtc+cyc" : "mtc") :
+					  (cyc ? "cyc" : "tsc")};
+
+	run_opts("emu_flow_static", &opts, &tc);
+	return tc.distinct;
+}
+
+static void test_flow_timing(void **state)
+{
+	uint64_t tsc = run_timed(false, false, 3);
+	uint64_t mtc = run_timed(true, false, 3);
+	uint64_t cyc = run_timed(false, true, 3);
+	uint64_t all = run_timed(true, true, 3);
+
+	print_message("distinct times: tsc %llu, mtc %llu, cyc %llu, "
+		      "mtc+cyc %llu\n",
+		      (unsigned long long)tsc, (unsigned long long)mtc,
+		      (unsigned long long)cyc, (unsigned long long)all);
+	assert_true(mtc > tsc);
+	assert_true(cyc > tsc);
+	assert_true(all > tsc);
 }
 
 #define PROG_TEST(n)                                                           \
@@ -334,6 +432,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_flow_static),
 	    cmocka_unit_test(test_flow_noretcomp),
 	    cmocka_unit_test(test_flow_small_psb),
+	    cmocka_unit_test(test_flow_timing),
 	    cmocka_unit_test(test_sig),
 	    cmocka_unit_test(test_sig_static),
 	    cmocka_unit_test(test_crash),

@@ -5,7 +5,9 @@
  * back with libipt's packet decoder: PSB+, MODE.Exec + TIP.PGE on entry,
  * TNT bit order and flushing, last-IP compression, return compression on
  * a matching call only, TIP.PGD for far transfers, FUP + TIP.PGD for
- * asynchronous ones, long TNT, and PSB+ with FUP while enabled.
+ * asynchronous ones, long TNT, and PSB+ with FUP while enabled; with
+ * timing, the TSC, TMA, MTC, CBR and CYC fields against the scripted clock
+ * values they were made from (CTC = TSC / 40, cycles = TSC ticks).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,11 +41,15 @@ struct want {
 	uint64_t ip;	  /* for IP packets with an IP */
 	int tnt_size;	  /* for TNT */
 	uint64_t tnt;
+	uint64_t val;	  /* TSC, MTC ctc, CYC, CBR ratio, TMA ctc */
+	uint64_t fc;	  /* TMA fast counter */
 };
 
-#define PKT(t) {(t), 0, 0, 0, 0}
-#define IPP(t, c, a) {(t), (c), (a), 0, 0}
-#define TNT(t, s, v) {(t), 0, 0, (s), (v)}
+#define PKT(t) {(t), 0, 0, 0, 0, 0, 0}
+#define IPP(t, c, a) {(t), (c), (a), 0, 0, 0, 0}
+#define TNT(t, s, v) {(t), 0, 0, (s), (v), 0, 0}
+#define VAL(t, v) {(t), 0, 0, 0, 0, (v), 0}
+#define TMA(c, f) {ppt_tma, 0, 0, 0, 0, (c), (f)}
 
 static void check(const struct buf *b, const struct want *w, size_t nw)
 {
@@ -88,6 +94,22 @@ static void check(const struct buf *b, const struct want *w, size_t nw)
 			assert_int_equal(pkt.payload.tnt.bit_size,
 					 w[i].tnt_size);
 			assert_int_equal(pkt.payload.tnt.payload, w[i].tnt);
+			break;
+		case ppt_tsc:
+			assert_int_equal(pkt.payload.tsc.tsc, w[i].val);
+			break;
+		case ppt_tma:
+			assert_int_equal(pkt.payload.tma.ctc, w[i].val);
+			assert_int_equal(pkt.payload.tma.fc, w[i].fc);
+			break;
+		case ppt_mtc:
+			assert_int_equal(pkt.payload.mtc.ctc, w[i].val);
+			break;
+		case ppt_cyc:
+			assert_int_equal(pkt.payload.cyc.value, w[i].val);
+			break;
+		case ppt_cbr:
+			assert_int_equal(pkt.payload.cbr.ratio, w[i].val);
 			break;
 		case ppt_mode:
 			assert_int_equal(pkt.payload.mode.leaf, pt_mol_exec);
@@ -224,12 +246,116 @@ static void test_long_tnt_and_psb(void **state)
 	free(b);
 }
 
+/* The emulated TSC: one scripted value per read. */
+struct clock {
+	const uint64_t *t;
+	size_t n, i;
+};
+
+static uint64_t scripted(void *ctx)
+{
+	struct clock *c = ctx;
+
+	assert_true(c->i < c->n);
+	return c->t[c->i++];
+}
+
+/*
+ * MTC period 3: an MTC per 8 CTC ticks = 320 TSC ticks, payload CTC[10:3]
+ * = TSC / 320 mod 256, timed at its edge (CYC counts up to the edge).
+ * Clock reads: start, then one per instruction or asynchronous exit.
+ */
+static void test_timing(void **state)
+{
+	static const uint64_t t[] = {
+		1000007, /* start: CTC 25000 (0x61a8) + 7 ticks */
+		1000100, /* enable: CTC 25002 + 20; MTC unit 3125 */
+		1000745, /* JCC: unit 3127, edge 3127 * 320 = 1000640 */
+		1000746, /* JCC */
+		1096746, /* JMP_IND: unit 3427, 300 units later: MTC at 3382
+			  * (edge 1082240) and 3427 (edge 1096640) */
+		1096800, /* async: unit 3427, no MTC */
+	};
+	static const struct want w[] = {
+		PKT(ppt_psb), VAL(ppt_tsc, 1000007), TMA(25000, 7),
+		VAL(ppt_cbr, 10), PKT(ppt_mode), PKT(ppt_psbend),
+		PKT(ppt_mode), VAL(ppt_cyc, 93), VAL(ppt_tsc, 1000100),
+		TMA(25002, 20), IPP(ppt_tip_pge, pt_ipc_update_32, 0x401000),
+		VAL(ppt_cyc, 540), VAL(ppt_mtc, 3127 & 0xff),
+		VAL(ppt_cyc, 105),		/* before the taken JCC */
+		TNT(ppt_tnt_8, 1, 0x1),
+		VAL(ppt_cyc, 1),		/* before the not-taken JCC */
+		TNT(ppt_tnt_8, 1, 0x0),
+		VAL(ppt_cyc, 1082240 - 1000746), VAL(ppt_mtc, 3382 & 0xff),
+		VAL(ppt_cyc, 1096640 - 1082240), VAL(ppt_mtc, 3427 & 0xff),
+		VAL(ppt_cyc, 106), IPP(ppt_tip, pt_ipc_update_16, 0x402000),
+		VAL(ppt_cyc, 54), IPP(ppt_fup, pt_ipc_update_16, 0x402000),
+		IPP(ppt_tip_pgd, pt_ipc_suppressed, 0),
+	};
+	struct clock c = {t, sizeof(t) / sizeof(t[0]), 0};
+	struct emu_pt_opts o = {
+	    .retcomp = true, .psb_period = 4096, .clock = scripted,
+	    .clock_ctx = &c, .tsc = true, .mtc = true, .cyc = true,
+	    .mtc_period = 3,
+	};
+	struct buf *b = calloc(1, sizeof(*b));
+	struct emu_pt *pt = emu_pt_new(&o, out, b);
+
+	assert_int_equal(emu_pt_start(pt), 0);
+	emu_pt_insn(pt, 0x401000, &(struct emu_insn){0, 3}, 0x401003);
+	emu_pt_insn(pt, 0x401003, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x401020);
+	emu_pt_insn(pt, 0x401020, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x401022);
+	emu_pt_insn(pt, 0x401022, &(struct emu_insn){EMU_INSN_JMP_IND, 2},
+		    0x402000);
+	assert_int_equal(emu_pt_async(pt, 0x402000), 0);
+	assert_int_equal(emu_pt_flush(pt), 0);
+	assert_int_equal(c.i, c.n);
+	check(b, w, sizeof(w) / sizeof(w[0]));
+	emu_pt_free(pt);
+	free(b);
+}
+
+/* cyc_thresh 3: a CYC only once 4 cycles have passed since the last. */
+static void test_cyc_thresh(void **state)
+{
+	static const uint64_t t[] = {1000, 1002, 1003, 1004, 1005};
+	static const struct want w[] = {
+		PKT(ppt_psb), VAL(ppt_cbr, 10), PKT(ppt_mode),
+		PKT(ppt_psbend), PKT(ppt_mode),
+		IPP(ppt_tip_pge, pt_ipc_update_16, 0x1000),
+		TNT(ppt_tnt_8, 1, 0x1), VAL(ppt_cyc, 4),
+		TNT(ppt_tnt_8, 1, 0x0),
+		IPP(ppt_tip, pt_ipc_update_16, 0x3000),
+	};
+	struct clock c = {t, sizeof(t) / sizeof(t[0]), 0};
+	struct emu_pt_opts o = {
+	    .retcomp = true, .clock = scripted, .clock_ctx = &c, .cyc = true,
+	    .cyc_thresh = 3,
+	};
+	struct buf *b = calloc(1, sizeof(*b));
+	struct emu_pt *pt = emu_pt_new(&o, out, b);
+
+	emu_pt_start(pt);
+	emu_pt_insn(pt, 0x1000, &(struct emu_insn){0, 2}, 0x1002);
+	emu_pt_insn(pt, 0x1002, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x2000);
+	emu_pt_insn(pt, 0x2000, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x2002);
+	emu_pt_insn(pt, 0x2002, &(struct emu_insn){EMU_INSN_JMP_IND, 2},
+		    0x3000);
+	emu_pt_flush(pt);
+	assert_int_equal(c.i, c.n);
+	check(b, w, sizeof(w) / sizeof(w[0]));
+	emu_pt_free(pt);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_retcomp_rules),
 		cmocka_unit_test(test_long_tnt_and_psb),
+		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_cyc_thresh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
