@@ -92,7 +92,8 @@ static void put_hex_fmt(struct out *o, uint64_t v, int width)
 	o->len = (size_t)(p + n - o->buf);
 }
 
-static void put_u64(struct out *o, uint64_t v)
+/* Decimal right-aligned in @width, or zero-padded to @width. */
+static void put_dec(struct out *o, uint64_t v, int width, bool zero)
 {
 	char tmp[24];
 	int n = 0;
@@ -101,10 +102,17 @@ static void put_u64(struct out *o, uint64_t v)
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	if (o->len + 24 > sizeof(o->buf))
+	if (o->len + 48 > sizeof(o->buf))
 		out_flush(o);
+	for (; n < width; width--)
+		o->buf[o->len++] = zero ? '0' : ' ';
 	while (n)
 		o->buf[o->len++] = tmp[--n];
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+	put_dec(o, v, 0, false);
 }
 
 static void put_i64(struct out *o, int64_t v)
@@ -197,24 +205,6 @@ static void json_common(struct out *o, const struct qpt_item *it)
 		put_sym(o, it);
 		put(o, "\"", 1);
 	}
-}
-
-/* Decimal right-aligned in @width, or zero-padded to @width. */
-static void put_dec(struct out *o, uint64_t v, int width, bool zero)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (o->len + 48 > sizeof(o->buf))
-		out_flush(o);
-	for (; n < width; width--)
-		o->buf[o->len++] = zero ? '0' : ' ';
-	while (n)
-		o->buf[o->len++] = tmp[--n];
 }
 
 static void text_prefix_fmt(struct out *o, const struct qpt_item *it);
