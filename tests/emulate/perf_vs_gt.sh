@@ -14,13 +14,8 @@ if [ "$1" = --inherit ]; then
 fi
 GT=$1 DIR=$2
 shift 2
-command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
-[ -x "$QPT" ] || { echo "no qpt"; exit 1; }
-"$GT" /dev/null -- /bin/true >/dev/null 2>&1
-[ $? -eq 77 ] && { echo "ptrace not allowed here: skip"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source=tests/emulate/common.sh
+. "$(dirname "$0")/common.sh"
 
 # per thread (ordered by tid), one address per line, threads separated
 by_thread() {

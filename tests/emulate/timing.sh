@@ -8,16 +8,10 @@
 # (mtc bit, mtc_freq bits, TSC:CTC ratio, cyc bit, max non-turbo ratio) as
 # the emulated CPU's.
 # Args: GT_STEP PROG_DIR
-set -u
 GT=$1 DIR=$2
-command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
-"$GT" /dev/null -- /bin/true >/dev/null 2>&1
-[ $? -eq 77 ] && { echo "ptrace not allowed here: skip"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/emulate/common.sh
+. "$(dirname "$0")/common.sh"
 cd "$tmp" || exit 1
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 prog=$DIR/emu_flow
 
 env -i "$GT" gt.txt -- "$prog" >/dev/null

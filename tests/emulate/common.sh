@@ -1,0 +1,13 @@
+# shellcheck shell=bash
+# Shared by the emulate shell tests (set GT, the ground-truth stepper,
+# before sourcing): skip (77) where perf or ptrace is missing, a scratch
+# directory $tmp removed at exit, and failure bookkeeping (bad, $fail).
+set -u
+command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
+[ -x "$QPT" ] || { echo "no qpt"; exit 1; }
+"$GT" /dev/null -- /bin/true >/dev/null 2>&1
+[ $? -eq 77 ] && { echo "ptrace not allowed here: skip"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
