@@ -724,6 +724,8 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		goto out;
 	}
 	qpt_reader_opts_init(&ropts);
+	ropts.log = dec->opts.log; /* the reader's warnings */
+	ropts.log_ctx = dec->opts.log_ctx;
 	err = qpt_reader_open(path, &ropts, &r);
 	if (err) {
 		err = fail(dec, r, err);
