@@ -204,9 +204,6 @@ void qpt_reader_free(struct qpt_reader *r)
 		free(r->attrs[i]);
 	}
 	free(r->attrs);
-	for (i = 0; i < r->nr_idblocks; i++)
-		free(r->idblocks[i]);
-	free(r->idblocks);
 	qpt_idmap_free(&r->idmap);
 	for (i = 0; i < QPT_HEADER_FEAT_BITS; i++)
 		free(r->feat[i].owned);
@@ -237,6 +234,11 @@ bool qpt_reader_is_pipe(const struct qpt_reader *r)
 bool qpt_reader_is_swapped(const struct qpt_reader *r)
 {
 	return r->swap;
+}
+
+bool qpt_reader_is_stream(const struct qpt_reader *r)
+{
+	return r->stream;
 }
 
 bool qpt_reader_is_unfinished(const struct qpt_reader *r)
@@ -283,26 +285,15 @@ const struct qpt_attr *qpt_reader_attr_by_id(const struct qpt_reader *r,
 uint64_t *qpt_reader_id_block(struct qpt_reader *r, const uint8_t *src,
 			      size_t n, bool swap)
 {
-	uint64_t *v;
+	uint64_t *v = qpt_reader_alloc(r, n, sizeof(*v));
 	size_t i;
 
-	if (r->nr_idblocks == r->cap_idblocks) {
-		size_t cap = r->cap_idblocks ? 2 * r->cap_idblocks : 8;
-		uint64_t **nb = realloc(r->idblocks, cap * sizeof(*nb));
-
-		if (!nb)
-			return NULL;
-		r->idblocks = nb;
-		r->cap_idblocks = cap;
-	}
-	v = malloc(n ? n * sizeof(*v) : 1);
 	if (!v)
 		return NULL;
 	memcpy(v, src, n * sizeof(*v));
 	if (swap)
 		for (i = 0; i < n; i++)
 			v[i] = qpt_bswap64(v[i]);
-	r->idblocks[r->nr_idblocks++] = v;
 	return v;
 }
 

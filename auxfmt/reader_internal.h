@@ -81,10 +81,6 @@ struct qpt_reader {
 	/* attrs: an array of pointers so they stay put as it grows */
 	struct qpt_attr **attrs;
 	size_t nr_attrs, cap_attrs;
-	/* the attrs' id arrays (host order), shared by attrs whose file-mode
-	 * ids sections are the same bytes */
-	uint64_t **idblocks;
-	size_t nr_idblocks, cap_idblocks;
 	struct qpt_idmap idmap; /* idmap.c */
 
 	struct qpt_feat_sect feat[QPT_HEADER_FEAT_BITS];
@@ -117,7 +113,8 @@ int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
 void qpt_reader_warn(struct qpt_reader *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* @n ids from @src (8 bytes each, any alignment) in host order, in an
- * array the reader owns until free; NULL when out of memory. */
+ * array the reader owns until free (attrs whose file-mode ids sections are
+ * the same bytes share one); NULL when out of memory. */
 uint64_t *qpt_reader_id_block(struct qpt_reader *r, const uint8_t *src,
 			      size_t n, bool swap);
 /*
@@ -168,6 +165,9 @@ int qpt_features_parse(struct qpt_reader *r);
 /* Parse one present feature section (again). */
 int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat);
 void qpt_features_free(struct qpt_features *f);
+/* An array of @n elements of @size, zeroed, that the reader owns until it
+ * is freed (the features' allocations); NULL when out of memory. */
+void *qpt_reader_alloc(struct qpt_reader *r, size_t n, size_t size);
 
 /* swap.c */
 uint16_t qpt_bswap16(uint16_t v);
