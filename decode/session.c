@@ -731,7 +731,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		err = fail(dec, r, err);
 		goto out;
 	}
-	s.stable = !qpt_reader_is_pipe(r);
+	s.stable = !qpt_reader_is_pipe(r) && !qpt_reader_is_stream(r);
 	s.reader = r;
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {

@@ -78,6 +78,14 @@ QPT_API bool qpt_reader_is_swapped(const struct qpt_reader *reader);
  * features.
  */
 QPT_API bool qpt_reader_is_unfinished(const struct qpt_reader *reader);
+/*
+ * Whether records are read from the input as they are asked for (a pipe or
+ * FIFO in pipe mode, or an unfinished file on one): AUXTRACE payloads are
+ * then valid until the next call only.  A file-mode file on a pipe is
+ * read before the first record, and a regular file is mapped: their
+ * payloads stay valid until free.
+ */
+QPT_API bool qpt_reader_is_stream(const struct qpt_reader *reader);
 /* The file header as read (host order); NULL in pipe mode. */
 QPT_API const struct qpt_file_header *
 qpt_reader_file_header(const struct qpt_reader *reader);

@@ -371,6 +371,7 @@ static void test_pipe_bounded(void **state)
 	memcpy(p.b + p.n, junk, sizeof(junk));
 	rfd = pipe_with(p.b, p.n + sizeof(junk), &wfd);
 	assert_int_equal(qpt_reader_open_fd(rfd, "file", NULL, &r), 0);
+	assert_false(qpt_reader_is_stream(r)); /* all of it is in */
 	for (n = 0; (err = qpt_reader_next(r, &rec)) > 0; n++)
 		;
 	assert_int_equal(err, 0);
@@ -383,6 +384,7 @@ static void test_pipe_bounded(void **state)
 	rfd = pipe_with(p.b, ends[2], &wfd);
 	assert_int_equal(qpt_reader_open_fd(rfd, "killed", NULL, &r), 0);
 	assert_true(qpt_reader_is_unfinished(r));
+	assert_true(qpt_reader_is_stream(r));
 	for (n = 0; n < 3; n++)
 		assert_int_equal(qpt_reader_next(r, &rec), 1);
 	assert_int_equal(write(wfd, p.b + ends[2], p.n - ends[2]),
