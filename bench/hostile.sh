@@ -23,10 +23,10 @@ mk() { python3 "$src/tests/shell/mkhostile.py" "$@"; }
 # series NAME MODE ATTRS IDS WHICH: double ATTRS (WHICH=attrs) or IDS
 # (WHICH=ids) STEPS times.
 series() {
-	local name=$1 mode=$2 a=$3 i=$4 which=$5 k t prev='' first=''
+	local name=$1 mode=$2 a=$3 i=$4 which=$5 t prev='' first=''
 	echo "$name"
 	printf '  %8s %6s %10s %8s %6s\n' attrs ids bytes seconds ratio
-	for k in $(seq "$steps"); do
+	for _ in $(seq "$steps"); do
 		mk "$mode" "$a" "$i" "$tmp/h.data"
 		t=$(best_secs "$QPT" dump -i "$tmp/h.data")
 		printf '  %8d %6d %10d %8.3f %6s\n' "$a" "$i" \

@@ -23,9 +23,10 @@ one_line() {
 	shift
 	"$@" >/dev/null 2>"$tmp/err"
 	rc=$?
-	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-		grep -qE "$pat" "$tmp/err" ||
+	if [ $rc != 1 ] || [ "$(wc -l <"$tmp/err")" != 1 ] ||
+	   ! grep -qE "$pat" "$tmp/err"; then
 		fail "$*: exit $rc: $(cat "$tmp/err")"
+	fi
 	echo "ok: $(cat "$tmp/err")"
 }
 
@@ -91,7 +92,9 @@ for how in file pipe; do
 	if [ $how = file ]; then
 		"$QPT" decode --insn --json --sysroot "$d" -i "$tmp/unfinished.data"
 	else
-		"$QPT" decode --insn --json --sysroot "$d" -i - <"$tmp/unfinished.data"
+		# shellcheck disable=SC2002 # a pipe on standard input
+		cat "$tmp/unfinished.data" |
+			"$QPT" decode --insn --json --sysroot "$d" -i -
 	fi >"$tmp/insn.json" 2>"$tmp/err" || fail "unfinished, $how: exit $?"
 	json_ips <"$tmp/insn.json" >"$tmp/ips"
 	zcat "$d/expected/insn-ips.txt.gz" | cmp -s - "$tmp/ips" ||

@@ -90,6 +90,7 @@ every_command "$tmp/p40k.data" 64 40000
 	bad "p40k.data: qpt convert exit $?"
 n=$("$QPT" info -i "$tmp/conv.data" | grep -c '^# event : ')
 [ "$n" = 40000 ] || bad "p40k.data: $n events after qpt convert, want 40000"
+# shellcheck disable=SC2002 # a pipe on standard input, not a file
 n=$(cat "$tmp/p40k.data" | "$QPT" dump --json -i - | grep -c HEADER_ATTR)
 [ "$n" = 40000 ] || bad "p40k.data on a pipe: $n HEADER_ATTR, want 40000"
 

@@ -37,6 +37,7 @@ got=$("$QPT" dump --json --force -i "$f" |
 	sed -n 's/.*"type":"\([A-Z0-9_]*\)".*/\1/p' | sort | uniq -c |
 	awk '{ print $2, $1 }' | sort)
 check_view "qpt dump --force" "$want" "$got" types
+# shellcheck disable=SC2002 # a pipe on standard input, not a file
 got=$(cat "$f" | qpt_counts -)
 check_view "standard input" "$want" "$got" types
 "$QPT" info -f -i "$f" >/dev/null || bad "qpt info -f: exit $?"
@@ -45,7 +46,9 @@ got=$(qpt_counts "$tmp/out.data")
 check_view "qpt convert -f" "$want" "$got" types
 # past the owner: decode says what is wrong with the file itself
 "$QPT" decode -f -i "$f" 2>"$tmp/err"
-[ $? = 1 ] && grep -q "no Intel PT trace" "$tmp/err" ||
-	bad "qpt decode -f: $(cat "$tmp/err")"
+rc=$?
+if [ $rc != 1 ] || ! grep -q "no Intel PT trace" "$tmp/err"; then
+	bad "qpt decode -f: exit $rc: $(cat "$tmp/err")"
+fi
 checked=$((checked + 1))
 finish

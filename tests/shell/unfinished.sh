@@ -76,6 +76,7 @@ qpt: warning: $1: offset $(printf '0x%x' "$2"): the last record is cut short"
 }
 
 # 1. perf record killed mid-run
+# shellcheck disable=SC2016 # the loop is the shell's
 perf record -q -m 2 -c 20000 -e task-clock -o "$tmp/k.data" -- \
 	sh -c 'i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done' \
 	>/dev/null 2>&1 &
@@ -102,6 +103,7 @@ want=$(perf_counts "$tmp/fixed.data")
 qpt_warns "$k" "$([ "$end" != "$size" ] && echo "$end")"
 got=$(qpt_counts "$k" 2>/dev/null)
 check_view "killed perf record" "$want" "$got" types
+# shellcheck disable=SC2002 # a pipe on standard input, not a file
 got=$(cat "$k" | qpt_counts - 2>/dev/null)
 check_view "killed perf record on a pipe" "$want" "$got" types
 "$QPT" info -i "$k" >"$tmp/info" 2>"$tmp/err" || bad "qpt info exit $?"
