@@ -3,7 +3,10 @@
 #ifndef QPT_CLI_H
 #define QPT_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "qpt/qpt.h"
 
 struct qpt_reader;
 
@@ -29,6 +32,23 @@ void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
  * qpt_strerror(err).  Returns QPT_EXIT_ERROR.
  */
 int cli_reader_error(const char *file, struct qpt_reader *r, int err);
+/*
+ * perf's rule for the files it reads (its -f/--force lifts it): a file
+ * that neither the user nor root owns is refused.  "-" (stdin) passes.
+ * Prints "qpt: FILE: not owned by the current user or root (use --force
+ * to override)" and returns QPT_EXIT_ERROR when refused, else 0.
+ */
+int cli_check_owner(const char *path, bool force);
+/* A qpt_log_fn for readers and decoders: their warnings as "qpt: warning:
+ * FILE: message" with FILE the @ctx string; other levels are dropped. */
+void cli_log_warn(enum qpt_log_level level, const char *msg, void *ctx);
+/*
+ * Open the perf.data input @path of a subcommand: cli_check_owner(), then
+ * the reader, with its warnings printed (an unfinished file).  Returns 0
+ * with *@r, or prints the one line of the failure and returns
+ * QPT_EXIT_ERROR with *@r NULL.
+ */
+int cli_open_input(const char *path, bool force, struct qpt_reader **r);
 /* "qpt: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */

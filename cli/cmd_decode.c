@@ -201,6 +201,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: qpt decode [-i perf.data | --raw FILE.pt] [options]\n"
 		"  -i, --input FILE        perf.data with Intel PT (default perf.data; - = stdin)\n"
+		"  -f, --force             read a perf.data not owned by you or root\n"
 		"      --raw FILE          a bare Intel PT stream (like ptxed --raw)\n"
 		"      --image FILE@ADDR   load FILE as raw memory at ADDR (repeatable)\n"
 		"      --sysroot DIR       find recorded paths under DIR (perf --symfs)\n"
@@ -225,6 +226,7 @@ enum {
 
 static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
+	{ "force", no_argument, NULL, 'f' },
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "image", required_argument, NULL, OPT_IMAGE },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -250,6 +252,7 @@ struct args {
 	char *images[256];
 	uint64_t addrs[256];
 	unsigned nr_images;
+	bool force;
 	struct qpt_decoder_opts dopts;
 };
 
@@ -260,9 +263,10 @@ static int parse_args(int argc, char **argv, struct args *a, struct out *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->input = optarg; break;
+		case 'f': a->force = true; break;
 		case OPT_RAW: a->raw = optarg; break;
 		case OPT_IMAGE:
 			if (a->nr_images >= 256)
@@ -315,35 +319,57 @@ static int parse_args(int argc, char **argv, struct args *a, struct out *o)
 	return 0;
 }
 
-/* Map a whole file read-only; empty files give len 0. */
-static int map_file(const char *path, void **buf, size_t *len)
+/*
+ * Map the --raw file read-only, or print why not ("qpt: FILE: ...") and
+ * return QPT_EXIT_ERROR: it must be a regular file (O_NONBLOCK: a FIFO
+ * must not block the open) holding at least one byte of trace.
+ */
+static int map_raw(const char *path, void **buf, size_t *len)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	const char *why = NULL;
 
 	*buf = NULL;
 	*len = 0;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		close(fd);
-		return -errno;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	if (st.st_size) {
+	if (fd < 0 || fstat(fd, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (!st.st_size)
+		why = "empty file: no Intel PT trace to decode";
+	if (!why) {
 		*buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 			    fd, 0);
 		if (*buf == MAP_FAILED) {
 			*buf = NULL;
-			close(fd);
-			return -errno;
+			why = strerror(errno);
+		} else {
+			*len = (size_t)st.st_size;
 		}
-		*len = (size_t)st.st_size;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	if (why)
+		cli_error(path, "%s", why);
+	return why ? QPT_EXIT_ERROR : 0;
+}
+
+/* An explicit --sysroot or --buildid-dir must be a directory. */
+static int check_dir(const char *opt, const char *dir)
+{
+	struct stat st;
+
+	if (!dir)
+		return 0;
+	if (stat(dir, &st)) {
+		cli_error(dir, "%s: %s", opt, strerror(errno));
+		return QPT_EXIT_ERROR;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cli_error(dir, "%s: not a directory", opt);
+		return QPT_EXIT_ERROR;
+	}
 	return 0;
 }
 
@@ -379,6 +405,13 @@ static int run(struct args *a, struct out *o)
 	unsigned i;
 	int err, rc = QPT_EXIT_OK;
 
+	name = a->raw ? a->raw : a->input ? a->input : "perf.data";
+	if ((rc = check_dir("--sysroot", a->dopts.sysroot)) ||
+	    (rc = check_dir("--buildid-dir", a->dopts.buildid_dir)) ||
+	    (!a->raw && (rc = cli_check_owner(name, a->force))))
+		return rc;
+	a->dopts.log = cli_log_warn;
+	a->dopts.log_ctx = (void *)name;
 	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
 			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
@@ -390,23 +423,21 @@ static int run(struct args *a, struct out *o)
 	for (i = 0; i < a->nr_images; i++) {
 		err = qpt_decoder_add_image(dec, a->images[i], a->addrs[i]);
 		if (err) {
-			cli_error(a->images[i], "%s", qpt_strerror(err));
+			cli_error(a->images[i], "%s",
+				  *qpt_decoder_errmsg(dec) ?
+					  qpt_decoder_errmsg(dec) :
+					  qpt_strerror(err));
 			rc = QPT_EXIT_ERROR;
 			goto out;
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &o->t0);
 	if (a->raw) {
-		name = a->raw;
-		err = map_file(a->raw, &buf, &len);
-		if (err) {
-			cli_error(name, "%s", qpt_strerror(err));
-			rc = QPT_EXIT_ERROR;
+		rc = map_raw(a->raw, &buf, &len);
+		if (rc)
 			goto out;
-		}
 		err = qpt_decoder_run_raw(dec, buf, len, on_item, o);
 	} else {
-		name = a->input ? a->input : "perf.data";
 		err = qpt_decoder_run_file(dec, name, on_item, o);
 	}
 	if (o->last)

@@ -675,6 +675,7 @@ static void usage(FILE *f)
 		   "Print every record of a perf.data file in file order.\n\n"
 		   "  -i, --input FILE  input (default perf.data; - is stdin)\n"
 		   "      --json        one JSON object per record and line\n"
+		   "  -f, --force       read a file not owned by you or root\n"
 		   "  -h, --help        this help\n");
 }
 
@@ -683,6 +684,7 @@ int cmd_dump(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"json", no_argument, NULL, 'j'},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -690,13 +692,17 @@ int cmd_dump(int argc, char **argv)
 	struct out o = {stdout, false, true, NULL};
 	struct qpt_reader *r = NULL;
 	struct qpt_record rec;
+	bool force = false;
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'j':
 			o.json = true;
@@ -711,8 +717,9 @@ int cmd_dump(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("dump", "unexpected argument '%s'",
 				       argv[optind]);
-	err = qpt_reader_open(input, NULL, &r);
-	while (!err && (err = qpt_reader_next(r, &rec)) > 0) {
+	if (cli_open_input(input, force, &r))
+		return QPT_EXIT_ERROR;
+	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		dump_record(&o, &rec);
 		err = 0;
 	}

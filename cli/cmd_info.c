@@ -386,6 +386,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: qpt info [-i FILE]\n\n"
 		   "Print the header and features of a perf.data file.\n\n"
 		   "  -i, --input FILE  input (default perf.data; - is stdin)\n"
+		   "  -f, --force       read a file not owned by you or root\n"
 		   "  -h, --help        this help\n");
 }
 
@@ -393,19 +394,24 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "perf.data";
 	struct qpt_reader *r = NULL;
 	struct qpt_record rec;
-	int c, err;
+	bool force = false;
+	int c, err = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -417,7 +423,8 @@ int cmd_info(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("info", "unexpected argument '%s'",
 				       argv[optind]);
-	err = qpt_reader_open(input, NULL, &r);
+	if (cli_open_input(input, force, &r))
+		return QPT_EXIT_ERROR;
 	/* pipe mode: the features are records */
 	while (!err && qpt_reader_is_pipe(r) &&
 	       (err = qpt_reader_next(r, &rec)) > 0)

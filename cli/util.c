@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -40,6 +42,47 @@ int cli_reader_error(const char *file, struct qpt_reader *r, int err)
 			     qpt_reader_errmsg(r));
 	else
 		cli_error(file, "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
+}
+
+int cli_check_owner(const char *path, bool force)
+{
+	struct stat st;
+
+	/* a file that cannot be found is the open's to report */
+	if (force || !strcmp(path, "-") || stat(path, &st))
+		return 0;
+	if (st.st_uid && st.st_uid != geteuid()) {
+		cli_error(path, "not owned by the current user or root (use"
+				" --force to override)");
+		return QPT_EXIT_ERROR;
+	}
+	return 0;
+}
+
+void cli_log_warn(enum qpt_log_level level, const char *msg, void *ctx)
+{
+	if (level == QPT_LOG_WARN)
+		cli_warn("%s: %s", (const char *)ctx, msg);
+}
+
+int cli_open_input(const char *path, bool force, struct qpt_reader **r)
+{
+	struct qpt_reader_opts opts;
+	int err;
+
+	*r = NULL;
+	if (cli_check_owner(path, force))
+		return QPT_EXIT_ERROR;
+	qpt_reader_opts_init(&opts);
+	opts.log = cli_log_warn;
+	opts.log_ctx = (void *)path;
+	err = qpt_reader_open(path, &opts, r);
+	if (!err)
+		return 0;
+	cli_reader_error(path, *r, err);
+	qpt_reader_free(*r);
+	*r = NULL;
 	return QPT_EXIT_ERROR;
 }
 
