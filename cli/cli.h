@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the qpt subcommands: exit codes and one way to report errors. */
+/*
+ * Shared by the qpt subcommands: exit codes and one way to report errors.
+ * Messages are one line each: file names and text are escaped like text
+ * output (out.h), so control bytes and invalid UTF-8 show as \xNN.
+ */
 #ifndef QPT_CLI_H
 #define QPT_CLI_H
 
@@ -29,6 +33,9 @@ void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
  * qpt_strerror(err).  Returns QPT_EXIT_ERROR.
  */
 int cli_reader_error(const char *file, struct qpt_reader *r, int err);
+/* "qpt: standard output: REASON" for the writer's error @err (-errno);
+ * returns QPT_EXIT_ERROR. */
+int cli_write_error(int err);
 /* "qpt: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */

@@ -31,7 +31,7 @@ static bool in_list(const int32_t *list, unsigned n, int32_t v)
 	return false;
 }
 
-static bool keep(const struct out *o, const struct qpt_item *it)
+static bool keep(const struct printer *o, const struct qpt_item *it)
 {
 	if (it->type == QPT_ITEM_EVENT) {
 		/* enabled/disabled show as trace begin/end in branches */
@@ -59,7 +59,7 @@ static bool keep(const struct out *o, const struct qpt_item *it)
 	return true;
 }
 
-static struct ring *ring_for(struct out *o, int32_t tid)
+static struct ring *ring_for(struct printer *o, int32_t tid)
 {
 	struct ring *r;
 	size_t i;
@@ -75,13 +75,40 @@ static struct ring *ring_for(struct out *o, int32_t tid)
 	r->tid = tid;
 	r->count = 0;
 	r->items = calloc(o->last, sizeof(*r->items));
-	if (!r->items)
+	r->msgs = calloc(o->last, sizeof(*r->msgs));
+	if (!r->items || !r->msgs) {
+		free(r->items);
+		free(r->msgs);
 		return NULL;
+	}
 	o->nr_rings++;
 	return r;
 }
 
-static void progress(struct out *o)
+/* Keep @it in its thread's ring, with its own copy of the message (the
+ * item's pointers but the symbols are valid during the callback only). */
+static int ring_push(struct printer *o, const struct qpt_item *it)
+{
+	struct ring *r = ring_for(o, it->tid);
+	size_t k;
+
+	if (!r)
+		return -ENOMEM;
+	k = (size_t)(r->count % o->last);
+	free(r->msgs[k]);
+	r->msgs[k] = NULL;
+	r->items[k] = *it;
+	if (it->msg) {
+		r->msgs[k] = strdup(it->msg);
+		if (!r->msgs[k])
+			return -ENOMEM;
+		r->items[k].msg = r->msgs[k];
+	}
+	r->count++;
+	return 0;
+}
+
+static void progress(struct printer *o)
 {
 	struct timespec now;
 	double el;
@@ -98,30 +125,23 @@ static void progress(struct out *o)
 
 static int on_item(const struct qpt_item *it, void *ctx)
 {
-	struct out *o = ctx;
+	struct printer *o = ctx;
 
 	if (o->progress && !(++o->seen & 0xfffff))
 		progress(o);
 	if (it->type == QPT_ITEM_INSN && o->plain) {
 		print_insn(o, it);
-		return o->err;
+		return o->w.err;
 	}
 	if (!keep(o, it))
 		return 0;
-	if (o->last) {
-		struct ring *r = ring_for(o, it->tid);
-
-		if (!r)
-			return -ENOMEM;
-		r->items[r->count % o->last] = *it;
-		r->count++;
-		return 0;
-	}
+	if (o->last)
+		return ring_push(o, it);
 	print_item(o, it);
-	return o->err;
+	return o->w.err;
 }
 
-static void flush_rings(struct out *o)
+static void flush_rings(struct printer *o)
 {
 	size_t i;
 
@@ -132,6 +152,9 @@ static void flush_rings(struct out *o)
 
 		for (k = r->count - n; k < r->count; k++)
 			print_item(o, &r->items[k % o->last]);
+		for (k = 0; k < n; k++)
+			free(r->msgs[k]);
+		free(r->msgs);
 		free(r->items);
 	}
 	free(o->rings);
@@ -253,7 +276,7 @@ struct args {
 	struct qpt_decoder_opts dopts;
 };
 
-static int parse_args(int argc, char **argv, struct args *a, struct out *o)
+static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
 	const char *comma;
 	char *end;
@@ -369,7 +392,7 @@ static void report_missing(struct qpt_decoder *dec, const char *name)
 			 unused == 1 ? "" : "s");
 }
 
-static int run(struct args *a, struct out *o)
+static int run(struct args *a, struct printer *o)
 {
 	struct qpt_decoder *dec = NULL;
 	struct qpt_decode_stats st;
@@ -411,12 +434,11 @@ static int run(struct args *a, struct out *o)
 	}
 	if (o->last)
 		flush_rings(o);
-	out_flush(o);
+	out_flush(&o->w);
 	if (o->shown)
 		fputc('\n', stderr);
-	if (err == -EIO || o->err) {
-		cli_error("stdout", "write error");
-		rc = QPT_EXIT_ERROR;
+	if (o->w.err) {
+		rc = cli_write_error(o->w.err);
 		goto out;
 	}
 	if (err) {
@@ -449,7 +471,7 @@ out:
 int cmd_decode(int argc, char **argv)
 {
 	struct args a;
-	struct out *o;
+	struct printer *o;
 	unsigned i;
 	int rc;
 

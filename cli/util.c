@@ -1,36 +1,65 @@
 // SPDX-License-Identifier: MIT
 /* Error reporting shared by the subcommands: one line, "qpt: FILE: ...". */
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/out.h"
 #include "qpt/reader.h"
+
+/*
+ * One message line on stderr: @head, "FILE: " when @file is given,
+ * "offset 0x...: " when @pos is, then the formatted text.  File names and
+ * text go through the escaper of out.h, so the line stays one line
+ * whatever bytes they hold.
+ */
+static void message(const char *head, const char *file, const uint64_t *pos,
+		    const char *fmt, va_list ap)
+{
+	char buf[1024], *msg = NULL;
+	struct out e;
+	int n;
+
+	out_init(&e, STDERR_FILENO, false, buf, sizeof(buf));
+	out_cstr(&e, head);
+	if (file) {
+		out_esc(&e, file, strlen(file));
+		out_lit(&e, ": ");
+	}
+	if (pos) {
+		out_lit(&e, "offset 0x");
+		out_hex(&e, *pos);
+		out_lit(&e, ": ");
+	}
+	n = vasprintf(&msg, fmt, ap);
+	if (n >= 0)
+		out_esc(&e, msg, (size_t)n);
+	else
+		out_cstr(&e, fmt);
+	free(msg);
+	out_char(&e, '\n');
+	out_flush(&e);
+}
 
 void cli_error(const char *file, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("qpt: ", stderr);
-	if (file)
-		fprintf(stderr, "%s: ", file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("qpt: ", file, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "qpt: %s: offset 0x%" PRIx64 ": ", file ? file : "-",
-		pos);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("qpt: ", file ? file : "-", &pos, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_reader_error(const char *file, struct qpt_reader *r, int err)
@@ -43,15 +72,19 @@ int cli_reader_error(const char *file, struct qpt_reader *r, int err)
 	return QPT_EXIT_ERROR;
 }
 
+int cli_write_error(int err)
+{
+	cli_error("standard output", "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("qpt: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("qpt: warning: ", NULL, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int usage_hint(const char *cmd)
@@ -62,13 +95,13 @@ static int usage_hint(const char *cmd)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char head[64];
 	va_list ap;
 
-	fprintf(stderr, "qpt %s: ", cmd);
+	snprintf(head, sizeof(head), "qpt %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(head, NULL, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return usage_hint(cmd);
 }
 
