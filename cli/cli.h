@@ -55,5 +55,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_bad_option(const char *cmd);
 /* Whether progress may be shown (stderr is a terminal). */
 int cli_show_progress(void);
+/* The progress line: "\r" and the text, no newline (only where
+ * cli_show_progress() says so); cli_progress_end clears it. */
+void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_progress_end(void);
 
 #endif

@@ -120,7 +120,7 @@ static void progress(struct printer *o)
 		return;
 	o->tlast = now;
 	o->shown = true;
-	fprintf(stderr, "\rqpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
+	cli_progress("qpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
 }
 
 static int on_item(const struct qpt_item *it, void *ctx)
@@ -392,10 +392,55 @@ static void report_missing(struct qpt_decoder *dec, const char *name)
 			 unused == 1 ? "" : "s");
 }
 
+/* The decoder's failure @err on @name: its message at its offset when it
+ * has one.  Returns QPT_EXIT_ERROR. */
+static int decode_error(struct qpt_decoder *dec, const char *name, int err)
+{
+	if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
+		cli_error(name, "%s", qpt_decoder_errmsg(dec));
+	else if (qpt_decoder_errmsg(dec)[0])
+		cli_error_at(name, qpt_decoder_errpos(dec), "%s",
+			     qpt_decoder_errmsg(dec));
+	else
+		cli_error(name, "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
+}
+
+/*
+ * The end of a run that returned @err: what --last kept is printed, the
+ * output flushed, then the first thing wrong is reported (a write error,
+ * the decoder's error, a trace that nothing could be decoded from) and
+ * missing images are warned about.  Returns the exit code.
+ */
+static int finish(struct qpt_decoder *dec, const char *name, int err,
+		  struct printer *o)
+{
+	struct qpt_decode_stats st;
+
+	if (o->last)
+		flush_rings(o);
+	out_flush(&o->w);
+	if (o->shown)
+		cli_progress_end();
+	if (o->w.err)
+		return cli_write_error(o->w.err);
+	if (err)
+		return decode_error(dec, name, err);
+	report_missing(dec, name);
+	qpt_decoder_stats(dec, &st);
+	if (!st.insns && st.trace_bytes) {
+		cli_error(name, "no instruction could be decoded (%" PRIu64
+			  " errors, %" PRIu64 " of %" PRIu64
+			  " trace bytes skipped)", st.errors, st.skipped_bytes,
+			  st.trace_bytes);
+		return QPT_EXIT_ERROR;
+	}
+	return QPT_EXIT_OK;
+}
+
 static int run(struct args *a, struct printer *o)
 {
 	struct qpt_decoder *dec = NULL;
-	struct qpt_decode_stats st;
 	const char *name;
 	void *buf = NULL;
 	size_t len = 0;
@@ -432,35 +477,7 @@ static int run(struct args *a, struct printer *o)
 		name = a->input ? a->input : "perf.data";
 		err = qpt_decoder_run_file(dec, name, on_item, o);
 	}
-	if (o->last)
-		flush_rings(o);
-	out_flush(&o->w);
-	if (o->shown)
-		fputc('\n', stderr);
-	if (o->w.err) {
-		rc = cli_write_error(o->w.err);
-		goto out;
-	}
-	if (err) {
-		if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
-			cli_error(name, "%s", qpt_decoder_errmsg(dec));
-		else if (qpt_decoder_errmsg(dec)[0])
-			cli_error_at(name, qpt_decoder_errpos(dec), "%s",
-				     qpt_decoder_errmsg(dec));
-		else
-			cli_error(name, "%s", qpt_strerror(err));
-		rc = QPT_EXIT_ERROR;
-		goto out;
-	}
-	report_missing(dec, name);
-	qpt_decoder_stats(dec, &st);
-	if (!st.insns && st.trace_bytes) {
-		cli_error(name, "no instruction could be decoded (%" PRIu64
-			  " errors, %" PRIu64 " of %" PRIu64
-			  " trace bytes skipped)", st.errors, st.skipped_bytes,
-			  st.trace_bytes);
-		rc = QPT_EXIT_ERROR;
-	}
+	rc = finish(dec, name, err, o);
 out:
 	if (buf)
 		munmap(buf, len);

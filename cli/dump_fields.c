@@ -96,6 +96,7 @@ static void put_fields(struct out *w, const struct field *f,
 		       uint64_t present)
 {
 	const char *s;
+	size_t max;
 
 	for (; f->key; f++) {
 		if (f->kind != F_MISC && f->bit && !(present & f->bit))
@@ -114,12 +115,11 @@ static void put_fields(struct out *w, const struct field *f,
 		case F_MSG:
 			if (f->kind == F_MSG && f->off > size)
 				break;
+			max = f->off < size ? size - f->off : 0;
+			if (f->kind == F_MSG && max > QPT_AUXTRACE_ERROR_MSG_SIZE)
+				max = QPT_AUXTRACE_ERROR_MSG_SIZE;
 			s = (const char *)base + f->off;
-			out_kv_str(w, f->key, s,
-				   f->off >= size ? 0 :
-				   strnlen(s, f->kind == F_MSG &&
-					   size - f->off > QPT_AUXTRACE_ERROR_MSG_SIZE ?
-					   QPT_AUXTRACE_ERROR_MSG_SIZE : size - f->off));
+			out_kv_str(w, f->key, s, max ? strnlen(s, max) : 0);
 			break;
 		default:
 			out_kv_u64(w, f->key, value(f, base, size));
@@ -290,6 +290,7 @@ static void compressed(struct out *w, const struct qpt_record *r)
 	out_kv_u64(w, "data_size", r->size - 8u);
 }
 
+/* clang-format off: one record type at a time reads best */
 static const struct layout layouts[QPT_RECORD_USER_MAX] = {
 	[PERF_RECORD_MMAP] = { FIELDS(PID_TID,
 		{ "addr", F_X64, 16, 0 }, { "len", F_X64, 24, 0 },
@@ -375,6 +376,7 @@ static const struct layout layouts[QPT_RECORD_USER_MAX] = {
 	[QPT_RECORD_COMPRESSED] = { NULL, compressed },
 	[QPT_RECORD_COMPRESSED2] = { FIELDS({ "data_size", F_U64, 8, 0 }) },
 };
+/* clang-format on */
 
 /* The sample_id trailer of the records that are not samples. */
 #define SID(key, member, kind, bit)                                          \

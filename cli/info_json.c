@@ -17,8 +17,7 @@ static void kv_str(struct out *w, const char *key, const char *s)
 }
 
 /* "key":["s",...] */
-static void str_array(struct out *w, const char *key, const char **s,
-		      size_t n)
+static void str_array(struct out *w, const char *key, const char **s, size_t n)
 {
 	size_t i;
 
@@ -52,12 +51,12 @@ static void host(struct out *w, const struct qpt_reader *r,
 		enum qpt_feature feat;
 		const char *key;
 	} strs[] = {
-		{QPT_FEAT_HOSTNAME, "hostname"},
-		{QPT_FEAT_OSRELEASE, "os_release"},
-		{QPT_FEAT_VERSION, "perf_version"},
-		{QPT_FEAT_ARCH, "arch"},
-		{QPT_FEAT_CPUDESC, "cpudesc"},
-		{QPT_FEAT_CPUID, "cpuid"},
+	    {QPT_FEAT_HOSTNAME, "hostname"},
+	    {QPT_FEAT_OSRELEASE, "os_release"},
+	    {QPT_FEAT_VERSION, "perf_version"},
+	    {QPT_FEAT_ARCH, "arch"},
+	    {QPT_FEAT_CPUDESC, "cpudesc"},
+	    {QPT_FEAT_CPUID, "cpuid"},
 	};
 	size_t i;
 

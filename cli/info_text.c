@@ -48,8 +48,7 @@ static void attr_x64(struct out *w, const char *name, uint64_t v)
 }
 
 /* NAME|NAME|0xREST */
-static void bits(struct out *w, const char *const *names, size_t n,
-		 uint64_t v)
+static void bits(struct out *w, const char *const *names, size_t n, uint64_t v)
 {
 	bool sep = false;
 	size_t i;
@@ -260,9 +259,8 @@ static void time_line(struct out *w, const char *what, uint64_t ns)
 static void other_features(struct out *w, const struct qpt_reader *r)
 {
 	static const enum qpt_feature raw[] = {
-		QPT_FEAT_TRACING_DATA, QPT_FEAT_MEM_TOPOLOGY,
-		QPT_FEAT_DIR_FORMAT,   QPT_FEAT_BPF_PROG_INFO,
-		QPT_FEAT_BPF_BTF,      QPT_FEAT_PMU_CAPS,
+	    QPT_FEAT_TRACING_DATA,  QPT_FEAT_MEM_TOPOLOGY, QPT_FEAT_DIR_FORMAT,
+	    QPT_FEAT_BPF_PROG_INFO, QPT_FEAT_BPF_BTF,	   QPT_FEAT_PMU_CAPS,
 	};
 	const void *data;
 	size_t i, size;
@@ -290,10 +288,10 @@ static void host(struct out *w, const struct qpt_reader *r,
 		enum qpt_feature feat;
 		const char *label;
 	} strs[] = {
-		{QPT_FEAT_HOSTNAME, "hostname"},
-		{QPT_FEAT_OSRELEASE, "os release"},
-		{QPT_FEAT_VERSION, "perf version"},
-		{QPT_FEAT_ARCH, "arch"},
+	    {QPT_FEAT_HOSTNAME, "hostname"},
+	    {QPT_FEAT_OSRELEASE, "os release"},
+	    {QPT_FEAT_VERSION, "perf version"},
+	    {QPT_FEAT_ARCH, "arch"},
 	};
 	size_t i;
 
@@ -350,8 +348,10 @@ static void clocks(struct out *w, const struct qpt_reader *r,
 		time_line(w, "time of first sample", f->sample_time_first);
 		time_line(w, "time of last sample", f->sample_time_last);
 		label(w, "sample duration");
-		out_fixed(w, (double)(f->sample_time_last -
-				      f->sample_time_first) / 1e6, 10, 3);
+		out_fixed(w,
+			  (double)(f->sample_time_last - f->sample_time_first) /
+			      1e6,
+			  10, 3);
 		out_lit(w, " ms\n");
 	}
 	if (qpt_reader_has_feature(r, QPT_FEAT_CLOCKID)) {

@@ -10,11 +10,13 @@
 
 #include "cli/out.h"
 
+/* clang-format off */
 #define H(x) { "0123456789abcdef"[(x) >> 4], "0123456789abcdef"[(x) & 15] }
 #define H4(x) H(x), H((x) + 1), H((x) + 2), H((x) + 3)
 #define H16(x) H4(x), H4((x) + 4), H4((x) + 8), H4((x) + 12)
 #define H64(x) H16(x), H16((x) + 16), H16((x) + 32), H16((x) + 48)
 const char out_hex2[256][2] = { H64(0), H64(64), H64(128), H64(192) };
+/* clang-format on */
 
 void out_init(struct out *o, int fd, bool json, char *buf, size_t cap)
 {
@@ -113,7 +115,8 @@ void out_fixed(struct out *o, double v, int width, int prec)
 	prec = prec > 9 ? 9 : prec;
 	n = snprintf(p, OUT_RESERVE_MAX, "%*.*f", width, prec, v);
 	if (n > 0)
-		out_commit(o, p + (n < OUT_RESERVE_MAX ? n : OUT_RESERVE_MAX - 1));
+		out_commit(o,
+			   p + (n < OUT_RESERVE_MAX ? n : OUT_RESERVE_MAX - 1));
 }
 
 /* The length of the valid UTF-8 sequence that starts @s (@n > 0 bytes
@@ -176,7 +179,8 @@ static size_t esc(struct out *o, bool json, const char *s, size_t n)
 		unsigned char c = *p;
 		size_t k;
 
-		if (c >= 0x20 && c < 0x7f && (!json || (c != '"' && c != '\\'))) {
+		if (c >= 0x20 && c < 0x7f &&
+		    (!json || (c != '"' && c != '\\'))) {
 			p++;
 			continue;
 		}

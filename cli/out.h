@@ -43,10 +43,10 @@ struct out {
 	char *buf;
 	size_t len, cap; /* cap >= 2 * OUT_RESERVE_MAX */
 	int fd;
-	int err;	   /* the first write error (-errno), or 0 */
+	int err; /* the first write error (-errno), or 0 */
 	bool json;
-	unsigned depth;	   /* open objects and arrays */
-	uint32_t members;  /* bit d: depth d has a member (a comma is due) */
+	unsigned depth;	  /* open objects and arrays */
+	uint32_t members; /* bit d: depth d has a member (a comma is due) */
 };
 
 /* Two lower-case hex digits for each byte value. */
@@ -137,8 +137,7 @@ static inline void out_dec(struct out *o, uint64_t v)
 	out_commit(o, out_fmt_dec(out_reserve(o, 24), v, 0, ' '));
 }
 
-static inline void out_dec_pad(struct out *o, uint64_t v, int width,
-			       char pad)
+static inline void out_dec_pad(struct out *o, uint64_t v, int width, char pad)
 {
 	out_commit(o, out_fmt_dec(out_reserve(o, 56), v, width, pad));
 }
@@ -149,8 +148,8 @@ static inline void out_i64(struct out *o, int64_t v)
 
 	if (v < 0)
 		*p++ = '-';
-	out_commit(o, out_fmt_dec(p, v < 0 ? -(uint64_t)v : (uint64_t)v, 0,
-				  ' '));
+	out_commit(o,
+		   out_fmt_dec(p, v < 0 ? -(uint64_t)v : (uint64_t)v, 0, ' '));
 }
 
 /* @n bytes as two hex digits each. */
@@ -180,8 +179,8 @@ size_t out_measure(const char *s, bool *plain);
  * due); marks that one has. */
 static inline bool out_next_member(struct out *o)
 {
-	uint32_t bit = 1u << (o->depth < OUT_DEPTH ? o->depth - 1
-						  : OUT_DEPTH - 1);
+	uint32_t bit =
+	    1u << (o->depth < OUT_DEPTH ? o->depth - 1 : OUT_DEPTH - 1);
 	bool more = o->members & bit;
 
 	o->members |= bit;

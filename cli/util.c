@@ -12,12 +12,12 @@
 
 /*
  * One message line on stderr: @head, "FILE: " when @file is given,
- * "offset 0x...: " when @pos is, then the formatted text.  File names and
- * text go through the escaper of out.h, so the line stays one line
- * whatever bytes they hold.
+ * "offset 0x...: " when @pos is, then the formatted text and @end.  File
+ * names and text go through the escaper of out.h, so the line stays one
+ * line whatever bytes they hold.
  */
 static void message(const char *head, const char *file, const uint64_t *pos,
-		    const char *fmt, va_list ap)
+		    const char *end, const char *fmt, va_list ap)
 {
 	char buf[1024], *msg = NULL;
 	struct out e;
@@ -40,7 +40,7 @@ static void message(const char *head, const char *file, const uint64_t *pos,
 	else
 		out_cstr(&e, fmt);
 	free(msg);
-	out_char(&e, '\n');
+	out_cstr(&e, end);
 	out_flush(&e);
 }
 
@@ -49,7 +49,7 @@ void cli_error(const char *file, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	message("qpt: ", file, NULL, fmt, ap);
+	message("qpt: ", file, NULL, "\n", fmt, ap);
 	va_end(ap);
 }
 
@@ -58,7 +58,7 @@ void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	message("qpt: ", file ? file : "-", &pos, fmt, ap);
+	message("qpt: ", file ? file : "-", &pos, "\n", fmt, ap);
 	va_end(ap);
 }
 
@@ -83,7 +83,7 @@ void cli_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	message("qpt: warning: ", NULL, NULL, fmt, ap);
+	message("qpt: warning: ", NULL, NULL, "\n", fmt, ap);
 	va_end(ap);
 }
 
@@ -100,7 +100,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 	snprintf(head, sizeof(head), "qpt %s: ", cmd);
 	va_start(ap, fmt);
-	message(head, NULL, NULL, fmt, ap);
+	message(head, NULL, NULL, "\n", fmt, ap);
 	va_end(ap);
 	return usage_hint(cmd);
 }
@@ -109,6 +109,20 @@ int cli_bad_option(const char *cmd)
 {
 	/* getopt_long has printed the line naming the option */
 	return usage_hint(cmd);
+}
+
+void cli_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message("\r", NULL, NULL, "", fmt, ap);
+	va_end(ap);
+}
+
+void cli_progress_end(void)
+{
+	fputs("\r\033[K", stderr);
 }
 
 int cli_show_progress(void)

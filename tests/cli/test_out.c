@@ -78,31 +78,32 @@ struct esc_case {
 };
 
 static const struct esc_case esc_cases[] = {
-	{ "plain", "plain", "plain" },
-	{ "q\"b\\", "q\\\"b\\\\", "q\"b\\" },
-	{ "\x01\t\n\x1f\x7f", "\\u0001\\u0009\\u000a\\u001f\\u007f",
-	  "\\x01\\x09\\x0a\\x1f\\x7f" },
-	/* well-formed: 2, 3 and 4 bytes at the ends of their ranges */
-	{ "\xc2\x80\xdf\xbf", "\xc2\x80\xdf\xbf", "\xc2\x80\xdf\xbf" },
-	{ "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf",
-	  "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf",
-	  "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf" },
-	{ "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
-	  "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf" },
-	/* ill-formed: each byte on its own */
-	{ "\x80", "\\u0080", "\\x80" },		      /* stray continuation */
-	{ "\xc0\xaf", "\\u00c0\\u00af", "\\xc0\\xaf" }, /* overlong '/' */
-	{ "\xc1\xbf", "\\u00c1\\u00bf", "\\xc1\\xbf" },
-	{ "\xe0\x9f\xbf", "\\u00e0\\u009f\\u00bf", "\\xe0\\x9f\\xbf" },
-	{ "\xed\xa0\x80", "\\u00ed\\u00a0\\u0080", "\\xed\\xa0\\x80" }, /* surrogate */
-	{ "\xf0\x8f\xbf\xbf", "\\u00f0\\u008f\\u00bf\\u00bf",
-	  "\\xf0\\x8f\\xbf\\xbf" },
-	{ "\xf4\x90\x80\x80", "\\u00f4\\u0090\\u0080\\u0080",
-	  "\\xf4\\x90\\x80\\x80" }, /* past U+10FFFF */
-	{ "\xf5\xff\xfe", "\\u00f5\\u00ff\\u00fe", "\\xf5\\xff\\xfe" },
-	{ "a\xe2\x82", "a\\u00e2\\u0082", "a\\xe2\\x82" }, /* cut short */
-	{ "\xe2\x82z\xc3\xa9", "\\u00e2\\u0082z\xc3\xa9", "\\xe2\\x82z\xc3\xa9" },
-	{ "\xf0\x9f\x98", "\\u00f0\\u009f\\u0098", "\\xf0\\x9f\\x98" },
+    {"plain", "plain", "plain"},
+    {"q\"b\\", "q\\\"b\\\\", "q\"b\\"},
+    {"\x01\t\n\x1f\x7f", "\\u0001\\u0009\\u000a\\u001f\\u007f",
+     "\\x01\\x09\\x0a\\x1f\\x7f"},
+    /* well-formed: 2, 3 and 4 bytes at the ends of their ranges */
+    {"\xc2\x80\xdf\xbf", "\xc2\x80\xdf\xbf", "\xc2\x80\xdf\xbf"},
+    {"\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf",
+     "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf",
+     "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf"},
+    {"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+     "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"},
+    /* ill-formed: each byte on its own */
+    {"\x80", "\\u0080", "\\x80"},		  /* stray continuation */
+    {"\xc0\xaf", "\\u00c0\\u00af", "\\xc0\\xaf"}, /* overlong '/' */
+    {"\xc1\xbf", "\\u00c1\\u00bf", "\\xc1\\xbf"},
+    {"\xe0\x9f\xbf", "\\u00e0\\u009f\\u00bf", "\\xe0\\x9f\\xbf"},
+    {"\xed\xa0\x80", "\\u00ed\\u00a0\\u0080",
+     "\\xed\\xa0\\x80"}, /* surrogate */
+    {"\xf0\x8f\xbf\xbf", "\\u00f0\\u008f\\u00bf\\u00bf",
+     "\\xf0\\x8f\\xbf\\xbf"},
+    {"\xf4\x90\x80\x80", "\\u00f4\\u0090\\u0080\\u0080",
+     "\\xf4\\x90\\x80\\x80"}, /* past U+10FFFF */
+    {"\xf5\xff\xfe", "\\u00f5\\u00ff\\u00fe", "\\xf5\\xff\\xfe"},
+    {"a\xe2\x82", "a\\u00e2\\u0082", "a\\xe2\\x82"}, /* cut short */
+    {"\xe2\x82z\xc3\xa9", "\\u00e2\\u0082z\xc3\xa9", "\\xe2\\x82z\xc3\xa9"},
+    {"\xf0\x9f\x98", "\\u00f0\\u009f\\u0098", "\\xf0\\x9f\\x98"},
 };
 
 static void test_escape(void **state)
@@ -287,15 +288,14 @@ static void test_enospc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
-		cmocka_unit_test(test_measure),
-		cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pad, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_structure, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_large, setup, teardown),
-		cmocka_unit_test(test_epipe),
-		cmocka_unit_test(test_enospc),
+	    cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
+	    cmocka_unit_test(test_measure),
+	    cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pad, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_structure, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+	    cmocka_unit_test(test_epipe),
+	    cmocka_unit_test(test_enospc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
