@@ -166,20 +166,41 @@ static void json_common(struct printer *o, const struct qpt_item *it)
 		put_json_sym(o, "sym", it->sym, it->symoff);
 }
 
+/* The instruction's bytes in hex into reserved room, " xx" each when
+ * @spaced (at most 3 * 15 bytes). */
+static char *fmt_bytes(char *p, const struct qpt_item *it, bool spaced)
+{
+	unsigned i;
+
+	for (i = 0; i < it->size && i < sizeof(it->raw); i++) {
+		if (spaced)
+			*p++ = ' ';
+		memcpy(p, out_hex2[it->raw[i]], 2);
+		p += 2;
+	}
+	return p;
+}
+
 /* Not inlined: print_insn's text path stays lean. */
 static __attribute__((noinline)) void
 json_insn(struct printer *o, const struct qpt_item *it)
 {
+	char *p;
+
 	out_begin(&o->w);
 	out_kv_hex(&o->w, "ip", it->ip);
 	json_common(o, it);
-	out_kv_hexbytes(&o->w, "bytes", it->raw, it->size);
+	out_key(&o->w, "bytes");
+	p = out_reserve(&o->w, 2 + 2 * sizeof(it->raw));
+	*p = '"';
+	p = fmt_bytes(p + 1, it, false);
+	*p++ = '"';
+	out_commit(&o->w, p);
 	out_end(&o->w);
 }
 
 void print_insn(struct printer *o, const struct qpt_item *it)
 {
-	unsigned i;
 	char *p;
 
 	if (o->json) {
@@ -200,12 +221,7 @@ void print_insn(struct printer *o, const struct qpt_item *it)
 		p = out_reserve(&o->w, 64);
 	}
 	memcpy(p, " insn:", 6);
-	p += 6;
-	for (i = 0; i < it->size && i < sizeof(it->raw); i++) {
-		p[0] = ' ';
-		memcpy(p + 1, out_hex2[it->raw[i]], 2);
-		p += 3;
-	}
+	p = fmt_bytes(p + 6, it, true);
 	*p++ = '\n';
 	out_commit(&o->w, p);
 }
