@@ -141,6 +141,29 @@ done
 run text-decode decode-text decode --insn -i "$tmp/rec.data"
 run text-decode decode-text-last decode --insn --last 20 -i "$tmp/rec.data"
 
+# every --json output of the real recordings parses too
+jsonl() {
+	python3 -c 'import json, sys
+for l in sys.stdin.buffer: json.loads(l.decode("utf-8"))'
+}
+if [ -d "$T" ]; then
+	for f in "$T"/*/perf.data "$T"/quipper-intel-pt-4.14/perf.data.*4.14 \
+		"$T"/lbr-callstack-perfparser/perf.lbr.data; do
+		for c in dump info; do
+			"$QPT" $c --json -i "$f" | jsonl ||
+				bad "qpt $c --json -i $f: not JSON Lines"
+			checked=$((checked + 1))
+		done
+	done
+	d=$T/arcus-hello
+	for m in --insn --branches --calls; do
+		"$QPT" decode $m --events --json --sysroot "$d" -i "$d/perf.data" |
+			jsonl ||
+			bad "qpt decode $m --json: not JSON Lines"
+	done
+	echo "ok: the real recordings' JSON"
+fi
+
 # an error message names a hostile file on one line, escaped
 "$QPT" dump -i "$dir/none" >/dev/null 2>"$tmp/err"
 python3 - "$tmp" <<'EOF' || bad "error message: $(cat "$tmp/err")"
