@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the qpt subcommands: exit codes and one way to report errors. */
+/*
+ * Shared by the qpt subcommands: exit codes and one way to report errors.
+ * Messages are one line each: file names and text are escaped like text
+ * output (out.h), so control bytes and invalid UTF-8 show as \xNN.
+ */
 #ifndef QPT_CLI_H
 #define QPT_CLI_H
 
@@ -49,6 +53,22 @@ void cli_log_warn(enum qpt_log_level level, const char *msg, void *ctx);
  * QPT_EXIT_ERROR with *@r NULL.
  */
 int cli_open_input(const char *path, bool force, struct qpt_reader **r);
+/* "qpt: standard output: REASON" for the writer's error @err (-errno);
+ * returns QPT_EXIT_ERROR. */
+int cli_write_error(int err);
+/* The options of the commands that read one perf.data: -i FILE, --json,
+ * -f/--force, -h/--help. */
+struct cli_input {
+	const char *input; /* default "perf.data" */
+	bool json, force;
+};
+/*
+ * Parse them for command @cmd (usage text @help, printed for --help).
+ * Returns -1 to go on, or the exit code to return (help, bad option,
+ * stray argument).
+ */
+int cli_parse_input(const char *cmd, const char *help, int argc, char **argv,
+		    struct cli_input *in);
 /* "qpt: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */
@@ -68,5 +88,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_bad_option(const char *cmd);
 /* Whether progress may be shown (stderr is a terminal). */
 int cli_show_progress(void);
+/* The progress line: "\r" and the text, no newline (only where
+ * cli_show_progress() says so); cli_progress_end clears it. */
+void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_progress_end(void);
 
 #endif

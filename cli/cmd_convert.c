@@ -230,11 +230,11 @@ static void show_progress(struct convert *cv, const struct qpt_record *rec)
 	cv->last = now;
 	cv->shown = true;
 	if (cv->in_size)
-		fprintf(stderr, "\rqpt convert: %3u%%",
-			(unsigned)(rec->pos * 100 / cv->in_size));
+		cli_progress("qpt convert: %3u%%",
+			     (unsigned)(rec->pos * 100 / cv->in_size));
 	else
-		fprintf(stderr, "\rqpt convert: %llu MiB",
-			(unsigned long long)(rec->pos >> 20));
+		cli_progress("qpt convert: %llu MiB",
+			     (unsigned long long)(rec->pos >> 20));
 }
 
 static int one_record(struct convert *cv, const struct qpt_record *rec)
@@ -379,7 +379,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	ret = convert(&cv, level);
 	if (cv.shown)
-		fputs("\r\033[K", stderr);
+		cli_progress_end();
 	qpt_writer_free(cv.w);
 	qpt_reader_free(cv.r);
 	/* a file left by a failed conversion is not a conversion */

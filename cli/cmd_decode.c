@@ -31,7 +31,7 @@ static bool in_list(const int32_t *list, unsigned n, int32_t v)
 	return false;
 }
 
-static bool keep(const struct out *o, const struct qpt_item *it)
+static bool keep(const struct printer *o, const struct qpt_item *it)
 {
 	if (it->type == QPT_ITEM_EVENT) {
 		/* enabled/disabled show as trace begin/end in branches */
@@ -59,7 +59,7 @@ static bool keep(const struct out *o, const struct qpt_item *it)
 	return true;
 }
 
-static struct ring *ring_for(struct out *o, int32_t tid)
+static struct ring *ring_for(struct printer *o, int32_t tid)
 {
 	struct ring *r;
 	size_t i;
@@ -75,13 +75,40 @@ static struct ring *ring_for(struct out *o, int32_t tid)
 	r->tid = tid;
 	r->count = 0;
 	r->items = calloc(o->last, sizeof(*r->items));
-	if (!r->items)
+	r->msgs = calloc(o->last, sizeof(*r->msgs));
+	if (!r->items || !r->msgs) {
+		free(r->items);
+		free(r->msgs);
 		return NULL;
+	}
 	o->nr_rings++;
 	return r;
 }
 
-static void progress(struct out *o)
+/* Keep @it in its thread's ring, with its own copy of the message (the
+ * item's pointers but the symbols are valid during the callback only). */
+static int ring_push(struct printer *o, const struct qpt_item *it)
+{
+	struct ring *r = ring_for(o, it->tid);
+	size_t k;
+
+	if (!r)
+		return -ENOMEM;
+	k = (size_t)(r->count % o->last);
+	free(r->msgs[k]);
+	r->msgs[k] = NULL;
+	r->items[k] = *it;
+	if (it->msg) {
+		r->msgs[k] = strdup(it->msg);
+		if (!r->msgs[k])
+			return -ENOMEM;
+		r->items[k].msg = r->msgs[k];
+	}
+	r->count++;
+	return 0;
+}
+
+static void progress(struct printer *o)
 {
 	struct timespec now;
 	double el;
@@ -93,35 +120,28 @@ static void progress(struct out *o)
 		return;
 	o->tlast = now;
 	o->shown = true;
-	fprintf(stderr, "\rqpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
+	cli_progress("qpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
 }
 
 static int on_item(const struct qpt_item *it, void *ctx)
 {
-	struct out *o = ctx;
+	struct printer *o = ctx;
 
 	if (o->progress && !(++o->seen & 0xfffff))
 		progress(o);
 	if (it->type == QPT_ITEM_INSN && o->plain) {
 		print_insn(o, it);
-		return o->err;
+		return o->w.err;
 	}
 	if (!keep(o, it))
 		return 0;
-	if (o->last) {
-		struct ring *r = ring_for(o, it->tid);
-
-		if (!r)
-			return -ENOMEM;
-		r->items[r->count % o->last] = *it;
-		r->count++;
-		return 0;
-	}
+	if (o->last)
+		return ring_push(o, it);
 	print_item(o, it);
-	return o->err;
+	return o->w.err;
 }
 
-static void flush_rings(struct out *o)
+static void flush_rings(struct printer *o)
 {
 	size_t i;
 
@@ -132,6 +152,9 @@ static void flush_rings(struct out *o)
 
 		for (k = r->count - n; k < r->count; k++)
 			print_item(o, &r->items[k % o->last]);
+		for (k = 0; k < n; k++)
+			free(r->msgs[k]);
+		free(r->msgs);
 		free(r->items);
 	}
 	free(o->rings);
@@ -256,7 +279,7 @@ struct args {
 	struct qpt_decoder_opts dopts;
 };
 
-static int parse_args(int argc, char **argv, struct args *a, struct out *o)
+static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
 	const char *comma;
 	char *end;
@@ -395,10 +418,55 @@ static void report_missing(struct qpt_decoder *dec, const char *name)
 			 unused == 1 ? "" : "s");
 }
 
-static int run(struct args *a, struct out *o)
+/* The decoder's failure @err on @name: its message at its offset when it
+ * has one.  Returns QPT_EXIT_ERROR. */
+static int decode_error(struct qpt_decoder *dec, const char *name, int err)
+{
+	if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
+		cli_error(name, "%s", qpt_decoder_errmsg(dec));
+	else if (qpt_decoder_errmsg(dec)[0])
+		cli_error_at(name, qpt_decoder_errpos(dec), "%s",
+			     qpt_decoder_errmsg(dec));
+	else
+		cli_error(name, "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
+}
+
+/*
+ * The end of a run that returned @err: what --last kept is printed, the
+ * output flushed, then the first thing wrong is reported (a write error,
+ * the decoder's error, a trace that nothing could be decoded from) and
+ * missing images are warned about.  Returns the exit code.
+ */
+static int finish(struct qpt_decoder *dec, const char *name, int err,
+		  struct printer *o)
+{
+	struct qpt_decode_stats st;
+
+	if (o->last)
+		flush_rings(o);
+	out_flush(&o->w);
+	if (o->shown)
+		cli_progress_end();
+	if (o->w.err)
+		return cli_write_error(o->w.err);
+	if (err)
+		return decode_error(dec, name, err);
+	report_missing(dec, name);
+	qpt_decoder_stats(dec, &st);
+	if (!st.insns && st.trace_bytes) {
+		cli_error(name, "no instruction could be decoded (%" PRIu64
+			  " errors, %" PRIu64 " of %" PRIu64
+			  " trace bytes skipped)", st.errors, st.skipped_bytes,
+			  st.trace_bytes);
+		return QPT_EXIT_ERROR;
+	}
+	return QPT_EXIT_OK;
+}
+
+static int run(struct args *a, struct printer *o)
 {
 	struct qpt_decoder *dec = NULL;
-	struct qpt_decode_stats st;
 	const char *name;
 	void *buf = NULL;
 	size_t len = 0;
@@ -440,36 +508,7 @@ static int run(struct args *a, struct out *o)
 	} else {
 		err = qpt_decoder_run_file(dec, name, on_item, o);
 	}
-	if (o->last)
-		flush_rings(o);
-	out_flush(o);
-	if (o->shown)
-		fputc('\n', stderr);
-	if (err == -EIO || o->err) {
-		cli_error("stdout", "write error");
-		rc = QPT_EXIT_ERROR;
-		goto out;
-	}
-	if (err) {
-		if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
-			cli_error(name, "%s", qpt_decoder_errmsg(dec));
-		else if (qpt_decoder_errmsg(dec)[0])
-			cli_error_at(name, qpt_decoder_errpos(dec), "%s",
-				     qpt_decoder_errmsg(dec));
-		else
-			cli_error(name, "%s", qpt_strerror(err));
-		rc = QPT_EXIT_ERROR;
-		goto out;
-	}
-	report_missing(dec, name);
-	qpt_decoder_stats(dec, &st);
-	if (!st.insns && st.trace_bytes) {
-		cli_error(name, "no instruction could be decoded (%" PRIu64
-			  " errors, %" PRIu64 " of %" PRIu64
-			  " trace bytes skipped)", st.errors, st.skipped_bytes,
-			  st.trace_bytes);
-		rc = QPT_EXIT_ERROR;
-	}
+	rc = finish(dec, name, err, o);
 out:
 	if (buf)
 		munmap(buf, len);
@@ -480,7 +519,7 @@ out:
 int cmd_decode(int argc, char **argv)
 {
 	struct args a;
-	struct out *o;
+	struct printer *o;
 	unsigned i;
 	int rc;
 
