@@ -724,12 +724,14 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		goto out;
 	}
 	qpt_reader_opts_init(&ropts);
+	ropts.log = dec->opts.log; /* the reader's warnings */
+	ropts.log_ctx = dec->opts.log_ctx;
 	err = qpt_reader_open(path, &ropts, &r);
 	if (err) {
 		err = fail(dec, r, err);
 		goto out;
 	}
-	s.stable = !qpt_reader_is_pipe(r);
+	s.stable = !qpt_reader_is_pipe(r) && !qpt_reader_is_stream(r);
 	s.reader = r;
 	dec->files.data_path = strcmp(path, "-") ? path : NULL;
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
