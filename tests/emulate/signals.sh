@@ -56,9 +56,14 @@ rc=$?
 
 # qpt's state while it runs: its pid, the command's ($cmd); the command
 # prints "ready PID" once it runs (read through the fifo, kept open)
-start() { # MODE [setsid]
-	env -i "$QPT" record --emulate -o sig.data -- "$DIR/emu_forever_static" \
-		"$1" >out.fifo 2>rec.err &
+start() { # MODE [EVENT: the hardware path with this event]
+	if [ -n "${2:-}" ]; then
+		env -i "$QPT" record -e "$2" -o sig.data -- \
+			"$DIR/emu_forever_static" "$1" >out.fifo 2>rec.err &
+	else
+		env -i "$QPT" record --emulate -o sig.data -- \
+			"$DIR/emu_forever_static" "$1" >out.fifo 2>rec.err &
+	fi
 	qpid=$!
 	exec 3<out.fifo
 	read -r _ cmd <&3
@@ -68,7 +73,7 @@ start() { # MODE [setsid]
 	fi
 }
 
-finish() { # WHAT WANT_RC
+finish() { # WHAT WANT_RC [hw: perf reads it, no Intel PT to decode]
 	local rc i
 	for i in $(seq 300); do # 15 s at most
 		kill -0 "$qpid" 2>/dev/null || break
@@ -83,7 +88,12 @@ finish() { # WHAT WANT_RC
 	exec 3<&-
 	[ -e "/proc/$cmd" ] && bad "$1: the command ($cmd) was left behind"
 	[ $rc -eq "$2" ] || bad "$1: qpt exits $rc, want $2: $(cat rec.err)"
-	decodes sig.data "$1"
+	if [ -n "${3:-}" ]; then
+		perf report -D -i sig.data >/dev/null 2>&1 ||
+			bad "$1: perf cannot read the file"
+	else
+		decodes sig.data "$1"
+	fi
 }
 
 for sig in INT TERM HUP; do
@@ -102,6 +112,16 @@ done
 start handle
 kill -s TERM "$qpid"
 finish "SIGTERM, handled" 3
+
+# the hardware path (a software event stands in for the PMU) likewise
+if "$QPT" record -q -e task-clock:u -o probe.data -- true 2>/dev/null; then
+	start ignore task-clock:u
+	kill -s TERM "$qpid"
+	finish "task-clock, SIGTERM, ignored" 137 hw
+	start spin task-clock:u
+	kill -s HUP "$qpid"
+	finish "task-clock, SIGHUP" 129 hw
+fi
 
 # Ctrl-C: SIGINT to the process group of qpt and the command
 set -m
