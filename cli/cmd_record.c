@@ -206,6 +206,25 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The options together.  Returns -1 to go on, else the exit code. */
+static int check_args(const struct record_args *a)
+{
+	/* -C also narrows a command or process to those CPUs, as perf. */
+	if (!!a->o.argv + !!a->o.pid + a->o.all_cpus +
+		    (a->o.cpu_list && !a->o.argv && !a->o.pid) != 1)
+		return cli_usage_error("record",
+				       "give one target: -- COMMAND, -p PID, "
+				       "-a or -C CPUS");
+	if (a->emulate && !a->o.argv)
+		return cli_usage_error("record", "--emulate needs -- COMMAND");
+	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
+		return cli_usage_error("record", "--inherit, --aslr and -N go "
+						 "with --emulate");
+	if (a->control && !a->o.snapshot)
+		return cli_usage_error("record", "--control needs -S");
+	return -1;
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
@@ -308,20 +327,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	}
 	if (optind < argc)
 		a->o.argv = argv + optind;
-	/* -C also narrows a command or process to those CPUs, as perf. */
-	if (!!a->o.argv + !!a->o.pid + a->o.all_cpus +
-		    (a->o.cpu_list && !a->o.argv && !a->o.pid) != 1)
-		return cli_usage_error("record",
-				       "give one target: -- COMMAND, -p PID, "
-				       "-a or -C CPUS");
-	if (a->emulate && !a->o.argv)
-		return cli_usage_error("record", "--emulate needs -- COMMAND");
-	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
-		return cli_usage_error("record", "--inherit, --aslr and -N go "
-						 "with --emulate");
-	if (a->control && !a->o.snapshot)
-		return cli_usage_error("record", "--control needs -S");
-	return -1;
+	return check_args(a);
 }
 
 /* Like a shell: is @cmd an executable file, by path or in $PATH?  0 or
