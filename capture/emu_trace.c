@@ -429,7 +429,8 @@ static bool ran_last(struct emu_thread *t, const struct emu_insn *insn,
 
 	switch (insn->cls) {
 	case EMU_INSN_CALL:
-		return !read_word(t, regs->rsp, &v) && v == ip + insn->len;
+		return regs->rip == insn->target && !read_word(t, regs->rsp, &v) &&
+		       v == ip + insn->len;
 	case EMU_INSN_CALL_IND:
 		if (read_word(t, regs->rsp, &v) || v != ip + insn->len)
 			return false;

@@ -26,8 +26,8 @@
  * -s KINDS simulates such a host: the trap after each instruction of
  * these kinds (gt_x86.h: jcc, jmp-ind, call, call-ind, ret, other, cpuid,
  * ..., all) is swallowed, unless the next one is a system call; -S
- * swallows the next trap too when the instruction after is a Jcc (what
- * ran cannot be told: exit 3, as on such a host).
+ * swallows the next trap too when the instruction after is a direct call
+ * or a Jcc (after a Jcc what ran cannot be told: exit 3).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -55,8 +55,8 @@ struct thr {
 	unsigned long long last;
 	uint64_t next; /* where it goes (next_known) */
 	int sig;
-	int swallow; /* -s: swallow the next trap (2: after jcc) */
-	uint64_t jcc;
+	int swallow; /* -s: swallow the next trap (2: after first) */
+	uint64_t first;
 };
 
 static struct thr thr[MAX_THREADS];
@@ -166,13 +166,13 @@ static bool swallowed(struct thr *t, const struct user_regs_struct *regs)
 	if (!t->swallow)
 		return false;
 	r = gt_swallow(t->tid, regs, double_swallow,
-		       t->swallow == 2 ? t->jcc : 0);
+		       t->swallow == 2 ? t->first : 0);
 	t->swallow = 0;
 	if (r < 0)
 		return false;
-	if (r) {
+	if (r == 1) {
 		t->swallow = 2;
-		t->jcc = regs->rip;
+		t->first = regs->rip;
 	}
 	ptrace(PTRACE_SINGLESTEP, t->tid, NULL, NULL);
 	return true;

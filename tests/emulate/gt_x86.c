@@ -330,19 +330,28 @@ bool gt_ran_last(pid_t tid, const struct gt_insn *in,
 }
 
 int gt_swallow(pid_t tid, const struct user_regs_struct *regs, bool twice,
-	       uint64_t jcc)
+	       uint64_t first)
 {
-	struct gt_insn in, j;
+	struct gt_insn in, b;
 	uint64_t after;
 
 	gt_decode(tid, regs->rip, &in);
 	if (in.kind == GT_SYSCALL || in.kind == GT_BAD)
 		return -1;
-	if (!jcc)
-		return twice && in.kind == GT_JCC;
-	gt_decode(tid, jcc, &j);
-	if (!gt_only_next(&in, &after) || in.kind != GT_OTHER ||
-	    after == jcc + j.zi.length || after == rel_target(&j))
+	if (!first)
+		return twice && (in.kind == GT_JCC || in.kind == GT_CALL);
+	/* the stop after the instruction past @first must show where that
+	 * instruction went: after a call, the callee's first instruction
+	 * (a plain one or a Jcc: both recovered); after a Jcc, a plain one
+	 * going where the Jcc itself could not lead */
+	gt_decode(tid, first, &b);
+	if (b.kind == GT_CALL)
+		return (in.kind == GT_OTHER && !in.rep) || in.kind == GT_JCC
+			       ? 0
+			       : -1;
+	if (in.kind != GT_OTHER || !gt_only_next(&in, &after))
 		return -1;
-	return 0;
+	if (after == first + b.zi.length || after == rel_target(&b))
+		return -1;
+	return 2; /* after a Jcc: a gap */
 }

@@ -53,17 +53,18 @@ bool gt_ran_last(pid_t tid, const struct gt_insn *in,
 		 const struct user_regs_struct *regs);
 /*
  * Simulating a host that swallows single-step traps.  The thread stopped
- * at @regs after an instruction whose trap is to be swallowed (@jcc 0), or
- * after the Jcc at @jcc whose trap is the second in a row to swallow.
- * Returns -1 to keep this stop (the next instruction is a system call,
- * whose own stops would differ, or does not decode; after a Jcc: the stop
- * one later could be where the Jcc alone leads, so the loss could not be
- * seen), 0 to swallow it (step on), 1 to swallow it and, with @twice, the
- * next one too (the next instruction is a Jcc: what ran can then not be
- * told).
+ * at @regs after an instruction whose trap is to be swallowed (@first 0),
+ * or after the one at @first (a Jcc or a direct call) whose trap is the
+ * second in a row to swallow.  Returns -1 to keep this stop (the next
+ * instruction is a system call, whose own stops would differ, or does not
+ * decode; or, second in a row, the stop would not show that more than
+ * @first ran), 0 to swallow it (step on), 1 to swallow it and, with
+ * @twice, the next one too (the next instruction is a Jcc or a direct
+ * call), 2 to swallow this second one where what ran cannot be told
+ * (after a Jcc: a gap in the trace).
  */
 int gt_swallow(pid_t tid, const struct user_regs_struct *regs, bool twice,
-	       uint64_t jcc);
+	       uint64_t first);
 /* A set of kinds from "jcc,ret,..." (names as gt_kind_name); -1 if bad. */
 int gt_kinds(const char *list);
 const char *gt_kind_name(enum gt_kind k);

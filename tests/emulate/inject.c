@@ -64,15 +64,16 @@ static pid_t inj_wait(void *ctx, int *status, int flags)
 		    WSTOPSIG(*status) != SIGTRAP ||
 		    emu_ptrace_sys.getregs(NULL, tid, &regs))
 			return tid;
-		r = gt_swallow(tid, &regs, in->twice, was == 2 ? t->jcc : 0);
+		r = gt_swallow(tid, &regs, in->twice,
+			       was == 2 ? t->first : 0);
 		if (r < 0)
 			return tid;
-		if (r) {
+		if (r == 1) {
 			t->swallow = 2;
-			t->jcc = regs.rip;
+			t->first = regs.rip;
 		}
 		in->swallowed++;
-		if (was == 2)
+		if (r == 2)
 			in->twice_n++;
 		if (emu_ptrace_sys.step(NULL, tid, 0))
 			return tid; /* gone: let the engine see it */

@@ -11,6 +11,10 @@
  * before and after the run, no MTC or CYC is lost (libipt could use them
  * all), and MTC and CYC give more distinct times than TSC alone.
  *
+ * The same engine on a simulated host that swallows single-step traps
+ * (inject.h) after each kind of instruction: the decode is still the
+ * ground truth (test_emu_swallow, this file built with EMU_SWALLOW_TESTS).
+ *
  * argv[1]: gt_step, argv[2]: the folder of the test programs.
  */
 #include <errno.h>
@@ -553,6 +557,13 @@ static void test_swallow_gaps(void **state)
 	run_swallow("emu_flow_static", "other", true);
 }
 
+/* Two traps in a row lost after CPUID, the second after a call (whose
+ * callee starts with a Jcc): recovered through the call. */
+static void test_swallow_chain(void **state)
+{
+	run_swallow("emu_cpuid_static", "cpuid", true);
+}
+
 /* gt_step on the same simulated host gives what it gives on this one. */
 static void test_gt_swallow(void **state)
 {
@@ -643,6 +654,7 @@ static void test_clone_first(void **state)
 
 int main(int argc, char **argv)
 {
+	/* two programs of this file (CMakeLists.txt), run side by side */
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flow),
 	    cmocka_unit_test(test_flow_static),
@@ -658,6 +670,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_cpuid),
 	    cmocka_unit_test(test_cpuid_static),
 	    cmocka_unit_test(test_clone_first),
+	};
+	const struct CMUnitTest swallow[] = {
 	    cmocka_unit_test(test_gt_swallow),
 	    cmocka_unit_test(test_swallow_jcc),
 	    cmocka_unit_test(test_swallow_jmp_ind),
@@ -671,11 +685,18 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_swallow_all_sig),
 	    cmocka_unit_test(test_swallow_all_crash),
 	    cmocka_unit_test(test_swallow_gaps),
+	    cmocka_unit_test(test_swallow_chain),
 	};
 
 	if (argc < 3)
 		return 77;
 	gt_tool = argv[1];
 	prog_dir = argv[2];
+#ifdef EMU_SWALLOW_TESTS
+	(void)tests;
+	return cmocka_run_group_tests(swallow, NULL, NULL);
+#else
+	(void)swallow;
 	return cmocka_run_group_tests(tests, NULL, NULL);
+#endif
 }

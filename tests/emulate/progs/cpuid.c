@@ -3,7 +3,7 @@
  * Test program: CPUID right before each kind of instruction whose outcome
  * the trace records (a Jcc taken and not taken, jump tables through memory
  * and through a register, direct and indirect calls, a return, a plain
- * instruction, and CPUID again).  Some hypervisors swallow the single-step
+ * instruction, and CPUID again; a callee that starts with a Jcc).  Some hypervisors swallow the single-step
  * trap after CPUID: there the stop after each CPUID comes one instruction
  * late.
  */
@@ -73,7 +73,9 @@ __asm__(".text\n"
 	"	pop %rbx\n"
 	"	ret\n"
 	"qpt_cpuid_leaf:\n"
+	"	jz 5f\n" /* a Jcc first: ZF from CPUID's caller, kept */
 	"	add $7, %r9d\n"
+	"5:\n"
 	"	ret\n"
 	"qpt_cpuid_ret:\n"
 	"	add $11, %r9d\n"
