@@ -784,7 +784,12 @@ static void stop_check(struct emu_tracer *tr)
 		}
 }
 
-/* The next stop; while stopping, without blocking past the deadline. */
+/*
+ * The next stop; while stopping, without blocking past the deadline.  A
+ * stop request (the caller's signal handler) interrupts the blocking wait
+ * (EINTR); one that comes just before the wait starts is seen at the next
+ * stop of any traced thread.
+ */
 static pid_t next_stop(struct emu_tracer *tr, int *status)
 {
 	struct timespec nap = {0, 1000000};
