@@ -754,6 +754,10 @@ static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 			cli_error(eo.output, "%s", qpt_strerror(err));
 		return QPT_EXIT_ERROR;
 	}
+	if (res.gaps)
+		cli_warn("%" PRIu64 " places where this host lost single-step "
+			 "traps and what ran could not be told: the trace has "
+			 "an overflow (OVF) there", res.gaps);
 	if (!a->quiet)
 		emulate_summary(&res, eo.output);
 	/* as perf: the command's own exit status */
