@@ -81,14 +81,16 @@ check() { # NAME PROG KINDS [-2]
 	echo "$name: $n instructions, $out"
 }
 
-check jcc emu_flow jcc
-check jmp-ind emu_flow jmp-ind
-check call emu_flow call
-check call-ind emu_flow call-ind
-check ret emu_flow ret
+# static programs (short start-up); the dynamic one for PLT jumps, the vDSO
+check jcc emu_flow_static jcc
+check jmp-ind emu_flow_static jmp-ind
+check call emu_flow_static call
+check call-ind emu_flow_static call-ind
+check ret emu_flow_static ret
 check other emu_flow_static other
-check cpuid emu_cpuid cpuid
-check cpuid-static emu_cpuid_static cpuid
-check threads emu_threads all
+check all emu_flow all
+check cpuid emu_cpuid_static cpuid
+check threads emu_threads_static all
 check gaps emu_flow_static other -2
+check chain emu_cpuid_static cpuid -2
 exit $fail
