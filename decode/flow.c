@@ -38,6 +38,7 @@ struct flow {
 	bool has_time;
 	enum pt_exec_mode mode;
 	uint64_t next_ip; /* after the last block's last instruction */
+	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */
 	char msg[160];
 };
 
@@ -132,6 +133,7 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	it->symoff = 0;
 	it->to_sym = NULL;
 	it->to_symoff = 0;
+	it->cycles = 0;
 	it->msg = NULL;
 	it->mode = 0;
 	it->size = 0;
@@ -157,6 +159,12 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	it.ip = from;
 	it.to = to;
 	it.via = via;
+	if (f->cyc) {
+		uint64_t off = 0;
+
+		pt_blk_get_offset(f->dec, &off);
+		it.cycles = qd_cyc_take(f->cyc, off);
+	}
 	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space) {
 		/* the call target first: the space caches the last symbol,
 		 * and the next item is usually near @from */
@@ -636,11 +644,17 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		return -ENOMEM;
 	/* optional: without it every instruction is decoded afresh */
 	f.icache = calloc(1u << ICACHE_BITS, sizeof(*f.icache));
+	if ((fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg))) {
+		free(f.icache);
+		pt_blk_free_decoder(f.dec);
+		return -ENOMEM;
+	}
 	if (image && pt_blk_set_image(f.dec, image) < 0) {
 		pt_blk_free_decoder(f.dec);
 		return -QPT_E_INVAL;
 	}
 	err = decode_loop(&f, len);
+	qd_cyc_free(f.cyc);
 	free(f.icache);
 	pt_blk_free_decoder(f.dec);
 	return err;
