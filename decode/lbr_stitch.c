@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Full call stacks from call-stack LBR samples.  A CALL_STACK LBR of D
+ * slots pushes each call into the slot after its top of stack (TOS) and
+ * pops a return by moving the TOS back, so a call at depth d (calls minus
+ * returns so far) always sits in slot (d + c) mod D for a constant c of
+ * the thread: hw_idx tells a sample's depth modulo D.  Per thread this
+ * keeps the stack as far as known (a frame per depth, outermost first);
+ * a sample whose LBR lost its outer frames (deeper than D, or lost for
+ * good when a recursion deeper than D unwound) gets them back from there.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/lbr_priv.h"
+
+struct sthread {
+	int32_t tid;
+	bool have_c;
+	uint64_t c;
+	struct qpt_lbr_entry *mem; /* mem[d - 1]: the call at depth d */
+	size_t m, cap;
+};
+
+struct qpt_lbr_stitch {
+	struct qpt_lbr_stitch_opts o;
+	struct sthread *th;
+	size_t nr_th, cap_th;
+	struct qd_tidmap map;
+	struct qpt_lbr_entry *out;
+	size_t cap_out;
+};
+
+void qpt_lbr_stitch_opts_init(struct qpt_lbr_stitch_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+	opts->max_lbr = 32;
+}
+
+int qpt_lbr_stitch_new(const struct qpt_lbr_stitch_opts *opts,
+		       struct qpt_lbr_stitch **out)
+{
+	struct qpt_lbr_stitch_opts o;
+	struct qpt_lbr_stitch *st;
+
+	if (!out)
+		return -QPT_E_INVAL;
+	qpt_lbr_stitch_opts_init(&o);
+	if (opts && qd_opts_copy(&o, sizeof(o), opts, opts->size))
+		return -QPT_E_INVAL;
+	if (!o.max_lbr || o.max_lbr > QPT_LBR_MAX_DEPTH)
+		return -QPT_E_INVAL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->o = o;
+	*out = st;
+	return 0;
+}
+
+void qpt_lbr_stitch_free(struct qpt_lbr_stitch *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nr_th; i++)
+		free(st->th[i].mem);
+	free(st->th);
+	qd_tidmap_free(&st->map);
+	free(st->out);
+	free(st);
+}
+
+static struct sthread *thread_get(struct qpt_lbr_stitch *st, int32_t tid)
+{
+	struct sthread *t;
+	size_t idx;
+
+	if (qd_tidmap_get(&st->map, tid, &idx))
+		return &st->th[idx];
+	if (st->nr_th == st->cap_th) {
+		size_t cap = st->cap_th ? st->cap_th * 2 : 8;
+
+		t = realloc(st->th, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		st->th = t;
+		st->cap_th = cap;
+	}
+	if (qd_tidmap_put(&st->map, tid, st->nr_th))
+		return NULL;
+	t = &st->th[st->nr_th++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static bool same(const struct qpt_lbr_entry *a, const struct qpt_lbr_entry *b)
+{
+	return a->from == b->from && a->to == b->to;
+}
+
+static bool link(const struct qpt_lbr_stitch *st, uint64_t to, uint64_t from)
+{
+	if (st->o.link)
+		return st->o.link(to, from, st->o.link_ctx);
+	return from >= to && from - to < (1u << 20);
+}
+
+/* How well depth @t for the top entry fits the memory: 4 when the
+ * outermost visible frame is the remembered one and links to the frame
+ * below it, 3 remembered only, 2 links only, 1 neither (or nothing below
+ * to link to). */
+static unsigned fit(const struct qpt_lbr_stitch *st, const struct sthread *t,
+		    const struct qpt_lbr_entry *e, size_t nr, uint64_t depth)
+{
+	uint64_t below = depth - nr; /* frames from memory */
+	const struct qpt_lbr_entry *outer = &e[nr - 1];
+	bool known = below < t->m && same(&t->mem[below], outer);
+	bool linked = below && link(st, t->mem[below - 1].to, outer->from);
+
+	return 1 + (linked ? 1 : 0) + (known ? 2 : 0);
+}
+
+/*
+ * The depth of the sample's newest entry: of the depths congruent to
+ * hw_idx - c modulo D that leave at most the remembered frames below the
+ * entries, the best fitting one, the shallowest of equals.  UINT64_MAX
+ * when none.
+ */
+static uint64_t pick_depth(const struct qpt_lbr_stitch *st,
+			   const struct sthread *t,
+			   const struct qpt_lbr_entry *e, size_t nr,
+			   uint64_t hw_idx)
+{
+	uint64_t d = st->o.max_lbr, depth = (hw_idx + d - t->c % d) % d;
+	uint64_t best = UINT64_MAX;
+	unsigned best_fit = 0;
+
+	while (depth < nr)
+		depth += d;
+	for (; depth - nr <= t->m; depth += d) {
+		unsigned f = nr ? fit(st, t, e, nr, depth) : 1;
+
+		if (f > best_fit) {
+			best_fit = f;
+			best = depth;
+		}
+	}
+	return best;
+}
+
+static int reserve(struct qpt_lbr_entry **p, size_t *cap, size_t n)
+{
+	struct qpt_lbr_entry *np;
+	size_t nc = *cap ? *cap : 64;
+
+	if (n <= *cap)
+		return 0;
+	while (nc < n)
+		nc *= 2;
+	np = realloc(*p, nc * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+/* The thread's stack becomes the @below remembered frames and the
+ * sample's entries over them. */
+static int remember(struct sthread *t, const struct qpt_lbr_entry *e,
+		    size_t nr, size_t below)
+{
+	size_t j;
+
+	if (reserve(&t->mem, &t->cap, below + nr))
+		return -ENOMEM;
+	for (j = 0; j < nr; j++)
+		t->mem[below + j] = e[nr - 1 - j];
+	t->m = below + nr;
+	return 0;
+}
+
+int qpt_lbr_stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
+			  const struct qpt_lbr_entry *e, size_t nr,
+			  uint64_t hw_idx, const struct qpt_lbr_entry **frames,
+			  size_t *stitched)
+{
+	struct sthread *t = thread_get(st, tid);
+	uint64_t d = st->o.max_lbr, depth = UINT64_MAX;
+	size_t below = 0, j;
+
+	*stitched = 0;
+	*frames = st->out;
+	if (!t)
+		return -ENOMEM;
+	if (nr > d)
+		nr = (size_t)d; /* more than the LBR holds: not a call stack */
+	if (!t->have_c && nr < d) {
+		/* the first stack that fits the LBR is taken whole */
+		t->have_c = true;
+		t->c = (hw_idx + d - nr % d) % d;
+		depth = nr;
+	} else if (t->have_c) {
+		depth = pick_depth(st, t, e, nr, hw_idx);
+	}
+	if (depth != UINT64_MAX) {
+		below = (size_t)(depth - nr);
+		if (remember(t, e, nr, below))
+			return -ENOMEM;
+	}
+	if (reserve(&st->out, &st->cap_out, nr + below))
+		return -ENOMEM;
+	*frames = st->out;
+	memcpy(st->out, e, nr * sizeof(*e));
+	for (j = 0; j < below; j++)
+		st->out[nr + j] = t->mem[below - 1 - j];
+	*stitched = below;
+	return (int)(nr + below);
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The LBR parts against tables worked out by hand from the hardware's
+ * rules: perf_branch_entry flag words (the kernel's bitfield layout), the
+ * tracker's ring and call stack (hw_idx as the TOS slot), how trace ends
+ * and begins become branches, and stitching: a recursion deeper than a
+ * 4-slot call-stack LBR whose unwinding loses main's frame for good, given
+ * back from the thread's memory (where perf's --stitch-lbr, matching only
+ * the previous sample, cannot).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/perf_event.h>
+
+#include "qpt/lbr.h"
+
+/* ---- perf flags ---- */
+
+static void test_perf_flags(void **state)
+{
+	struct qpt_lbr_entry e = { 0x10, 0x20, 5, QPT_BR_CALL,
+				   QPT_LBR_MISPRED | QPT_LBR_IN_TX }, back;
+	uint64_t f = qpt_lbr_entry_perf_flags(&e);
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* mispred bit 0, in_tx bit 2, cycles bits 4-19, type bits 20-23 */
+	assert_int_equal(f, 1 | 4 | (5 << 4) | ((uint64_t)PERF_BR_CALL << 20));
+#endif
+	qpt_lbr_entry_from_perf(0x10, 0x20, f, &back);
+	assert_memory_equal(&e, &back, sizeof(e));
+	e.cycles = 100000; /* saturates at 16 bits */
+	qpt_lbr_entry_from_perf(1, 2, qpt_lbr_entry_perf_flags(&e), &back);
+	assert_int_equal(back.cycles, 0xffff);
+	assert_int_equal(qpt_lbr_kind_to_perf(QPT_BR_JCC), PERF_BR_COND);
+	assert_int_equal(qpt_lbr_kind_to_perf(QPT_BR_TRACE_END),
+			 PERF_BR_UNKNOWN);
+	assert_int_equal(qpt_lbr_kind_from_perf(PERF_BR_UNKNOWN), QPT_BR_NR);
+	assert_int_equal(qpt_lbr_kind_from_perf(PERF_BR_RET), QPT_BR_RET);
+}
+
+/* ---- the tracker over hand-made items ---- */
+
+struct got {
+	struct qpt_lbr_record rec[8];
+	struct qpt_lbr_entry ent[8][8];
+	int n;
+};
+
+static int keep(const struct qpt_lbr_record *r, void *ctx)
+{
+	struct got *g = ctx;
+
+	assert_true(g->n < 8 && r->nr <= 8);
+	g->rec[g->n] = *r;
+	memcpy(g->ent[g->n], r->entries, r->nr * sizeof(*r->entries));
+	g->n++;
+	return 0;
+}
+
+static void branch(struct qpt_lbr *l, unsigned kind, uint64_t from,
+		   uint64_t to, unsigned via)
+{
+	struct qpt_item it;
+
+	memset(&it, 0, sizeof(it));
+	it.type = QPT_ITEM_BRANCH;
+	it.kind = kind;
+	it.ip = from;
+	it.to = to;
+	it.via = via;
+	it.tid = 7;
+	it.pid = 7;
+	it.flags = QPT_ITEM_HAS_TID;
+	assert_int_equal(qpt_lbr_item(&it, l), 0);
+}
+
+static struct qpt_lbr *tracker(struct got *g, unsigned depth, unsigned mode)
+{
+	struct qpt_lbr_opts o;
+	struct qpt_lbr *l;
+
+	memset(g, 0, sizeof(*g));
+	qpt_lbr_opts_init(&o);
+	o.depth = depth;
+	o.mode = mode;
+	assert_int_equal(qpt_lbr_new(&o, keep, g, &l), 0);
+	return l;
+}
+
+static void test_ring_and_trace_gaps(void **state)
+{
+	struct got g;
+	struct qpt_lbr *l = tracker(&g, 3, QPT_LBR_ANY);
+
+	branch(l, QPT_BR_TRACE_BEGIN, 0, 0x100, QPT_BR_NR);
+	branch(l, QPT_BR_JMP, 0x100, 0x110, QPT_BR_NR);
+	/* a syscall returning to the next instruction: no branch */
+	branch(l, QPT_BR_TRACE_END, 0x110, 0, QPT_BR_SYSCALL);
+	branch(l, QPT_BR_TRACE_BEGIN, 0, 0x112, QPT_BR_NR);
+	/* a syscall that enters a signal handler: one branch */
+	branch(l, QPT_BR_TRACE_END, 0x120, 0, QPT_BR_SYSCALL);
+	branch(l, QPT_BR_TRACE_BEGIN, 0, 0x900, QPT_BR_NR);
+	/* an interrupt resuming where it stopped: none */
+	branch(l, QPT_BR_TRACE_END, 0x904, 0, QPT_BR_ASYNC);
+	branch(l, QPT_BR_TRACE_BEGIN, 0, 0x904, QPT_BR_NR);
+	branch(l, QPT_BR_RET, 0x908, 0x700, QPT_BR_NR);
+	branch(l, QPT_BR_CALL, 0x700, 0x800, QPT_BR_NR);
+	/* a fault at 0x810 into a handler, then the end */
+	branch(l, QPT_BR_TRACE_END, 0x810, 0, QPT_BR_ASYNC);
+	branch(l, QPT_BR_TRACE_BEGIN, 0, 0xa00, QPT_BR_NR);
+	branch(l, QPT_BR_TRACE_END, 0xa08, 0, QPT_BR_ASYNC);
+	assert_int_equal(qpt_lbr_finish(l), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.rec[0].point, QPT_LBR_AT_CRASH);
+	assert_int_equal(g.rec[0].ip, 0xa08);
+	assert_int_equal(g.rec[0].nr, 3);
+	assert_int_equal(g.ent[0][0].from, 0x810);
+	assert_int_equal(g.ent[0][0].to, 0xa00);
+	assert_int_equal(g.ent[0][0].kind, QPT_BR_ASYNC);
+	assert_int_equal(g.ent[0][1].from, 0x700);
+	assert_int_equal(g.ent[0][2].from, 0x908);
+	/* 5 entries went into 3 slots: the newest in slot 4 % 3 */
+	assert_int_equal(g.rec[0].hw_idx, 1);
+	qpt_lbr_free(l);
+}
+
+static void test_call_stack_mode(void **state)
+{
+	struct got g;
+	struct qpt_lbr *l = tracker(&g, 2, QPT_LBR_CALL_STACK);
+
+	branch(l, QPT_BR_CALL, 0x10, 0x100, QPT_BR_NR);	    /* slot 0 */
+	branch(l, QPT_BR_JCC, 0x104, 0x108, QPT_BR_NR);	    /* not kept */
+	branch(l, QPT_BR_IND_CALL, 0x110, 0x200, QPT_BR_NR); /* slot 1 */
+	branch(l, QPT_BR_CALL, 0x210, 0x300, QPT_BR_NR);    /* slot 0 */
+	branch(l, QPT_BR_RET, 0x310, 0x214, QPT_BR_NR);	    /* pops slot 0 */
+	assert_int_equal(qpt_lbr_finish(l), 0);
+	assert_int_equal(g.rec[0].hw_idx, 1);
+	/* the call in slot 0 was overwritten, then popped: one left */
+	assert_int_equal(g.rec[0].nr, 1);
+	assert_int_equal(g.ent[0][0].from, 0x110);
+	qpt_lbr_free(l);
+}
+
+static void test_points(void **state)
+{
+	struct got g;
+	struct qpt_lbr_opts o;
+	struct qpt_lbr *l;
+	struct qpt_item it;
+	int i;
+
+	memset(&g, 0, sizeof(g));
+	qpt_lbr_opts_init(&o);
+	o.period = 2;
+	o.no_end = true;
+	assert_int_equal(qpt_lbr_new(&o, keep, &g, &l), 0);
+	assert_int_equal(qpt_lbr_add_point(l, 7, 1500, 0x55), 0);
+	memset(&it, 0, sizeof(it));
+	it.type = QPT_ITEM_INSN;
+	it.tid = 7;
+	it.flags = QPT_ITEM_HAS_TID | QPT_ITEM_HAS_TIME;
+	for (i = 0; i < 5; i++) {
+		it.ip = 0x1000 + i;
+		it.time = 1000 * (uint64_t)i;
+		assert_int_equal(qpt_lbr_item(&it, l), 0);
+	}
+	assert_int_equal(qpt_lbr_finish(l), 0);
+	/* periods before instructions 2 and 4, the sample before 2000 */
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.rec[0].point, QPT_LBR_AT_SAMPLE);
+	assert_int_equal(g.rec[0].ip, 0x55);
+	assert_int_equal(g.rec[1].point, QPT_LBR_AT_PERIOD);
+	assert_int_equal(g.rec[1].ip, 0x1002);
+	assert_int_equal(g.rec[2].ip, 0x1004);
+	qpt_lbr_free(l);
+	o.depth = 0;
+	assert_int_equal(qpt_lbr_new(&o, keep, &g, &l), -QPT_E_INVAL);
+	o.depth = QPT_LBR_MAX_DEPTH + 1;
+	assert_int_equal(qpt_lbr_new(&o, keep, &g, &l), -QPT_E_INVAL);
+}
+
+/* ---- stitching ---- */
+
+/* Calls of the program below: _start->main, main->rec, rec->rec,
+ * main->f, f->g. */
+static const struct qpt_lbr_entry A = { 0x100, 0x200, 0, QPT_BR_CALL, 0 },
+				  B = { 0x210, 0x300, 0, QPT_BR_CALL, 0 },
+				  R = { 0x310, 0x300, 0, QPT_BR_CALL, 0 },
+				  F = { 0x220, 0x400, 0, QPT_BR_CALL, 0 },
+				  G = { 0x410, 0x500, 0, QPT_BR_CALL, 0 };
+
+struct sample {
+	struct qpt_lbr_entry e[4];
+	size_t nr;
+	uint64_t hw_idx;
+	/* want */
+	size_t frames, stitched;
+};
+
+/*
+ * A 4-slot call-stack LBR, the first call in slot 0 (depth d in slot
+ * (d + 3) % 4).  The samples and what a whole stack is at each:
+ *  depth 2  [B A]
+ *  depth 5  [R R R B] + A
+ *  depth 7  [R R R R] + R B A (the depth-4 frame was seen at depth 5)
+ *  the recursion unwinds to main (depth 1; every slot popped or lost),
+ *  main calls f and f calls g:
+ *  depth 3  [G F] + A: A's slot was overwritten at depth 5; only the
+ *           memory has it
+ *  depth 3 again, the same.
+ */
+static const struct sample samples[] = {
+	{ { B, A }, 2, 1, 2, 0 },
+	{ { R, R, R, B }, 4, 0, 5, 1 },
+	{ { R, R, R, R }, 4, 2, 7, 3 },
+	{ { G, F }, 2, 2, 3, 1 },
+	{ { G, F }, 2, 2, 3, 1 },
+};
+
+static void test_stitch_recursion(void **state)
+{
+	const struct qpt_lbr_entry *fr;
+	struct qpt_lbr_stitch_opts o;
+	struct qpt_lbr_stitch *st;
+	size_t i, stitched;
+	int n;
+
+	qpt_lbr_stitch_opts_init(&o);
+	o.max_lbr = 4;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), 0);
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		const struct sample *s = &samples[i];
+
+		n = qpt_lbr_stitch_sample(st, 1, s->e, s->nr, s->hw_idx, &fr,
+					  &stitched);
+		assert_int_equal(n, s->frames);
+		assert_int_equal(stitched, s->stitched);
+		assert_memory_equal(fr, s->e, s->nr * sizeof(*fr));
+		/* the outermost frame is always _start -> main */
+		assert_int_equal(fr[n - 1].from, A.from);
+	}
+	/* [G F] at depth 3: F, then A from memory */
+	assert_int_equal(fr[2].from, A.from);
+	/* another thread has its own memory: nothing to stitch */
+	n = qpt_lbr_stitch_sample(st, 2, samples[3].e, 2, 2, &fr, &stitched);
+	assert_int_equal(n, 2);
+	assert_int_equal(stitched, 0);
+	qpt_lbr_stitch_free(st);
+}
+
+/* A full first sample cannot tell depths: nothing is stitched until a
+ * sample that fits the LBR comes. */
+static void test_stitch_full_first(void **state)
+{
+	const struct qpt_lbr_entry *fr;
+	struct qpt_lbr_stitch_opts o;
+	struct qpt_lbr_stitch *st;
+	size_t stitched;
+
+	qpt_lbr_stitch_opts_init(&o);
+	o.max_lbr = 4;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), 0);
+	assert_int_equal(qpt_lbr_stitch_sample(st, 1, samples[2].e, 4, 2, &fr,
+					       &stitched), 4);
+	assert_int_equal(stitched, 0);
+	assert_int_equal(qpt_lbr_stitch_sample(st, 1, samples[3].e, 2, 2, &fr,
+					       &stitched), 2);
+	assert_int_equal(stitched, 0);
+	qpt_lbr_stitch_free(st);
+	o.max_lbr = 0;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), -QPT_E_INVAL);
+	o.max_lbr = 32;
+	o.size = 3;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), -QPT_E_INVAL);
+}
+
+/* With a link function that says main's frame never links (as symbols
+ * could), the depth-3 sample has no fitting depth but the shallowest. */
+static bool never(uint64_t to, uint64_t from, void *ctx)
+{
+	(*(int *)ctx)++;
+	return false;
+}
+
+static void test_stitch_link_fn(void **state)
+{
+	const struct qpt_lbr_entry *fr;
+	struct qpt_lbr_stitch_opts o;
+	struct qpt_lbr_stitch *st;
+	size_t i, stitched;
+	int calls = 0, n = 0;
+
+	qpt_lbr_stitch_opts_init(&o);
+	o.max_lbr = 4;
+	o.link = never;
+	o.link_ctx = &calls;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), 0);
+	for (i = 0; i < 4; i++)
+		n = qpt_lbr_stitch_sample(st, 1, samples[i].e, samples[i].nr,
+					  samples[i].hw_idx, &fr, &stitched);
+	assert_true(calls > 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(fr[2].from, A.from);
+	qpt_lbr_stitch_free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_flags),
+		cmocka_unit_test(test_ring_and_trace_gaps),
+		cmocka_unit_test(test_call_stack_mode),
+		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_stitch_recursion),
+		cmocka_unit_test(test_stitch_full_first),
+		cmocka_unit_test(test_stitch_link_fn),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
