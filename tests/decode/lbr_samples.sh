@@ -1,0 +1,47 @@
+#!/bin/bash
+# qpt lbr on a real --call-graph lbr recording (Coffee Lake, Linux 5.4):
+# the call stacks of perf script (expected/perf-script.txt.gz, and perf
+# itself where installed) sample for sample (lbr_samples.py), the same
+# with --stitch (nothing to stitch: the stacks fit the LBR, and the file
+# has no hw_idx), and a file without branch stacks is refused in one line.
+. "$(dirname "$0")/common.sh"
+D=$TRACES/lbr-callstack-perfparser
+[ -d "$D" ] || { echo "skip: no $D"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# the recorded path of the binary, under a sysroot
+p=home/dknysh/kdab-disasm-fraames/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc
+mkdir -p "$tmp/root/$p"
+ln -s "$D/vector_static_gcc_v9.1.0" "$tmp/root/$p/"
+here=$(dirname "$0")
+
+zcat "$D/expected/perf-script.txt.gz" >"$tmp/perf.txt"
+for mode in "" --stitch; do
+	"$QPT" lbr -i "$D/perf.lbr.data" --sysroot "$tmp/root" $mode \
+		>"$tmp/qpt.txt" || fail "qpt lbr $mode"
+	"$QPT" lbr -i "$D/perf.lbr.data" --json $mode >"$tmp/qpt.json" ||
+		fail "qpt lbr --json $mode"
+	python3 "$here/lbr_samples.py" "$tmp/perf.txt" "$tmp/qpt.txt" \
+		"$tmp/qpt.json" 0x400000 || fail "qpt lbr $mode != perf script"
+	grep -q stitched "$tmp/qpt.txt" && fail "stitched frames in $mode"
+done
+if command -v perf >/dev/null; then
+	perf script -i "$D/perf.lbr.data" --symfs="$tmp/root" \
+		>"$tmp/perf-now.txt" 2>/dev/null
+	python3 "$here/lbr_samples.py" "$tmp/perf-now.txt" "$tmp/qpt.txt" \
+		"$tmp/qpt.json" 0x400000 || fail "qpt lbr != this perf"
+fi
+
+# no branch stack: one line naming the file, exit 1
+q=$TRACES/quipper-intel-pt-4.14/perf.data.intel_pt-4.14
+if [ -f "$q" ]; then
+	"$QPT" lbr -i "$q" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "no branch stack: exit $rc"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^qpt: $q: no event" "$tmp/err" ||
+		fail "no branch stack: $(cat "$tmp/err")"
+	[ -s "$tmp/out" ] && fail "no branch stack: output"
+fi
+"$QPT" lbr -i "$tmp/none" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "^qpt: $tmp/none: " "$tmp/err" || fail "missing file"
+echo ok
