@@ -57,6 +57,8 @@ static void dump_record(struct out *w, const struct qpt_record *r)
 	if (w->json || !dump_summary(w, r))
 		dump_fields(w, r);
 	out_end(w);
+	if (!w->json && r->type == PERF_RECORD_SAMPLE)
+		dump_sample_lines(w, r);
 }
 
 static const char help[] =
