@@ -149,7 +149,7 @@ static void text_sample(struct out *w, const struct qpt_lbr_sample *s)
 	if (s->tid < 0)
 		out_i64(w, s->tid);
 	else
-		out_dec_pad(w, (uint64_t)s->tid, 7, ' ');
+		out_dec_pad(w, (uint64_t)s->tid, 5, ' ');
 	out_char(w, ' ');
 	out_dec_pad(w, s->time / 1000000000, 5, ' ');
 	out_char(w, '.');

@@ -18,6 +18,8 @@
 struct sthread {
 	int32_t tid;
 	bool have_c;
+	bool placed; /* the last sample's depth was known: */
+	uint64_t top, nr; /* its newest entry's depth, its entries */
 	uint64_t c;
 	struct qpt_lbr_entry *mem; /* mem[d - 1]: the call at depth d */
 	size_t m, cap;
@@ -110,26 +112,56 @@ static bool link(const struct qpt_lbr_stitch *st, uint64_t to, uint64_t from)
 	return from >= to && from - to < (1u << 20);
 }
 
-/* How well depth @t for the top entry fits the memory: 4 when the
+/* Whether the function of @e's call site is entered by a call the
+ * thread has made (so @e is not the outermost call of the thread). */
+static bool is_callee(const struct qpt_lbr_stitch *st, const struct sthread *t,
+		      const struct qpt_lbr_entry *e, size_t nr)
+{
+	const struct qpt_lbr_entry *outer = &e[nr - 1];
+	size_t i;
+
+	for (i = 0; i + 1 < nr; i++)
+		if (link(st, e[i].to, outer->from))
+			return true;
+	for (i = 0; i < t->m; i++)
+		if (link(st, t->mem[i].to, outer->from))
+			return true;
+	return false;
+}
+
+/*
+ * How well depth @depth for the newest entry fits the memory: 4 when the
  * outermost visible frame is the remembered one and links to the frame
- * below it, 3 remembered only, 2 links only, 1 neither (or nothing below
- * to link to). */
+ * below it, 3 remembered only, 2 links only, 0 neither.  With nothing
+ * below (the outermost frame at depth 1): 3 when it is the thread's
+ * remembered outermost call, 1 when it may be a new one (nothing known,
+ * or its function is not one the thread was seen to call), else 0.
+ */
 static unsigned fit(const struct qpt_lbr_stitch *st, const struct sthread *t,
 		    const struct qpt_lbr_entry *e, size_t nr, uint64_t depth)
 {
 	uint64_t below = depth - nr; /* frames from memory */
 	const struct qpt_lbr_entry *outer = &e[nr - 1];
 	bool known = below < t->m && same(&t->mem[below], outer);
-	bool linked = below && link(st, t->mem[below - 1].to, outer->from);
+	bool linked;
 
-	return 1 + (linked ? 1 : 0) + (known ? 2 : 0);
+	if (!below) {
+		if (known)
+			return 3;
+		return !t->m || !is_callee(st, t, e, nr) ? 1 : 0;
+	}
+	linked = link(st, t->mem[below - 1].to, outer->from);
+	return (linked ? 2 : 0) + (known ? 2 : 0);
 }
 
 /*
  * The depth of the sample's newest entry: of the depths congruent to
  * hw_idx - c modulo D that leave at most the remembered frames below the
- * entries, the best fitting one, the shallowest of equals.  UINT64_MAX
- * when none.
+ * entries, the best fitting one; of equals, one whose outermost entry
+ * lies among the last sample's entries (as perf's stitching assumes: in
+ * a recursion the frames agree at every depth), else the shallowest.
+ * UINT64_MAX when none fits (the frames below are not known: nothing is
+ * stitched and the memory stays as it was).
  */
 static uint64_t pick_depth(const struct qpt_lbr_stitch *st,
 			   const struct sthread *t,
@@ -140,12 +172,17 @@ static uint64_t pick_depth(const struct qpt_lbr_stitch *st,
 	uint64_t best = UINT64_MAX;
 	unsigned best_fit = 0;
 
+	if (!nr)
+		return UINT64_MAX; /* no evidence for any depth */
 	while (depth < nr)
 		depth += d;
 	for (; depth - nr <= t->m; depth += d) {
-		unsigned f = nr ? fit(st, t, e, nr, depth) : 1;
+		uint64_t base = depth - nr + 1;
+		unsigned f = 2 * fit(st, t, e, nr, depth) +
+			     (t->placed && base <= t->top &&
+			      base + t->nr > t->top);
 
-		if (f > best_fit) {
+		if (f > best_fit && f > 1) {
 			best_fit = f;
 			best = depth;
 		}
@@ -208,7 +245,10 @@ int qpt_lbr_stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
 	} else if (t->have_c) {
 		depth = pick_depth(st, t, e, nr, hw_idx);
 	}
+	t->placed = depth != UINT64_MAX;
 	if (depth != UINT64_MAX) {
+		t->top = depth;
+		t->nr = nr;
 		below = (size_t)(depth - nr);
 		if (remember(t, e, nr, below))
 			return -ENOMEM;

@@ -280,8 +280,9 @@ static void test_stitch_full_first(void **state)
 	assert_int_equal(qpt_lbr_stitch_new(&o, &st), -QPT_E_INVAL);
 }
 
-/* With a link function that says main's frame never links (as symbols
- * could), the depth-3 sample has no fitting depth but the shallowest. */
+/* With a link function that says no frame links (as symbols could say
+ * of a tail call), the depth-3 sample has no evidence for any depth: it
+ * is left as the LBR has it, and the memory as it was. */
 static bool never(uint64_t to, uint64_t from, void *ctx)
 {
 	(*(int *)ctx)++;
@@ -305,7 +306,49 @@ static void test_stitch_link_fn(void **state)
 		n = qpt_lbr_stitch_sample(st, 1, samples[i].e, samples[i].nr,
 					  samples[i].hw_idx, &fr, &stitched);
 	assert_true(calls > 0);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 2);
+	assert_int_equal(stitched, 0);
+	/* the memory still has the depth-7 stack: the next depth-7 sample
+	 * is stitched by it */
+	n = qpt_lbr_stitch_sample(st, 1, samples[2].e, 4, 2, &fr, &stitched);
+	assert_int_equal(n, 7);
+	assert_int_equal(stitched, 3);
+	qpt_lbr_stitch_free(st);
+}
+
+/*
+ * The depth from links alone: [B A] at depth 2, then [R R R R] at depth
+ * 6 (the depth-3 frame never seen: R links to B's callee), then [R R R R]
+ * at depth 8 (depths 4 and 12 are congruent too: depth 4 would make R the
+ * outermost call although R's function is entered by calls, depth 12
+ * needs frames never seen), then an empty LBR (no evidence: not stitched,
+ * the memory kept), then [G F] at depth 3.
+ */
+static void test_stitch_links_and_empty(void **state)
+{
+	static const struct sample seq[] = {
+		{ { B, A }, 2, 1, 2, 0 },
+		{ { R, R, R, R }, 4, 1, 6, 2 },
+		{ { R, R, R, R }, 4, 3, 8, 4 },
+		{ { A }, 0, 0, 0, 0 },
+		{ { G, F }, 2, 2, 3, 1 },
+	};
+	const struct qpt_lbr_entry *fr;
+	struct qpt_lbr_stitch_opts o;
+	struct qpt_lbr_stitch *st;
+	size_t i, stitched;
+
+	qpt_lbr_stitch_opts_init(&o);
+	o.max_lbr = 4;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), 0);
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		assert_int_equal(qpt_lbr_stitch_sample(st, 1, seq[i].e,
+						       seq[i].nr,
+						       seq[i].hw_idx, &fr,
+						       &stitched),
+				 seq[i].frames);
+		assert_int_equal(stitched, seq[i].stitched);
+	}
 	assert_int_equal(fr[2].from, A.from);
 	qpt_lbr_stitch_free(st);
 }
@@ -320,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_stitch_recursion),
 		cmocka_unit_test(test_stitch_full_first),
 		cmocka_unit_test(test_stitch_link_fn),
+		cmocka_unit_test(test_stitch_links_and_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
