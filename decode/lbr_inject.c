@@ -191,6 +191,10 @@ static int writer_setup(struct qpt_writer *w, const struct qpt_reader *rd,
 	snprintf(depth, sizeof(depth), "%u", o->depth);
 	cap.name = "branches";
 	cap.value = depth;
+	/* perf record's marks of branch stacks and of the LBR's depth */
+	if (!err)
+		err = qpt_writer_set_feature_raw(w, QPT_FEAT_BRANCH_STACK, NULL,
+						 0);
 	return err ? err : qpt_writer_set_cpu_pmu_caps(w, &cap, 1);
 }
 

@@ -169,6 +169,23 @@ QPT_API const void *qpt_perfmon_writer_data(const struct qpt_perfmon_writer *w,
 QPT_API int qpt_perfmon_writer_save(const struct qpt_perfmon_writer *w,
 				    const char *path);
 
+/*
+ * perf.data from a perfmon buffer: each LAST_BRANCH record becomes a
+ * PERF_RECORD_SAMPLE (IP, TID, TIME, BRANCH_STACK) of a cycles event with
+ * branch_sample_type ANY|USER: its branches (cycles and the misprediction
+ * bit in perf_branch_entry's flags, the type unknown), the newest
+ * branch's target as the ip, the time of the last TIME record before it
+ * in nanoseconds (by ticks_per_second), and as pid and tid the record's
+ * aspace where it fits one (qpt decode --format=perfmon writes the
+ * process id there), else -1.  The other records have no perf.data form
+ * and are counted in *@skipped.  @w must be fresh (no attr, no record).
+ * Returns the number of samples, -errno or -QPT_E_* from the writer, or
+ * the buffer's error (qpt_perfmon_errpos/errmsg).
+ */
+struct qpt_writer;
+QPT_API int qpt_perfmon_to_perf(struct qpt_perfmon *pm, struct qpt_writer *w,
+				uint64_t *skipped);
+
 #ifdef __cplusplus
 }
 #endif

@@ -312,6 +312,10 @@ QPT_API int qpt_mmap_parse(const struct qpt_record *rec,
 QPT_API const struct qpt_build_id *
 qpt_reader_build_id(const struct qpt_reader *reader, const char *filename);
 
+/* branch_sample_type's bit for counters after the entries (Linux 6.8);
+ * qpt_sample_parse skips them. */
+#define QPT_SAMPLE_BRANCH_COUNTERS (1ULL << 19)
+
 /* A sample parsed by its attr's sample_type (every field). */
 struct qpt_branch_entry {
 	uint64_t from, to, flags;

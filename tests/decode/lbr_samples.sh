@@ -3,7 +3,8 @@
 # the call stacks of perf script (expected/perf-script.txt.gz, and perf
 # itself where installed) sample for sample (lbr_samples.py), the same
 # with --stitch (nothing to stitch: the stacks fit the LBR, and the file
-# has no hw_idx), and a file without branch stacks is refused in one line.
+# has no hw_idx); qpt dump's and qpt info's views of its samples and event
+# are perf's; a file without branch stacks is refused in one line.
 . "$(dirname "$0")/common.sh"
 D=$TRACES/lbr-callstack-perfparser
 [ -d "$D" ] || { echo "skip: no $D"; exit 77; }
@@ -31,6 +32,15 @@ if command -v perf >/dev/null; then
 	python3 "$here/lbr_samples.py" "$tmp/perf-now.txt" "$tmp/qpt.txt" \
 		"$tmp/qpt.json" 0x400000 || fail "qpt lbr != this perf"
 fi
+
+# qpt dump's callchain and branch stack lines (perf report -D's, but for
+# TIME_CONV's, which qpt prints as fields), qpt info's event line
+diff <(zcat "$D/expected/perf-report-D.txt.gz" | grep '^\.\.\.' |
+	grep -v '^\.\.\. Time') <("$QPT" dump -i "$D/perf.lbr.data" |
+	grep '^\.\.\.') || fail "qpt dump's sample lines differ from perf -D"
+diff <(zcat "$D/expected/header.txt.gz" | grep '^# event :') \
+	<("$QPT" info -i "$D/perf.lbr.data" | grep '^# event :') ||
+	fail "qpt info's event line differs from perf's"
 
 # no branch stack: one line naming the file, exit 1
 q=$TRACES/quipper-intel-pt-4.14/perf.data.intel_pt-4.14

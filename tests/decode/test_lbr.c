@@ -18,6 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "qpt/lbr.h"
+#include "qpt/reader.h"
 
 /* ---- perf flags ---- */
 
@@ -41,6 +42,40 @@ static void test_perf_flags(void **state)
 			 PERF_BR_UNKNOWN);
 	assert_int_equal(qpt_lbr_kind_from_perf(PERF_BR_UNKNOWN), QPT_BR_NR);
 	assert_int_equal(qpt_lbr_kind_from_perf(PERF_BR_RET), QPT_BR_RET);
+}
+
+/* A branch stack with hw_idx and Linux 6.8's counters (a u64 per entry
+ * after the entries): the field after them (weight) is found. */
+static void test_parse_counters(void **state)
+{
+	static const uint64_t rec[] = {
+		(uint64_t)PERF_RECORD_SAMPLE | (uint64_t)(13 * 8) << 48,
+		0x401000,	      /* ip */
+		2, 7,		      /* nr, hw_idx */
+		0x10, 0x20, 0,	      /* entry 0 */
+		0x30, 0x40, 0,	      /* entry 1 */
+		0xc0, 0xc1,	      /* counters */
+		99,		      /* weight */
+	};
+	struct qpt_attr a;
+	struct qpt_sample s;
+
+	memset(&a, 0, sizeof(a));
+	a.attr.size = sizeof(a.attr);
+	a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK |
+			     PERF_SAMPLE_WEIGHT;
+	a.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+				    PERF_SAMPLE_BRANCH_HW_INDEX |
+				    QPT_SAMPLE_BRANCH_COUNTERS;
+	assert_int_equal(qpt_sample_parse(&a, rec, 13 * 8, &s), 0);
+	assert_int_equal(s.branch_nr, 2);
+	assert_int_equal(s.branch_hw_idx, 7);
+	assert_int_equal(s.branches[1].to, 0x40);
+	assert_int_equal(s.weight, 99);
+	/* without the counters bit the counters would be the weight */
+	a.attr.branch_sample_type &= ~QPT_SAMPLE_BRANCH_COUNTERS;
+	assert_int_equal(qpt_sample_parse(&a, rec, 13 * 8, &s), 0);
+	assert_int_equal(s.weight, 0xc0);
 }
 
 /* ---- the tracker over hand-made items ---- */
@@ -357,6 +392,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_flags),
+		cmocka_unit_test(test_parse_counters),
 		cmocka_unit_test(test_ring_and_trace_gaps),
 		cmocka_unit_test(test_call_stack_mode),
 		cmocka_unit_test(test_points),

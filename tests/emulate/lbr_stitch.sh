@@ -11,6 +11,18 @@ GT=$1 B=$2
 shift 2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
+# the injected file as perf sees it: qpt dump's sample lines and qpt
+# info's event line are perf report -D's and perf's header's
+"$QPT" record -q --emulate -e intel_pt/tsc/u -o "$tmp/pt.data" -- "$B/$1" \
+	>/dev/null 2>&1
+"$QPT" inject --lbr-callstack=500 -i "$tmp/pt.data" -o "$tmp/lbr.data" ||
+	bad "qpt inject"
+diff <(perf report -D -i "$tmp/lbr.data" 2>/dev/null | grep '^\.\.\.') \
+	<("$QPT" dump -i "$tmp/lbr.data" | grep '^\.\.\.') >/dev/null ||
+	bad "qpt dump's sample lines differ from perf -D"
+diff <(perf report --header-only -i "$tmp/lbr.data" 2>/dev/null |
+	grep '^# event :') <("$QPT" info -i "$tmp/lbr.data" |
+	grep '^# event :') || bad "qpt info's event line differs from perf's"
 for p in "$@"; do
 	bash "$QPT_SRC/bench/lbr_stitch.sh" --check "$QPT_BUILD" \
 		"$B/$p" 97 32 || bad "$p"
