@@ -387,6 +387,9 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 	}
 	if (optind < argc)
 		return cli_usage_error("decode", "unexpected argument '%s'", argv[optind]);
+	if (a->lbr.depth && (o->nr_tids || o->nr_cpus || o->has_time || o->sym ||
+			     o->last || o->mode != MODE_INSN || o->events))
+		return cli_usage_error("decode", "--lbr prints LBR records: no --insn, --branches, --calls, --events, --tid, --cpu, --time, --sym or --last");
 	if ((a->lbr.period || a->lbr.perfmon || a->lbr.output) && !a->lbr.depth)
 		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr");
 	if (a->lbr.perfmon != !!a->lbr.output)

@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "qpt/lbr.h"
+#include "qpt/writer.h"
 
 static const char help[] =
 	"usage: qpt inject --lbr-callstack[=PERIOD] -i IN -o OUT [options]\n\n"
@@ -126,18 +128,52 @@ static int on_truth(const struct qpt_lbr_record *r, void *ctx)
 	return w->err;
 }
 
-static int report(struct qpt_decoder *dec, const struct args *a, int err)
+/* The failure @err of the injection into @out: the output's when the
+ * writer has failed, else the input's. */
+static int report(struct qpt_decoder *dec, struct qpt_writer *out,
+		  const struct args *a, int err)
 {
-	const char *name = qpt_decoder_errmsg(dec)[0] ? a->input : a->output;
-
-	if (err == -QPT_E_UNSUPPORTED && qpt_decoder_errmsg(dec)[0])
+	if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
 		cli_error(a->input, "%s", qpt_decoder_errmsg(dec));
 	else if (qpt_decoder_errmsg(dec)[0])
 		cli_error_at(a->input, qpt_decoder_errpos(dec), "%s",
 			     qpt_decoder_errmsg(dec));
+	else if (qpt_writer_flush(out))
+		cli_error(a->output, "%s", qpt_strerror(err));
 	else
-		cli_error(name, "%s", qpt_strerror(err));
+		cli_error(a->input, "%s", qpt_strerror(err));
 	return QPT_EXIT_ERROR;
+}
+
+/* Inject into the output file; the exit code. */
+static int inject(struct args *a, struct qpt_decoder *dec, struct out *w)
+{
+	struct qpt_writer *out = NULL;
+	struct stat st;
+	bool created;
+	int err;
+
+	err = qpt_writer_open(a->output, NULL, &out);
+	if (err) {
+		cli_error(a->output, "%s", qpt_strerror(err));
+		return QPT_EXIT_ERROR;
+	}
+	/* only a regular file, never a device like /dev/null */
+	created = strcmp(a->output, "-") && !stat(a->output, &st) &&
+		  S_ISREG(st.st_mode);
+	err = qpt_lbr_inject(dec, a->input, out, &a->io);
+	if (err >= 0 && (err = qpt_writer_close(out)) < 0)
+		cli_error(a->output, "%s", qpt_strerror(err));
+	else if (err < 0)
+		report(dec, out, a, err);
+	qpt_writer_free(out);
+	if (w && (out_flush(w) || w->err)) {
+		cli_error(a->truth, "%s", qpt_strerror(w->err));
+		err = -1;
+	}
+	if (err < 0 && created)
+		unlink(a->output); /* a failed injection is no file */
+	return err < 0 ? QPT_EXIT_ERROR : QPT_EXIT_OK;
 }
 
 static int run(struct args *a, struct out *w)
@@ -157,17 +193,7 @@ static int run(struct args *a, struct out *w)
 		a->io.truth = on_truth;
 		a->io.truth_ctx = w;
 	}
-	err = qpt_lbr_inject(dec, a->input, a->output, &a->io);
-	if (w && out_flush(w) && err >= 0)
-		err = w->err;
-	if (w && w->err) {
-		cli_error(a->truth, "%s", qpt_strerror(w->err));
-		err = QPT_EXIT_ERROR;
-	} else if (err < 0) {
-		err = report(dec, a, err);
-	} else {
-		err = QPT_EXIT_OK;
-	}
+	err = inject(a, dec, w);
 	qpt_decoder_free(dec);
 	return err;
 }

@@ -345,6 +345,10 @@ int qpt_lbr_item(const struct qpt_item *it, void *arg)
 	default:
 		if (it->kind == QPT_EV_TSX)
 			t->in_tx = it->value & 1;
+		/* trace lost on the way: where it resumes is no branch */
+		if (it->kind == QPT_EV_OVERFLOW || it->kind == QPT_EV_ERROR ||
+		    it->kind == QPT_EV_LOST)
+			t->pend = false;
 		return 0;
 	}
 }

@@ -274,10 +274,9 @@ static int reader_fail(struct qpt_decoder *dec, struct qpt_reader *rd,
 
 /* The second pass: the sideband and the samples, by time. */
 static int write_out(struct qpt_decoder *dec, struct inject *in,
-		     const char *path, const char *out)
+		     const char *path, struct qpt_writer *w)
 {
 	struct qpt_reader *rd = NULL;
-	struct qpt_writer *w = NULL;
 	struct qpt_record rec;
 	size_t next = 0;
 	int err;
@@ -285,9 +284,7 @@ static int write_out(struct qpt_decoder *dec, struct inject *in,
 	err = qpt_reader_open(path, NULL, &rd);
 	if (err)
 		return reader_fail(dec, rd, err);
-	err = qpt_writer_open(out, NULL, &w);
-	if (!err)
-		err = writer_setup(w, rd, in->o);
+	err = writer_setup(w, rd, in->o);
 	while (!err && (err = qpt_reader_next(rd, &rec)) > 0) {
 		err = 0;
 		if (!is_sideband(rec.type))
@@ -297,19 +294,16 @@ static int write_out(struct qpt_decoder *dec, struct inject *in,
 		if (!err)
 			err = copy_sideband(w, &rec);
 	}
-	if (err < 0 && err != -ENOMEM && qpt_reader_errmsg(rd)[0])
+	if (err < 0 && qpt_reader_errmsg(rd)[0])
 		err = reader_fail(dec, rd, err);
 	if (!err)
 		err = flush_samples(in, w, &next, UINT64_MAX);
-	if (!err)
-		err = qpt_writer_close(w);
-	qpt_writer_free(w);
 	qpt_reader_free(rd);
 	return err;
 }
 
-int qpt_lbr_inject(struct qpt_decoder *dec, const char *path, const char *out,
-		   const struct qpt_lbr_inject_opts *opts)
+int qpt_lbr_inject(struct qpt_decoder *dec, const char *path,
+		   struct qpt_writer *out, const struct qpt_lbr_inject_opts *opts)
 {
 	struct qpt_lbr_inject_opts o;
 	struct inject in;

@@ -295,21 +295,26 @@ struct qpt_lbr_inject_opts {
 
 QPT_API void qpt_lbr_inject_opts_init(struct qpt_lbr_inject_opts *opts);
 
+struct qpt_writer;
+
 /*
  * Decode the Intel PT perf.data @in with @dec (which must want
- * QPT_WANT_INSN and QPT_WANT_BRANCH) and write @out: every
- * opts.period instructions of a thread a PERF_RECORD_SAMPLE (IP, TID,
- * TIME, CALLCHAIN, BRANCH_STACK) of an instructions event with
- * branch_sample_type USER|CALL_STACK|HW_INDEX, its branch stack what a
- * call-stack LBR of opts.depth entries holds there, its callchain
- * PERF_CONTEXT_USER and the ip (as the kernel gives it for
- * --call-graph lbr); the input's MMAP, MMAP2, COMM, FORK and EXIT records
- * (their sample_id rewritten) and build-ids; CPU_PMU_CAPS branches=depth.
- * Returns the number of samples written, -errno (output), the decoder's
- * errors (qpt_decoder_errpos/errmsg), -QPT_E_INVAL.
+ * QPT_WANT_INSN and QPT_WANT_BRANCH) and write into @out (a fresh writer:
+ * no attr, no record; the caller closes and frees it): every opts.period
+ * instructions of a thread a PERF_RECORD_SAMPLE (IP, TID, TIME, CALLCHAIN,
+ * BRANCH_STACK) of an instructions event with branch_sample_type
+ * USER|CALL_STACK|HW_INDEX, its branch stack what a call-stack LBR of
+ * opts.depth entries holds there, its callchain PERF_CONTEXT_USER and the
+ * ip (as the kernel gives it for --call-graph lbr); the input's MMAP,
+ * MMAP2, COMM, FORK and EXIT records (their sample_id rewritten, the
+ * samples merged in by time) and build-ids; CPU_PMU_CAPS branches=depth.
+ * The samples are kept in memory until the sideband is copied.  Returns
+ * the number of samples written, or a negative error: the decoder's and
+ * the input's (qpt_decoder_errpos/errmsg say where, when they can),
+ * the writer's (which it then returns for every call), -QPT_E_INVAL.
  */
 QPT_API int qpt_lbr_inject(struct qpt_decoder *dec, const char *in,
-			   const char *out,
+			   struct qpt_writer *out,
 			   const struct qpt_lbr_inject_opts *opts);
 
 #ifdef __cplusplus

@@ -54,4 +54,26 @@ if [ -f "$q" ]; then
 fi
 "$QPT" lbr -i "$tmp/none" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "^qpt: $tmp/none: " "$tmp/err" || fail "missing file"
+
+# qpt inject's failures: one line naming the file at fault, exit 1, no
+# output left behind
+one() { # FILE CMD...: exit 1, one line "qpt: FILE: ..."
+	local f=$1
+	shift
+	"$@" >/dev/null 2>"$tmp/err"
+	[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -q "^qpt: $f: " "$tmp/err" || fail "$*: $(cat "$tmp/err")"
+}
+one "$D/perf.lbr.data" "$QPT" inject --lbr-callstack -i "$D/perf.lbr.data" \
+	-o "$tmp/o.data"
+[ -e "$tmp/o.data" ] && fail "inject left its output"
+one "$tmp/none" "$QPT" inject --lbr-callstack -i "$tmp/none" -o "$tmp/o.data"
+one "$tmp/no/o.data" "$QPT" inject --lbr-callstack -i "$D/perf.lbr.data" \
+	-o "$tmp/no/o.data"
+"$QPT" inject -i "$D/perf.lbr.data" -o "$tmp/o.data" 2>/dev/null
+[ $? -eq 2 ] || fail "inject without --lbr-callstack"
+"$QPT" inject --lbr-callstack=0 -o "$tmp/o.data" 2>/dev/null
+[ $? -eq 2 ] || fail "inject --lbr-callstack=0"
+"$QPT" inject --lbr-callstack --lbr-depth 1025 -o "$tmp/o.data" 2>/dev/null
+[ $? -eq 2 ] || fail "inject --lbr-depth 1025"
 echo ok
