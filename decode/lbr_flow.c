@@ -102,16 +102,8 @@ static struct lthread *thread_get(struct qpt_lbr *l, int32_t tid)
 
 	if (qd_tidmap_get(&l->map, tid, &idx))
 		return &l->th[idx];
-	if (l->nr_th == l->cap_th) {
-		size_t cap = l->cap_th ? l->cap_th * 2 : 8;
-
-		t = realloc(l->th, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		l->th = t;
-		l->cap_th = cap;
-	}
-	if (qd_tidmap_put(&l->map, tid, l->nr_th))
+	if (qd_grow(&l->th, &l->cap_th, l->nr_th + 1, sizeof(*t)) ||
+	    qd_tidmap_put(&l->map, tid, l->nr_th))
 		return NULL;
 	t = &l->th[l->nr_th++];
 	memset(t, 0, sizeof(*t));
@@ -129,15 +121,8 @@ int qpt_lbr_add_point(struct qpt_lbr *l, int32_t tid, uint64_t time,
 
 	if (!t)
 		return -ENOMEM;
-	if (t->nr_pts == t->cap_pts) {
-		size_t cap = t->cap_pts ? t->cap_pts * 2 : 16;
-		struct point *p = realloc(t->pts, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		t->pts = p;
-		t->cap_pts = cap;
-	}
+	if (qd_grow(&t->pts, &t->cap_pts, t->nr_pts + 1, sizeof(*t->pts)))
+		return -ENOMEM;
 	t->pts[t->nr_pts].time = time;
 	t->pts[t->nr_pts].ip = ip;
 	t->nr_pts++;

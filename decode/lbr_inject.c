@@ -44,23 +44,6 @@ void qpt_lbr_inject_opts_init(struct qpt_lbr_inject_opts *opts)
 	opts->period = 1000;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	n = realloc(*p, nc * size);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = nc;
-	return 0;
-}
-
 /* A period record of the tracker becomes a sample in the buffer. */
 static int on_record(const struct qpt_lbr_record *r, void *ctx)
 {
@@ -72,8 +55,8 @@ static int on_record(const struct qpt_lbr_record *r, void *ctx)
 
 	if (size > UINT16_MAX)
 		return -QPT_E_INVAL;
-	if (grow((void **)&in->buf, &in->cap, in->len + size, 1) ||
-	    grow((void **)&in->idx, &in->cap_idx, in->nr + 1, sizeof(*in->idx)))
+	if (qd_grow(&in->buf, &in->cap, in->len + size, 1) ||
+	    qd_grow(&in->idx, &in->cap_idx, in->nr + 1, sizeof(*in->idx)))
 		return -ENOMEM;
 	in->idx[in->nr].time = r->time;
 	in->idx[in->nr++].off = in->len;

@@ -17,6 +17,10 @@
  */
 int qd_opts_copy(void *out, size_t out_size, const void *in, size_t in_size);
 
+/* Room for @need elements of @size bytes in the array *@pp (void **)
+ * of *@cap: grown by doubling.  Returns 0 or -ENOMEM (the array kept). */
+int qd_grow(void *pp, size_t *cap, size_t need, size_t size);
+
 /* Thread ids to array positions (open addressing). */
 struct qd_tidmap {
 	int32_t *keys;

@@ -145,15 +145,8 @@ static struct qd_space *space_of(struct qpt_lbr_reader *r, int32_t pid,
 		return r->spaces[idx];
 	if (!make)
 		return NULL;
-	if (r->nr_spaces == r->cap_spaces) {
-		size_t cap = r->cap_spaces ? r->cap_spaces * 2 : 8;
-
-		ns = realloc(r->spaces, cap * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		r->spaces = ns;
-		r->cap_spaces = cap;
-	}
+	if (qd_grow(&r->spaces, &r->cap_spaces, r->nr_spaces + 1, sizeof(*ns)))
+		return NULL;
 	r->spaces[r->nr_spaces] = qd_space_new(pid);
 	if (!r->spaces[r->nr_spaces] ||
 	    qd_tidmap_put(&r->pids, pid, r->nr_spaces)) {
@@ -205,15 +198,9 @@ static int on_comm(struct qpt_lbr_reader *r, const struct qpt_record *rec)
 	memcpy(&pid, d + 8, 4);
 	memcpy(&tid, d + 12, 4);
 	if (!qd_tidmap_get(&r->tids, tid, &idx)) {
-		if (r->nr_comms == r->cap_comms) {
-			size_t cap = r->cap_comms ? r->cap_comms * 2 : 16;
-			struct comm *c = realloc(r->comms, cap * sizeof(*c));
-
-			if (!c)
-				return -ENOMEM;
-			r->comms = c;
-			r->cap_comms = cap;
-		}
+		if (qd_grow(&r->comms, &r->cap_comms, r->nr_comms + 1,
+			    sizeof(*r->comms)))
+			return -ENOMEM;
 		idx = r->nr_comms++;
 		if (qd_tidmap_put(&r->tids, tid, idx))
 			return -ENOMEM;
@@ -298,27 +285,15 @@ static bool link(uint64_t to, uint64_t from, void *ctx)
 		    from >= to && from - to < (1u << 20);
 }
 
+/* Room for @n entries, frames and calls. */
 static int reserve(struct qpt_lbr_reader *r, size_t n)
 {
-	size_t cap = r->cap ? r->cap : 64;
-	void *a, *b, *c;
+	size_t a = r->cap, b = r->cap;
 
-	if (n <= r->cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	a = realloc(r->ents, cap * sizeof(*r->ents));
-	if (a)
-		r->ents = a;
-	b = realloc(r->frames, cap * sizeof(*r->frames));
-	if (b)
-		r->frames = b;
-	c = realloc(r->calls, cap * sizeof(*r->calls));
-	if (c)
-		r->calls = c;
-	if (!a || !b || !c)
+	if (qd_grow(&r->ents, &a, n, sizeof(*r->ents)) ||
+	    qd_grow(&r->frames, &b, n, sizeof(*r->frames)) ||
+	    qd_grow(&r->calls, &r->cap, n, sizeof(*r->calls)))
 		return -ENOMEM;
-	r->cap = cap;
 	return 0;
 }
 

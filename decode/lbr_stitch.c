@@ -83,16 +83,8 @@ static struct sthread *thread_get(struct qpt_lbr_stitch *st, int32_t tid)
 
 	if (qd_tidmap_get(&st->map, tid, &idx))
 		return &st->th[idx];
-	if (st->nr_th == st->cap_th) {
-		size_t cap = st->cap_th ? st->cap_th * 2 : 8;
-
-		t = realloc(st->th, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		st->th = t;
-		st->cap_th = cap;
-	}
-	if (qd_tidmap_put(&st->map, tid, st->nr_th))
+	if (qd_grow(&st->th, &st->cap_th, st->nr_th + 1, sizeof(*t)) ||
+	    qd_tidmap_put(&st->map, tid, st->nr_th))
 		return NULL;
 	t = &st->th[st->nr_th++];
 	memset(t, 0, sizeof(*t));
@@ -190,23 +182,6 @@ static uint64_t pick_depth(const struct qpt_lbr_stitch *st,
 	return best;
 }
 
-static int reserve(struct qpt_lbr_entry **p, size_t *cap, size_t n)
-{
-	struct qpt_lbr_entry *np;
-	size_t nc = *cap ? *cap : 64;
-
-	if (n <= *cap)
-		return 0;
-	while (nc < n)
-		nc *= 2;
-	np = realloc(*p, nc * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 /* The thread's stack becomes the @below remembered frames and the
  * sample's entries over them. */
 static int remember(struct sthread *t, const struct qpt_lbr_entry *e,
@@ -214,7 +189,7 @@ static int remember(struct sthread *t, const struct qpt_lbr_entry *e,
 {
 	size_t j;
 
-	if (reserve(&t->mem, &t->cap, below + nr))
+	if (qd_grow(&t->mem, &t->cap, below + nr, sizeof(*t->mem)))
 		return -ENOMEM;
 	for (j = 0; j < nr; j++)
 		t->mem[below + j] = e[nr - 1 - j];
@@ -253,7 +228,7 @@ int qpt_lbr_stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
 		if (remember(t, e, nr, below))
 			return -ENOMEM;
 	}
-	if (reserve(&st->out, &st->cap_out, nr + below))
+	if (qd_grow(&st->out, &st->cap_out, nr + below, sizeof(*st->out)))
 		return -ENOMEM;
 	*frames = st->out;
 	memcpy(st->out, e, nr * sizeof(*e));

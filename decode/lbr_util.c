@@ -2,6 +2,7 @@
 /* Shared by the LBR parts: sized options, thread ids to positions. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "decode/lbr_priv.h"
@@ -18,6 +19,25 @@ int qd_opts_copy(void *out, size_t out_size, const void *in, size_t in_size)
 			return -QPT_E_INVAL;
 	memcpy(out, in, in_size < out_size ? in_size : out_size);
 	*(size_t *)out = out_size;
+	return 0;
+}
+
+int qd_grow(void *pp, size_t *cap, size_t need, size_t size)
+{
+	void **p = pp, *n;
+	size_t nc = *cap ? *cap : 16;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	if (nc > SIZE_MAX / size)
+		return -ENOMEM;
+	n = realloc(*p, nc * size);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = nc;
 	return 0;
 }
 
