@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "auxfmt/perfmon_priv.h"
+#include "auxfmt/writer_priv.h"
 
 void qpt_perfmon_free(struct qpt_perfmon *pm)
 {
@@ -133,8 +134,7 @@ int qpt_perfmon_open(const char *path, struct qpt_perfmon **out)
 
 struct qpt_perfmon_writer {
 	struct qpt_perfmon_header hdr;
-	uint8_t *buf;
-	size_t len, cap;
+	struct qpt_wbuf b; /* the header and the records */
 };
 
 int qpt_perfmon_writer_new(const struct qpt_perfmon_header *h,
@@ -148,15 +148,12 @@ int qpt_perfmon_writer_new(const struct qpt_perfmon_header *h,
 	if (!w)
 		return -ENOMEM;
 	w->hdr = *h;
-	w->cap = 4096;
-	w->buf = malloc(w->cap);
-	if (!w->buf) {
+	w->hdr.capture_end = QPT_PERFMON_HEADER_SIZE;
+	if (qpt_wbuf_add(&w->b, NULL, QPT_PERFMON_HEADER_SIZE)) {
 		free(w);
 		return -ENOMEM;
 	}
-	w->len = QPT_PERFMON_HEADER_SIZE;
-	w->hdr.capture_end = w->len;
-	qpt_perfmon_encode_header(&w->hdr, w->buf);
+	qpt_perfmon_encode_header(&w->hdr, w->b.data);
 	*out = w;
 	return 0;
 }
@@ -165,7 +162,7 @@ void qpt_perfmon_writer_free(struct qpt_perfmon_writer *w)
 {
 	if (!w)
 		return;
-	free(w->buf);
+	qpt_wbuf_release(&w->b);
 	free(w);
 }
 
@@ -176,30 +173,20 @@ int qpt_perfmon_writer_add(struct qpt_perfmon_writer *w,
 
 	if (!size)
 		return -QPT_E_INVAL;
-	if (w->cap - w->len < size) {
-		size_t cap = w->cap * 2;
-		uint8_t *n;
-
-		while (cap - w->len < size)
-			cap *= 2;
-		n = realloc(w->buf, cap);
-		if (!n)
-			return -ENOMEM;
-		w->buf = n;
-		w->cap = cap;
-	}
-	qpt_perfmon_encode_record(rec, w->buf + w->len, w->cap - w->len);
-	w->len += size;
-	w->hdr.capture_end = w->len;
-	qpt_perfmon_encode_header(&w->hdr, w->buf);
+	if (qpt_wbuf_reserve(&w->b, size))
+		return -ENOMEM;
+	qpt_perfmon_encode_record(rec, w->b.data + w->b.len, size);
+	w->b.len += size;
+	w->hdr.capture_end = w->b.len;
+	qpt_perfmon_encode_header(&w->hdr, w->b.data);
 	return 0;
 }
 
 const void *qpt_perfmon_writer_data(const struct qpt_perfmon_writer *w,
 				    size_t *len)
 {
-	*len = w->len;
-	return w->buf;
+	*len = w->b.len;
+	return w->b.data;
 }
 
 int qpt_perfmon_writer_save(const struct qpt_perfmon_writer *w,
@@ -213,8 +200,8 @@ int qpt_perfmon_writer_save(const struct qpt_perfmon_writer *w,
 
 	if (fd < 0)
 		return -errno;
-	while (done < w->len) {
-		ssize_t n = write(fd, w->buf + done, w->len - done);
+	while (done < w->b.len) {
+		ssize_t n = write(fd, w->b.data + done, w->b.len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -98,15 +98,15 @@ void qpt_lbr_free(struct qpt_lbr *l)
 static struct lthread *thread_get(struct qpt_lbr *l, int32_t tid)
 {
 	struct lthread *t;
-	size_t idx;
+	bool made;
+	long i = qd_tid_slot(&l->map, &l->th, &l->nr_th, &l->cap_th,
+			     sizeof(*t), tid, &made);
 
-	if (qd_tidmap_get(&l->map, tid, &idx))
-		return &l->th[idx];
-	if (qd_grow(&l->th, &l->cap_th, l->nr_th + 1, sizeof(*t)) ||
-	    qd_tidmap_put(&l->map, tid, l->nr_th))
+	if (i < 0)
 		return NULL;
-	t = &l->th[l->nr_th++];
-	memset(t, 0, sizeof(*t));
+	t = &l->th[i];
+	if (!made)
+		return t;
 	t->pid = -1;
 	t->tid = tid;
 	t->cpu = -1;

@@ -31,5 +31,12 @@ struct qd_tidmap {
 int qd_tidmap_put(struct qd_tidmap *m, int32_t tid, size_t pos);
 bool qd_tidmap_get(const struct qd_tidmap *m, int32_t tid, size_t *pos);
 void qd_tidmap_free(struct qd_tidmap *m);
+/*
+ * The element of thread @tid in the array *@pp (void **: @n elements of
+ * @size bytes, room for *@cap) that @m maps: found, or appended zeroed
+ * (*@made set).  Returns its position or -ENOMEM.
+ */
+long qd_tid_slot(struct qd_tidmap *m, void *pp, size_t *n, size_t *cap,
+		 size_t size, int32_t tid, bool *made);
 
 #endif

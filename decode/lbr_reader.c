@@ -192,19 +192,18 @@ static int on_comm(struct qpt_lbr_reader *r, const struct qpt_record *rec)
 	const uint8_t *d = rec->data;
 	int32_t pid, tid;
 	size_t idx, n;
+	long slot;
+	bool made;
 
 	if (rec->size < 17)
 		return 0;
 	memcpy(&pid, d + 8, 4);
 	memcpy(&tid, d + 12, 4);
-	if (!qd_tidmap_get(&r->tids, tid, &idx)) {
-		if (qd_grow(&r->comms, &r->cap_comms, r->nr_comms + 1,
-			    sizeof(*r->comms)))
-			return -ENOMEM;
-		idx = r->nr_comms++;
-		if (qd_tidmap_put(&r->tids, tid, idx))
-			return -ENOMEM;
-	}
+	slot = qd_tid_slot(&r->tids, &r->comms, &r->nr_comms, &r->cap_comms,
+			   sizeof(*r->comms), tid, &made);
+	if (slot < 0)
+		return -ENOMEM;
+	idx = (size_t)slot;
 	n = strnlen((const char *)d + 16, rec->size - 16);
 	n = n < 16 ? n : 16;
 	memcpy(r->comms[idx].name, d + 16, n);

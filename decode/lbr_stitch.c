@@ -78,18 +78,14 @@ void qpt_lbr_stitch_free(struct qpt_lbr_stitch *st)
 
 static struct sthread *thread_get(struct qpt_lbr_stitch *st, int32_t tid)
 {
-	struct sthread *t;
-	size_t idx;
+	bool made;
+	long i = qd_tid_slot(&st->map, &st->th, &st->nr_th, &st->cap_th,
+			     sizeof(*st->th), tid, &made);
 
-	if (qd_tidmap_get(&st->map, tid, &idx))
-		return &st->th[idx];
-	if (qd_grow(&st->th, &st->cap_th, st->nr_th + 1, sizeof(*t)) ||
-	    qd_tidmap_put(&st->map, tid, st->nr_th))
+	if (i < 0)
 		return NULL;
-	t = &st->th[st->nr_th++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	return t;
+	st->th[i].tid = tid;
+	return &st->th[i];
 }
 
 static bool same(const struct qpt_lbr_entry *a, const struct qpt_lbr_entry *b)

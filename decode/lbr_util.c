@@ -111,3 +111,18 @@ void qd_tidmap_free(struct qd_tidmap *m)
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
 }
+
+long qd_tid_slot(struct qd_tidmap *m, void *pp, size_t *n, size_t *cap,
+		 size_t size, int32_t tid, bool *made)
+{
+	size_t idx;
+
+	*made = false;
+	if (qd_tidmap_get(m, tid, &idx))
+		return (long)idx;
+	if (qd_grow(pp, cap, *n + 1, size) || qd_tidmap_put(m, tid, *n))
+		return -ENOMEM;
+	memset((uint8_t *)*(void **)pp + *n * size, 0, size);
+	*made = true;
+	return (long)(*n)++;
+}
