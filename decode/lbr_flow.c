@@ -25,6 +25,7 @@ struct lthread {
 	bool pend, crashed;
 	unsigned pend_via;
 	uint64_t pend_from, pend_cycles;
+	uint64_t carry; /* cycles since the last entry, for the next one */
 	uint64_t last_ip, time, insns;
 	bool has_time, in_tx, sorted;
 	struct point *pts;
@@ -211,10 +212,14 @@ static int push(struct qpt_lbr *l, struct lthread *t,
 	return 0;
 }
 
-static void entry_init(const struct lthread *t, struct qpt_lbr_entry *e,
+/* An entry of @t: its cycles are those since the thread's last entry
+ * (trace gaps that made none included). */
+static void entry_init(struct lthread *t, struct qpt_lbr_entry *e,
 		       uint64_t from, uint64_t to, unsigned kind,
 		       uint64_t cycles)
 {
+	cycles += t->carry;
+	t->carry = 0;
 	e->from = from;
 	e->to = to;
 	e->kind = (uint16_t)kind;
@@ -236,6 +241,7 @@ static int resume(struct qpt_lbr *l, struct lthread *t, uint64_t to,
 	unsigned kind = t->pend_via;
 
 	t->pend = false;
+	t->carry += t->pend_cycles + cycles;
 	if (!t->pend_from || !to)
 		return 0;
 	if ((kind == QPT_BR_SYSCALL && to == t->pend_from + 2) ||
@@ -243,7 +249,7 @@ static int resume(struct qpt_lbr *l, struct lthread *t, uint64_t to,
 		return 0;
 	if (kind == QPT_BR_NR)
 		kind = QPT_BR_ASYNC;
-	entry_init(t, &e, t->pend_from, to, kind, t->pend_cycles + cycles);
+	entry_init(t, &e, t->pend_from, to, kind, 0);
 	return push(l, t, &e);
 }
 
@@ -266,7 +272,10 @@ static int on_branch(struct qpt_lbr *l, struct lthread *t,
 		t->crashed = false;
 		if (!t->last_ip)
 			t->last_ip = it->to;
-		return t->pend ? resume(l, t, it->to, it->cycles) : 0;
+		if (t->pend)
+			return resume(l, t, it->to, it->cycles);
+		t->carry += it->cycles;
+		return 0;
 	default:
 		entry_init(t, &e, it->ip, it->to, it->kind, it->cycles);
 		return push(l, t, &e);

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
+#include <intel-pt.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "qpt/lbr.h"
 #include "qpt/reader.h"
@@ -76,6 +79,118 @@ static void test_parse_counters(void **state)
 	a.attr.branch_sample_type &= ~QPT_SAMPLE_BRANCH_COUNTERS;
 	assert_int_equal(qpt_sample_parse(&a, rec, 13 * 8, &s), 0);
 	assert_int_equal(s.weight, 0xc0);
+}
+
+/* ---- CYC cycles on branches ---- */
+
+/* 0x1000: xor eax,eax; jz 0x1008; nop x4; call 0x1010; nop; syscall; ret */
+static const uint8_t code[] = {
+	0x31, 0xc0, 0x74, 0x04, 0x90, 0x90, 0x90, 0x90,
+	0xe8, 0x03, 0x00, 0x00, 0x00, 0x90, 0x0f, 0x05, 0xc3,
+};
+
+static void enc_pkt(struct pt_encoder *enc, enum pt_packet_type type,
+		    uint64_t v)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	if (type == ppt_mode) {
+		p.payload.mode.leaf = pt_mol_exec;
+		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	} else if (type == ppt_tnt_8) {
+		p.payload.tnt.bit_size = 1;
+		p.payload.tnt.payload = v;
+	} else if (type == ppt_cyc) {
+		p.payload.cyc.value = v;
+	} else {
+		p.payload.ip.ipc = v ? pt_ipc_sext_48 : pt_ipc_suppressed;
+		p.payload.ip.ip = v;
+	}
+	assert_true(pt_enc_next(enc, &p) >= 0);
+}
+
+static int cyc_branch(const struct qpt_item *it, void *ctx)
+{
+	uint64_t *c = ctx;
+
+	if (it->type == QPT_ITEM_BRANCH && c[0] < 15)
+		c[c[0]++ + 1] = it->cycles;
+	return 0;
+}
+
+/*
+ * TIP.PGE, CYC 5, TNT (jz taken), CYC 7, TIP (the ret), CYC 11, TIP.PGD
+ * (the syscall): the trace begin gets 0, the jz 5 (the cycles up to its
+ * TNT), the direct call (no packet) 0, the ret 7, the trace end 11.  Then
+ * CYC 3, TIP.PGE, CYC 2, TNT (jz not taken), CYC 13, TIP (ret), CYC 1,
+ * TIP.PGD: the begin 3, the call the 2 of the jz not taken before it, the
+ * ret 13, the end 1.
+ */
+static void test_cyc_cycles(void **state)
+{
+	uint8_t trace[256];
+	char path[] = "/tmp/qpt-test-cyc-XXXXXX";
+	struct qpt_decoder_opts o;
+	struct qpt_decoder *dec;
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t off = 0, c[16] = { 0 };
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, code, sizeof(code)), sizeof(code));
+	close(fd);
+	pt_config_init(&cfg);
+	cfg.begin = trace;
+	cfg.end = trace + sizeof(trace);
+	enc = pt_alloc_encoder(&cfg);
+	enc_pkt(enc, ppt_psb, 0);
+	enc_pkt(enc, ppt_mode, 0);
+	enc_pkt(enc, ppt_psbend, 0);
+	enc_pkt(enc, ppt_tip_pge, 0x1000);
+	enc_pkt(enc, ppt_cyc, 5);
+	enc_pkt(enc, ppt_tnt_8, 1);
+	enc_pkt(enc, ppt_cyc, 7);
+	enc_pkt(enc, ppt_tip, 0x100d);
+	enc_pkt(enc, ppt_cyc, 11);
+	enc_pkt(enc, ppt_tip_pgd, 0);
+	enc_pkt(enc, ppt_cyc, 3);
+	enc_pkt(enc, ppt_tip_pge, 0x1000);
+	enc_pkt(enc, ppt_cyc, 2);
+	enc_pkt(enc, ppt_tnt_8, 0);
+	enc_pkt(enc, ppt_cyc, 13);
+	enc_pkt(enc, ppt_tip, 0x100d);
+	enc_pkt(enc, ppt_cyc, 1);
+	enc_pkt(enc, ppt_tip_pgd, 0);
+	pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	qpt_decoder_opts_init(&o);
+	o.want = QPT_WANT_BRANCH | QPT_WANT_CYCLES;
+	assert_int_equal(qpt_decoder_new(&o, &dec), 0);
+	assert_int_equal(qpt_decoder_add_image(dec, path, 0x1000), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, trace, off, cyc_branch, c),
+			 0);
+	{
+		static const uint64_t want[] = { 0, 5, 0, 7, 11, 3, 2, 13, 1 };
+
+		assert_int_equal(c[0], 9);
+		assert_memory_equal(c + 1, want, sizeof(want));
+	}
+	/* without QPT_WANT_CYCLES: none */
+	memset(c, 0, sizeof(c));
+	o.want = QPT_WANT_BRANCH;
+	qpt_decoder_free(dec);
+	assert_int_equal(qpt_decoder_new(&o, &dec), 0);
+	assert_int_equal(qpt_decoder_add_image(dec, path, 0x1000), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, trace, off, cyc_branch, c),
+			 0);
+	assert_int_equal(c[0], 9);
+	for (off = 1; off <= 9; off++)
+		assert_int_equal(c[off], 0);
+	qpt_decoder_free(dec);
+	unlink(path);
 }
 
 /* ---- the tracker over hand-made items ---- */
@@ -393,6 +508,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_flags),
 		cmocka_unit_test(test_parse_counters),
+		cmocka_unit_test(test_cyc_cycles),
 		cmocka_unit_test(test_ring_and_trace_gaps),
 		cmocka_unit_test(test_call_stack_mode),
 		cmocka_unit_test(test_points),

@@ -35,5 +35,9 @@ for p in "$@"; do
 		python3 "$here/lbr_vs_gt.py" "$tmp/gt.txt" "$tmp/ilen.txt" \
 			"$tmp/lbr.json" $n 997 || bad "$p --lbr=$n"
 	done
+	perf script -i "$tmp/$p.data" --itrace=b -F tid,ip,addr,flags,ipc \
+		>"$tmp/ipc.txt" 2>/dev/null
+	python3 "$here/lbr_cycles.py" "$tmp/ipc.txt" "$tmp/lbr.json" ||
+		bad "$p: cycles"
 done
 exit $fail
