@@ -161,8 +161,10 @@ struct qpt_item {
 	const char *to_sym;
 	uint64_t to_symoff;
 	/* Branches with QPT_WANT_CYCLES: the core cycles of the CYC packets
-	 * between the previous branch's packets and this one's (0 when the
-	 * trace has no CYC packets, or several branches share a packet). */
+	 * since the previous branch item (before the packet that told this
+	 * branch: its TNT or TIP; a direct jump or call has none and gets
+	 * those of conditional branches not taken since); 0 when the trace
+	 * has no CYC packets or several branches share a TNT packet. */
 	uint64_t cycles;
 };
 
