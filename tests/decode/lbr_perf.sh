@@ -29,6 +29,7 @@ for o in --lbr=0 --lbr=1025 --lbr=x "--lbr --lbr-period 0" \
 	"--lbr --format=ptxed -o x"; do
 	# shellcheck disable=SC2086
 	"$QPT" decode -i "$d/perf.data" $o >/dev/null 2>&1
-	[ $? -eq 2 ] || fail "decode $o: exit $?, want 2"
+	rc=$?
+	[ $rc -eq 2 ] || fail "decode $o: exit $rc, want 2"
 done
 echo ok

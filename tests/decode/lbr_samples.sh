@@ -5,6 +5,7 @@
 # with --stitch (nothing to stitch: the stacks fit the LBR, and the file
 # has no hw_idx); qpt dump's and qpt info's views of its samples and event
 # are perf's; a file without branch stacks is refused in one line.
+# shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 D=$TRACES/lbr-callstack-perfparser
 [ -d "$D" ] || { echo "skip: no $D"; exit 77; }
@@ -48,12 +49,17 @@ if [ -f "$q" ]; then
 	"$QPT" lbr -i "$q" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 1 ] || fail "no branch stack: exit $rc"
-	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^qpt: $q: no event" "$tmp/err" ||
+	if [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+		! grep -q "^qpt: $q: no event" "$tmp/err"; then
 		fail "no branch stack: $(cat "$tmp/err")"
+	fi
 	[ -s "$tmp/out" ] && fail "no branch stack: output"
 fi
 "$QPT" lbr -i "$tmp/none" 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q "^qpt: $tmp/none: " "$tmp/err" || fail "missing file"
+rc=$?
+if [ $rc -ne 1 ] || ! grep -q "^qpt: $tmp/none: " "$tmp/err"; then
+	fail "missing file: exit $rc"
+fi
 
 # qpt inject's failures: one line naming the file at fault, exit 1, no
 # output left behind
@@ -61,8 +67,11 @@ one() { # FILE CMD...: exit 1, one line "qpt: FILE: ..."
 	local f=$1
 	shift
 	"$@" >/dev/null 2>"$tmp/err"
-	[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
-		grep -q "^qpt: $f: " "$tmp/err" || fail "$*: $(cat "$tmp/err")"
+	local rc=$?
+	if [ $rc -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+		! grep -q "^qpt: $f: " "$tmp/err"; then
+		fail "$*: exit $rc: $(cat "$tmp/err")"
+	fi
 }
 one "$D/perf.lbr.data" "$QPT" inject --lbr-callstack -i "$D/perf.lbr.data" \
 	-o "$tmp/o.data"

@@ -23,10 +23,12 @@ lbr="--lbr=40 --lbr-period 997 -i $d/perf.data --sysroot $d"
 "$QPT" decode $lbr --json >"$tmp/lbr.json" || fail "decode --lbr --json"
 "$QPT" dump --json -i "$tmp/a.pm" >"$tmp/a.json" || fail "dump --json"
 $py check-lbr "$tmp/a.json" "$tmp/lbr.json" || fail "LAST_BRANCH records"
-$py build "$tmp/a.json" "$tmp/b.pm" && cmp "$tmp/a.pm" "$tmp/b.pm" ||
+$py build "$tmp/a.json" "$tmp/b.pm" || fail "re-encoding"
+cmp "$tmp/a.pm" "$tmp/b.pm" ||
 	fail "the buffer re-encoded from qpt dump --json differs"
-"$QPT" convert -i "$tmp/a.pm" -o "$tmp/c.pm" --format=perfmon &&
-	cmp "$tmp/a.pm" "$tmp/c.pm" || fail "convert --format=perfmon differs"
+"$QPT" convert -i "$tmp/a.pm" -o "$tmp/c.pm" --format=perfmon ||
+	fail "convert --format=perfmon"
+cmp "$tmp/a.pm" "$tmp/c.pm" || fail "convert --format=perfmon differs"
 "$QPT" dump -i "$tmp/a.pm" | grep -q '^0x24 \[0x[0-9a-f]*\]: LAST_BRANCH' ||
 	fail "dump text"
 
@@ -34,8 +36,8 @@ $py build "$tmp/a.json" "$tmp/b.pm" && cmp "$tmp/a.pm" "$tmp/b.pm" ||
 $py every "$tmp/every.pm"
 "$QPT" dump --json -i "$tmp/every.pm" >"$tmp/every.json" || fail "dump every"
 $py check-every "$tmp/every.json" || fail "every record type"
-$py build "$tmp/every.json" "$tmp/every2.pm" &&
-	cmp "$tmp/every.pm" "$tmp/every2.pm" || fail "every: not lossless"
+$py build "$tmp/every.json" "$tmp/every2.pm" || fail "every: re-encoding"
+cmp "$tmp/every.pm" "$tmp/every2.pm" || fail "every: not lossless"
 [ "$("$QPT" dump -i "$tmp/every.pm" | wc -l)" -eq 9 ] || fail "every: text"
 
 # perf.data for perf
@@ -52,7 +54,8 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     for b in r.get("branches", []):
         print("%s/%s" % (b["from"], b["to"]))' "$tmp/a.json" >"$tmp/want-br"
-	[ -s "$tmp/want-br" ] && cmp "$tmp/want-br" "$tmp/perf-br" ||
+	[ -s "$tmp/want-br" ] || fail "no branches in the buffer"
+	cmp "$tmp/want-br" "$tmp/perf-br" ||
 		fail "perf script brstack differs from the buffer"
 	for f in a every; do
 		diff <(perf report -D -i "$tmp/$f.data" 2>/dev/null |
@@ -68,9 +71,10 @@ for k in capture_end type branches version cut; do
 		# shellcheck disable=SC2086
 		"$QPT" $c -i "$tmp/bad.pm" >/dev/null 2>"$tmp/err"
 		rc=$?
-		[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
-			grep -q "^qpt: $tmp/bad.pm: " "$tmp/err" ||
+		if [ $rc -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+			! grep -q "^qpt: $tmp/bad.pm: " "$tmp/err"; then
 			fail "$k, $c: exit $rc: $(cat "$tmp/err")"
+		fi
 	done
 done
 echo ok
