@@ -38,6 +38,8 @@ struct flow {
 	bool has_time;
 	enum pt_exec_mode mode;
 	uint64_t next_ip; /* after the last block's last instruction */
+	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */
+	bool cyc_nodec;	    /* the next branch consumed no decision */
 	char msg[160];
 };
 
@@ -132,6 +134,7 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	it->symoff = 0;
 	it->to_sym = NULL;
 	it->to_symoff = 0;
+	it->cycles = 0;
 	it->msg = NULL;
 	it->mode = 0;
 	it->size = 0;
@@ -150,13 +153,19 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 {
 	struct qpt_item it;
 
+	uint64_t cycles = 0;
+
 	f->fc->stats->branches++;
+	if (f->cyc) /* direct jumps and calls read no packet */
+		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
+				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
 	if (!(f->fc->want & QPT_WANT_BRANCH))
 		return 0;
 	item_init(f, &it, QPT_ITEM_BRANCH, kind);
 	it.ip = from;
 	it.to = to;
 	it.via = via;
+	it.cycles = cycles;
 	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space) {
 		/* the call target first: the space caches the last symbol,
 		 * and the next item is usually near @from */
@@ -203,8 +212,11 @@ static int resolve(struct flow *f, uint64_t next, bool known)
 	f->pending = false;
 	if (!known || f->p_kind == QPT_BR_NR)
 		return 0;
-	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size)
+	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size) {
+		if (f->cyc)
+			qd_cyc_pass(f->cyc);
 		return 0;
+	}
 	err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
 	return err;
 }
@@ -294,9 +306,11 @@ static int on_event(struct flow *f, const struct pt_event *ev)
 		err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
 				 !ev->ip_suppressed, 0,
 				 "trace overflow: packets were dropped");
+		f->cyc_nodec = true; /* resumed by a FUP */
 		if (!err && !ev->ip_suppressed)
 			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
 					  ev->variant.overflow.ip, QPT_BR_NR);
+		f->cyc_nodec = false;
 		break;
 	case ptev_exec_mode:
 		f->mode = ev->variant.exec_mode.mode;
@@ -557,12 +571,23 @@ static void account_skip(struct flow *f, uint64_t from, uint64_t to,
 	}
 }
 
+/* The block decoder synchronized: the cycle counter starts there too. */
+static void cyc_sync(struct flow *f)
+{
+	uint64_t off = 0;
+
+	if (f->cyc && pt_blk_get_sync_offset(f->dec, &off) >= 0)
+		qd_cyc_sync(f->cyc, off);
+}
+
 static int decode_loop(struct flow *f, size_t len)
 {
 	struct pt_block block;
 	int status, err;
 
 	status = pt_blk_sync_forward(f->dec);
+	if (status >= 0)
+		cyc_sync(f);
 	if (status < 0) {
 		f->fc->stats->skipped_bytes += len;
 		if (status == -pte_eos)
@@ -605,8 +630,10 @@ static int decode_loop(struct flow *f, size_t len)
 		if (err)
 			return err;
 		status = pt_blk_sync_forward(f->dec);
-		if (status >= 0)
+		if (status >= 0) {
 			pt_blk_get_sync_offset(f->dec, &sync_off);
+			cyc_sync(f);
+		}
 		account_skip(f, err_off, sync_off, ip, ip_valid,
 			     ip_valid ? -pte_nomap : 0);
 		if (status < 0)
@@ -636,11 +663,17 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		return -ENOMEM;
 	/* optional: without it every instruction is decoded afresh */
 	f.icache = calloc(1u << ICACHE_BITS, sizeof(*f.icache));
+	if ((fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg))) {
+		free(f.icache);
+		pt_blk_free_decoder(f.dec);
+		return -ENOMEM;
+	}
 	if (image && pt_blk_set_image(f.dec, image) < 0) {
 		pt_blk_free_decoder(f.dec);
 		return -QPT_E_INVAL;
 	}
 	err = decode_loop(&f, len);
+	qd_cyc_free(f.cyc);
 	free(f.icache);
 	pt_blk_free_decoder(f.dec);
 	return err;

@@ -144,4 +144,20 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 
 uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc);
 
+/* ---- cyc.c: CYC cycles by decision ---- */
+
+struct qd_cyc;
+
+/* A counter over the trace of @config (begin and end set); NULL: -ENOMEM. */
+struct qd_cyc *qd_cyc_new(const struct pt_config *config);
+void qd_cyc_free(struct qd_cyc *c);
+/* The block decoder synchronized at @offset (a PSB): start there. */
+void qd_cyc_sync(struct qd_cyc *c, uint64_t offset);
+/* A decision that is no taken branch (a conditional branch not taken):
+ * its cycles go to the next taken branch. */
+void qd_cyc_pass(struct qd_cyc *c);
+/* The cycles of a taken branch: those passed on to it, and of its own
+ * decision when @decision (not for direct jumps and calls). */
+uint64_t qd_cyc_take(struct qd_cyc *c, bool decision);
+
 #endif
