@@ -54,20 +54,6 @@ fail:
 	return NULL;
 }
 
-int qd_space_reset(struct qd_space *space)
-{
-	struct pt_image *img = pt_image_alloc(NULL);
-
-	if (!img)
-		return -ENOMEM;
-	pt_image_free(space->image);
-	space->image = img;
-	space->nr_maps = 0;
-	space->last = NULL;
-	space->last_sym = NULL;
-	return 0;
-}
-
 /* Cut [start, end) out of the existing maps (the new one replaces it). */
 static int punch(struct qd_space *s, uint64_t start, uint64_t end)
 {
@@ -214,6 +200,59 @@ int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
 		}
 	}
 	return insert(s, &map);
+}
+
+int qd_space_copy(struct qd_space *to, struct pt_image_section_cache *isc,
+		  const struct qd_space *from)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; from && i < from->nr_maps; i++) {
+		const struct qd_map *m = &from->maps[i];
+
+		err = qd_space_map(to, isc, m->start, m->end - m->start,
+				   m->pgoff, m->file);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The first map that ends after @ip (maps are sorted, disjoint). */
+static size_t first_after(const struct qd_space *s, uint64_t ip)
+{
+	size_t lo = 0, hi = s->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->maps[mid].end <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool qd_space_conflicts(const struct qd_space *s, uint64_t start,
+			uint64_t len, uint64_t pgoff,
+			const struct qd_file *file)
+{
+	size_t i;
+
+	if (!file->found || !len || start + len < start)
+		return false;
+	for (i = first_after(s, start);
+	     i < s->nr_maps && s->maps[i].start < start + len; i++) {
+		const struct qd_map *m = &s->maps[i];
+
+		/* the same file at the same place: the same code */
+		if (m->file->found &&
+		    (m->file != file || m->start - m->pgoff != start - pgoff))
+			return true;
+	}
+	return false;
 }
 
 const struct qd_map *qd_space_find(struct qd_space *s, uint64_t ip)
