@@ -22,7 +22,7 @@ int qd_reserve(void *p, size_t *cap, size_t n, size_t size)
 
 	if (n < *cap)
 		return 0;
-	nc = *cap ? 2 * *cap : 16;
+	nc = *cap ? 2 * *cap : 1;
 	if (nc <= n || nc > SIZE_MAX / size)
 		return -ENOMEM;
 	na = realloc(*arr, nc * size);
