@@ -35,6 +35,8 @@ struct qd_flow_cache {
 struct flow {
 	struct qd_flow_ctx *fc;
 	struct qd_flow_cache *cache; /* NULL: none */
+	struct icache_ent *ient;     /* cache->ent, or NULL */
+	uint32_t gen;		     /* cache->gen */
 	struct pt_block_decoder *dec;
 	/* the last instruction, while its successor is unknown */
 	bool pending;
@@ -44,6 +46,7 @@ struct flow {
 	bool enabled;
 	uint64_t time;
 	bool has_time;
+	uint64_t loc_tsc; /* the last time stamp located */
 	enum pt_exec_mode mode;
 	uint64_t next_ip; /* after the last block's last instruction */
 	struct qd_space *next_space; /* to use after the current block */
@@ -239,14 +242,18 @@ void qd_flow_cache_free(struct qd_flow_cache *c)
 }
 
 /* Forget every decoded instruction (entries of older generations). */
-static void cache_forget(struct qd_flow_cache *c)
+static void cache_forget(struct flow *f)
 {
+	struct qd_flow_cache *c = f->cache;
+
 	if (!c)
 		return;
 	if (++c->gen == 0) {
 		memset(c->ent, 0, sizeof(*c->ent) << ICACHE_BITS);
 		c->gen = 1;
 	}
+	f->ient = c->ent;
+	f->gen = c->gen;
 }
 
 /* Decode against @sp from here on: its image, no code decoded before. */
@@ -256,7 +263,7 @@ static void use_space(struct flow *f, struct qd_space *sp)
 		return;
 	f->fc->space = sp;
 	pt_blk_set_image(f->dec, sp->image);
-	cache_forget(f->cache);
+	cache_forget(f);
 }
 
 /* The trace's current time stamp counter, when it has one. */
@@ -291,6 +298,9 @@ static void update_time(struct flow *f)
 		return;
 	f->time = qd_tsc_to_time(&f->fc->tc, tsc);
 	f->has_time = true;
+	if (f->loc_tsc == tsc)
+		return; /* located at this time already */
+	f->loc_tsc = tsc;
 	pt_blk_get_offset(f->dec, &off);
 	f->next_space = locate(f, off, true, tsc);
 }
@@ -541,11 +551,11 @@ static int insn_at(struct flow *f, const struct pt_block *b, bool last,
 		*kind = classify(*raw, ild->len, ild);
 		return 0;
 	}
-	if (f->cache) {
-		e = &f->cache->ent[(ip ^ (ip >> ICACHE_BITS)) &
-				   ((1u << ICACHE_BITS) - 1)];
+	if (f->ient) {
+		e = &f->ient[(ip ^ (ip >> ICACHE_BITS)) &
+			     ((1u << ICACHE_BITS) - 1)];
 		if (e->raw && e->ip == ip && e->bits == bits &&
-		    e->gen == f->cache->gen) {
+		    e->gen == f->gen) {
 			*raw = e->raw;
 			*ild = e->ild;
 			*kind = e->kind;
@@ -562,7 +572,7 @@ static int insn_at(struct flow *f, const struct pt_block *b, bool last,
 		e->ild = *ild;
 		e->kind = *kind;
 		e->bits = bits;
-		e->gen = f->cache->gen;
+		e->gen = f->gen;
 	}
 	return 0;
 }
@@ -737,7 +747,7 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		return -ENOMEM;
 	/* optional: without it every instruction is decoded afresh */
 	f.cache = fc->cache ? fc->cache : (own = qd_flow_cache_new());
-	cache_forget(f.cache);
+	cache_forget(&f);
 	if (fc->space && pt_blk_set_image(f.dec, fc->space->image) < 0) {
 		pt_blk_free_decoder(f.dec);
 		qd_flow_cache_free(own);
