@@ -94,7 +94,7 @@ static int run_append(struct qd_run *r, const uint8_t *p, size_t n, bool stable)
 		return 0;
 	}
 	if (r->len + n > r->cap) {
-		size_t nc = r->cap ? r->cap : 65536;
+		size_t nc = r->cap ? r->cap : 256;
 		uint8_t *nd;
 
 		while (nc < r->len + n)
