@@ -37,7 +37,7 @@ void qpt_features_free(struct qpt_features *pub)
 }
 
 /* An array of @n elements of @size owned by the features. */
-static void *falloc(struct qpt_reader *r, size_t n, size_t size)
+void *qpt_reader_alloc(struct qpt_reader *r, size_t n, size_t size)
 {
 	struct features_impl *f = (struct features_impl *)r->features;
 	void *p;
@@ -147,7 +147,7 @@ static void *read_array(struct qpt_reader *r, struct qpt_cursor *c, size_t min,
 
 	if ((*err = count32(c, min, &n)))
 		return NULL;
-	v = falloc(r, n, size);
+	v = qpt_reader_alloc(r, n, size);
 	if (!v) {
 		*err = -ENOMEM;
 		return NULL;
@@ -182,7 +182,7 @@ static int parse_build_id(struct qpt_reader *r, struct qpt_cursor *c)
 	uint16_t misc, size;
 	int32_t pid;
 
-	v = falloc(r, cap, sizeof(*v));
+	v = qpt_reader_alloc(r, cap, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	while (qpt_cursor_left(c) > 0) {
@@ -231,7 +231,7 @@ static int parse_event_desc(struct qpt_reader *r, struct qpt_cursor *c)
 	if (asz < PERF_ATTR_SIZE_VER0 || asz > qpt_cursor_left(c) ||
 	    n > qpt_cursor_left(c) / asz)
 		return -QPT_E_FORMAT;
-	v = falloc(r, n, sizeof(*v));
+	v = qpt_reader_alloc(r, n, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -250,7 +250,7 @@ static int parse_event_desc(struct qpt_reader *r, struct qpt_cursor *c)
 			return err;
 		if (v[i].nr_ids > qpt_cursor_left(c) / 8)
 			return -QPT_E_FORMAT;
-		ids = falloc(r, v[i].nr_ids, sizeof(*ids));
+		ids = qpt_reader_alloc(r, v[i].nr_ids, sizeof(*ids));
 		if (!ids)
 			return -ENOMEM;
 		for (j = 0; j < v[i].nr_ids; j++)
@@ -278,7 +278,7 @@ static int parse_cpu_topology(struct qpt_reader *r, struct qpt_cursor *c)
 	n = f->nr_cpus_avail;
 	if (!n || qpt_cursor_left(c) < 8 * n)
 		return 0;
-	v = falloc(r, n, sizeof(*v));
+	v = qpt_reader_alloc(r, n, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {

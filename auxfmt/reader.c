@@ -35,6 +35,19 @@ int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
 	return err;
 }
 
+void qpt_reader_warn(struct qpt_reader *r, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!r->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->log(QPT_LOG_WARN, msg, r->log_ctx);
+}
+
 static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
 			struct qpt_reader **out)
 {
@@ -187,12 +200,11 @@ void qpt_reader_free(struct qpt_reader *r)
 	if (!r)
 		return;
 	for (i = 0; i < r->nr_attrs; i++) {
-		free((void *)r->attrs[i]->ids);
 		free((void *)r->attrs[i]->name);
 		free(r->attrs[i]);
 	}
 	free(r->attrs);
-	free(r->idmap);
+	qpt_idmap_free(&r->idmap);
 	for (i = 0; i < QPT_HEADER_FEAT_BITS; i++)
 		free(r->feat[i].owned);
 	qpt_features_free(r->features);
@@ -224,6 +236,16 @@ bool qpt_reader_is_swapped(const struct qpt_reader *r)
 	return r->swap;
 }
 
+bool qpt_reader_is_stream(const struct qpt_reader *r)
+{
+	return r->stream;
+}
+
+bool qpt_reader_is_unfinished(const struct qpt_reader *r)
+{
+	return r->unfinished;
+}
+
 const struct qpt_file_header *
 qpt_reader_file_header(const struct qpt_reader *r)
 {
@@ -250,41 +272,41 @@ const struct qpt_attr *qpt_reader_attr(const struct qpt_reader *r, size_t idx)
 	return idx < r->nr_attrs ? r->attrs[idx] : NULL;
 }
 
-static int idmap_cmp(const void *a, const void *b)
-{
-	const struct qpt_id_map *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 const struct qpt_attr *qpt_reader_attr_by_id(const struct qpt_reader *r,
 					     uint64_t id)
 {
-	size_t lo = 0, hi = r->nr_idmap;
+	const struct qpt_attr *a = qpt_idmap_find(&r->idmap, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->idmap[mid].id == id)
-			return r->idmap[mid].attr;
-		if (r->idmap[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (a)
+		return a;
 	return r->nr_attrs == 1 ? r->attrs[0] : NULL;
+}
+
+uint64_t *qpt_reader_id_block(struct qpt_reader *r, const uint8_t *src,
+			      size_t n, bool swap)
+{
+	uint64_t *v = qpt_reader_alloc(r, n, sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	memcpy(v, src, n * sizeof(*v));
+	if (swap)
+		for (i = 0; i < n; i++)
+			v[i] = qpt_bswap64(v[i]);
+	return v;
 }
 
 int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
 			size_t attr_len, bool swap, const uint64_t *ids,
-			uint32_t nr_ids, bool swap_ids, uint64_t pos)
+			uint32_t nr_ids, const uint64_t *sorted, uint64_t pos)
 {
 	uint8_t tmp[sizeof(struct perf_event_attr) + 64];
 	struct qpt_attr *a;
-	uint64_t *idc = NULL;
-	size_t n = attr_len, i;
+	size_t n = attr_len;
+	int err;
 
-	/* Cap by the input: every attr and id takes input bytes. */
+	/* Cap by the input: every attr takes input bytes. */
 	if (r->nr_attrs >= r->len / 8 + 1)
 		return qpt_reader_fail(r, pos, -QPT_E_FORMAT, "too many attrs");
 	if (n > sizeof(tmp))
@@ -293,55 +315,28 @@ int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
 	memcpy(tmp, attr_bytes, n);
 	if (swap)
 		qpt_attr_swap(tmp, n);
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	memcpy(&a->attr, tmp,
-	       n < sizeof(a->attr) ? n : sizeof(a->attr));
-	if (nr_ids) {
-		idc = malloc(nr_ids * sizeof(*idc));
-		if (!idc) {
-			free(a);
-			return -ENOMEM;
-		}
-		for (i = 0; i < nr_ids; i++) {
-			memcpy(&idc[i], (const uint8_t *)ids + 8 * i, 8);
-			if (swap_ids)
-				idc[i] = qpt_bswap64(idc[i]);
-		}
-	}
-	a->ids = idc;
-	a->nr_ids = nr_ids;
 	if (r->nr_attrs == r->cap_attrs) {
 		size_t cap = r->cap_attrs ? 2 * r->cap_attrs : 8;
 		struct qpt_attr **na = realloc(r->attrs, cap * sizeof(*na));
 
 		if (!na)
-			goto err_free;
+			return -ENOMEM;
 		r->attrs = na;
 		r->cap_attrs = cap;
 	}
-	if (r->nr_idmap + nr_ids > r->cap_idmap) {
-		size_t cap = 2 * (r->nr_idmap + nr_ids) + 8;
-		struct qpt_id_map *nm = realloc(r->idmap, cap * sizeof(*nm));
-
-		if (!nm)
-			goto err_free;
-		r->idmap = nm;
-		r->cap_idmap = cap;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	memcpy(&a->attr, tmp, n < sizeof(a->attr) ? n : sizeof(a->attr));
+	a->ids = nr_ids ? ids : NULL;
+	a->nr_ids = nr_ids;
+	err = qpt_idmap_add(&r->idmap, sorted ? sorted : ids, nr_ids, a);
+	if (err) {
+		free(a);
+		return err;
 	}
-	for (i = 0; i < nr_ids; i++) {
-		r->idmap[r->nr_idmap].id = idc[i];
-		r->idmap[r->nr_idmap++].attr = a;
-	}
-	if (nr_ids)
-		qsort(r->idmap, r->nr_idmap, sizeof(*r->idmap), idmap_cmp);
 	r->attrs[r->nr_attrs++] = a;
 	return 0;
-err_free:
-	free(idc);
-	free(a);
-	return -ENOMEM;
 }
 
 int qpt_reader_set_name(struct qpt_reader *r, uint64_t id, const char *name,

@@ -28,6 +28,22 @@ struct qpt_cursor {
 
 struct qpt_zstd; /* decompress.c */
 
+struct qpt_id_map {
+	uint64_t id;
+	struct qpt_attr *attr;
+};
+
+/* The id -> attr index (idmap.c): sorted runs, newest on top. */
+struct qpt_idrun {
+	struct qpt_id_map *v;
+	size_t n;
+};
+
+struct qpt_idmap {
+	struct qpt_idrun run[64];
+	unsigned nr;
+};
+
 struct qpt_feat_sect {
 	uint64_t offset, size;
 	const uint8_t *data; /* NULL when absent */
@@ -58,13 +74,14 @@ struct qpt_reader {
 	uint64_t data_begin, data_end; /* the records [begin, end) */
 	uint64_t pos;		       /* next outer record */
 
+	/* data.size 0 in a file-mode header: its writer did not finish */
+	bool unfinished;
+	bool cut; /* ... and its last record was cut short */
+
 	/* attrs: an array of pointers so they stay put as it grows */
 	struct qpt_attr **attrs;
 	size_t nr_attrs, cap_attrs;
-	/* ids of all attrs, sorted, for lookup */
-	struct qpt_id_map *idmap;
-	size_t nr_idmap, cap_idmap;
-	bool idmap_sorted;
+	struct qpt_idmap idmap; /* idmap.c */
 
 	struct qpt_feat_sect feat[QPT_HEADER_FEAT_BITS];
 	struct qpt_features *features; /* parsed, features.c */
@@ -89,17 +106,25 @@ struct qpt_reader {
 	char errmsg[256];
 };
 
-struct qpt_id_map {
-	uint64_t id;
-	struct qpt_attr *attr;
-};
-
 /* reader.c */
 int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A warning through the log callback (the CLI prints these). */
+void qpt_reader_warn(struct qpt_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* @n ids from @src (8 bytes each, any alignment) in host order, in an
+ * array the reader owns until free (attrs whose file-mode ids sections are
+ * the same bytes share one); NULL when out of memory. */
+uint64_t *qpt_reader_id_block(struct qpt_reader *r, const uint8_t *src,
+			      size_t n, bool swap);
+/*
+ * Add an attr with @nr_ids ids @ids from qpt_reader_id_block() (may be
+ * shared by several attrs).  @sorted holds the same ids in ascending
+ * order when the caller has them (else NULL: they are sorted here).
+ */
 int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
 			size_t attr_len, bool swap, const uint64_t *ids,
-			uint32_t nr_ids, bool swap_ids, uint64_t pos);
+			uint32_t nr_ids, const uint64_t *sorted, uint64_t pos);
 const struct qpt_attr *qpt_reader_match(struct qpt_reader *r, uint32_t type,
 					 const uint8_t *rec, size_t size,
 					 bool swap);
@@ -112,8 +137,21 @@ int qpt_reader_open_pipe(struct qpt_reader *r);
 int qpt_reader_pipe_record(struct qpt_reader *r, const uint8_t *rec,
 			   uint32_t size, uint64_t pos);
 
+/* idmap.c */
+/* Index @n ids (in any order) as @attr's; the newest attr wins an id. */
+int qpt_idmap_add(struct qpt_idmap *m, const uint64_t *ids, size_t n,
+		  struct qpt_attr *attr);
+/* Merge all runs into one (fast lookups once no attr comes any more). */
+int qpt_idmap_flatten(struct qpt_idmap *m);
+struct qpt_attr *qpt_idmap_find(const struct qpt_idmap *m, uint64_t id);
+void qpt_idmap_free(struct qpt_idmap *m);
+
 /* reader_stream.c */
+/* Start reading @fd: its first 16 bytes, enough to tell the mode. */
 int qpt_stream_open(struct qpt_reader *r, int fd);
+/* Read on until the input holds [0, @end) or ends (file mode over a pipe
+ * reads what its header names, no more). */
+int qpt_stream_need(struct qpt_reader *r, uint64_t end);
 /* [pos, pos + n) of the input: 0 and *p, 1 when the input ends first. */
 int qpt_stream_view(struct qpt_reader *r, uint64_t pos, uint64_t n,
 		    const uint8_t **p);
@@ -127,6 +165,9 @@ int qpt_features_parse(struct qpt_reader *r);
 /* Parse one present feature section (again). */
 int qpt_feature_parse_one(struct qpt_reader *r, unsigned feat);
 void qpt_features_free(struct qpt_features *f);
+/* An array of @n elements of @size, zeroed, that the reader owns until it
+ * is freed (the features' allocations); NULL when out of memory. */
+void *qpt_reader_alloc(struct qpt_reader *r, size_t n, size_t size);
 
 /* swap.c */
 uint16_t qpt_bswap16(uint16_t v);

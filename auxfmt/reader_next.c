@@ -170,6 +170,30 @@ static int start_compressed(struct qpt_reader *r, const uint8_t *src,
 	return 0;
 }
 
+/*
+ * The input of an unfinished file ends where its writer stopped: a record
+ * cut short there ends the records, with a warning; those before it stand.
+ */
+static int cut_short(struct qpt_reader *r, uint64_t pos, uint64_t have,
+		     uint64_t want)
+{
+	r->cut = true;
+	if (want)
+		qpt_reader_warn(r,
+				"offset 0x%llx: the last record is cut short"
+				" (%llu of %llu bytes), dropped",
+				(unsigned long long)pos,
+				(unsigned long long)have,
+				(unsigned long long)want);
+	else
+		qpt_reader_warn(r,
+				"offset 0x%llx: the last record is cut short"
+				" (%llu bytes), dropped",
+				(unsigned long long)pos,
+				(unsigned long long)have);
+	return 0;
+}
+
 static int outer_next(struct qpt_reader *r, struct qpt_record *rec)
 {
 	uint64_t pos = r->pos, next, psize;
@@ -177,10 +201,20 @@ static int outer_next(struct qpt_reader *r, struct qpt_record *rec)
 	struct hdr h;
 	int err;
 
+	if (r->cut)
+		return 0;
 	qpt_stream_consume(r, pos);
 	err = qpt_stream_view(r, pos, 8, &src);
 	if (err < 0)
 		return err;
+	if (err && r->unfinished) {
+		if (qpt_stream_avail(r, pos))
+			return cut_short(r, pos, qpt_stream_avail(r, pos), 0);
+		if (r->zout_end > r->zout_begin)
+			return cut_short(r, r->zpos,
+					 r->zout_end - r->zout_begin, 0);
+		return 0;
+	}
 	if (err) {
 		if (qpt_stream_avail(r, pos))
 			return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
@@ -201,6 +235,8 @@ static int outer_next(struct qpt_reader *r, struct qpt_record *rec)
 				       " header", h.size);
 	if ((err = qpt_stream_view(r, pos, h.size, &src)) < 0)
 		return err;
+	if (err && r->unfinished)
+		return cut_short(r, pos, qpt_stream_avail(r, pos), h.size);
 	if (err)
 		return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
 				       "%s record of %u bytes past the end of"
@@ -213,6 +249,9 @@ static int outer_next(struct qpt_reader *r, struct qpt_record *rec)
 		return err;
 	if ((err = qpt_stream_view(r, next, psize, &payload)) < 0)
 		return err;
+	if (err && r->unfinished)
+		return cut_short(r, pos, qpt_stream_avail(r, pos),
+				 h.size + psize);
 	if (err)
 		return qpt_reader_fail(r, pos, -QPT_E_TRUNCATED,
 				       "%s payload of %llu bytes past the end"

@@ -22,6 +22,7 @@ int qpt_reader_open_pipe(struct qpt_reader *r)
 static int header_attr(struct qpt_reader *r, const uint8_t *rec,
 		       uint32_t size, uint64_t pos)
 {
+	const uint64_t *ids;
 	uint32_t asz;
 
 	if (size < 8 + PERF_ATTR_SIZE_VER0)
@@ -37,9 +38,12 @@ static int header_attr(struct qpt_reader *r, const uint8_t *rec,
 				       " its record of %u bytes",
 				       asz, size);
 	/* the record is host order already */
-	return qpt_reader_add_attr(r, rec + 8, asz, false, (const void *)(rec +
-									8 + asz),
-				   (size - 8 - asz) / 8, false, pos);
+	ids =
+	    qpt_reader_id_block(r, rec + 8 + asz, (size - 8 - asz) / 8, false);
+	if (!ids)
+		return -ENOMEM;
+	return qpt_reader_add_attr(r, rec + 8, asz, false, ids,
+				   (size - 8 - asz) / 8, NULL, pos);
 }
 
 static int header_feature(struct qpt_reader *r, const uint8_t *rec,

@@ -3,9 +3,12 @@
  * Input that cannot be mapped (a pipe, a terminal, a socket): bytes are
  * read into a window as records need them.  A pipe-mode stream is read
  * incrementally, so records come out while the writer is still running; a
- * file-mode file arriving on a pipe is read whole (its header points
- * anywhere).  The window only grows when it is full of bytes actually
- * read, so its size stays within twice the input seen.
+ * file-mode file arriving on a pipe is read as far as its header and
+ * sections name (they point anywhere), no further; an unfinished one's
+ * records then come incrementally too.  Nothing is read past the 16 bytes
+ * that hold the magic before it is checked.  The window only grows when it
+ * is full of bytes actually read, so its size stays within twice the input
+ * seen.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -82,26 +85,17 @@ void qpt_stream_consume(struct qpt_reader *r, uint64_t pos)
 	r->win_off = pos;
 }
 
-/* Start reading @fd: the pipe header decides between streaming and
- * reading the whole input. */
+int qpt_stream_need(struct qpt_reader *r, uint64_t end)
+{
+	return end > r->len ? fill(r, 0, end) : 0;
+}
+
+/* Start reading @fd: 16 bytes tell the magic and the mode.  A pipe-mode
+ * stream is then read record by record; file mode reads what its header
+ * names (reader_file.c). */
 int qpt_stream_open(struct qpt_reader *r, int fd)
 {
-	uint64_t size;
-	int err;
-
 	r->fd = fd;
 	r->stream = true;
-	if ((err = fill(r, 0, 16)))
-		return err;
-	if (r->len >= 16) {
-		memcpy(&size, r->owned + 8, 8);
-		if (size == sizeof(struct qpt_pipe_header) ||
-		    __builtin_bswap64(size) == sizeof(struct qpt_pipe_header))
-			return 0; /* pipe mode: incremental */
-	}
-	err = fill(r, 0, UINT64_MAX);
-	r->stream = false;
-	r->random_access = true; /* all of it is in memory */
-	r->buf = r->owned;
-	return err;
+	return fill(r, 0, 16);
 }

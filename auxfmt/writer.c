@@ -197,11 +197,16 @@ int qpt_writer_add_attr(struct qpt_writer *w,
 	/* pipe mode: one HEADER_ATTR record holds the attr and its ids */
 	if (nr_ids > (QPT_RECORD_MAX - 8 - sizeof(a->attr)) / 8)
 		return -QPT_E_INVAL;
-	n = realloc(w->attrs, (w->nr_attrs + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	w->attrs = n;
-	a = &n[w->nr_attrs];
+	if (w->nr_attrs == w->cap_attrs) {
+		size_t cap = w->cap_attrs ? 2 * w->cap_attrs : 8;
+
+		n = realloc(w->attrs, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		w->attrs = n;
+		w->cap_attrs = cap;
+	}
+	a = &w->attrs[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	memcpy(&a->attr, attr, size < sizeof(a->attr) ? size : sizeof(a->attr));
 	a->attr.size = sizeof(a->attr);

@@ -87,7 +87,7 @@ struct qpt_writer {
 	uint64_t high;	      /* file mode: the furthest byte ever written */
 
 	struct qpt_writer_attr *attrs;
-	size_t nr_attrs;
+	size_t nr_attrs, cap_attrs; /* grown by doubling: linear in attrs */
 
 	struct qpt_wbuf feat[QPT_FEAT_LAST]; /* raw bytes of set features */
 	bool has_feat[QPT_FEAT_LAST];

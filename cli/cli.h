@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the qpt subcommands: exit codes and one way to report errors. */
+/*
+ * Shared by the qpt subcommands: exit codes and one way to report errors.
+ * Messages are one line each: file names and text are escaped like text
+ * output (out.h), so control bytes and invalid UTF-8 show as \xNN.
+ */
 #ifndef QPT_CLI_H
 #define QPT_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "qpt/qpt.h"
 
 struct qpt_reader;
 
@@ -29,6 +36,39 @@ void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
  * qpt_strerror(err).  Returns QPT_EXIT_ERROR.
  */
 int cli_reader_error(const char *file, struct qpt_reader *r, int err);
+/*
+ * perf's rule for the files it reads (its -f/--force lifts it): a file
+ * that neither the user nor root owns is refused.  "-" (stdin) passes.
+ * Prints "qpt: FILE: not owned by the current user or root (use --force
+ * to override)" and returns QPT_EXIT_ERROR when refused, else 0.
+ */
+int cli_check_owner(const char *path, bool force);
+/* A qpt_log_fn for readers and decoders: their warnings as "qpt: warning:
+ * FILE: message" with FILE the @ctx string; other levels are dropped. */
+void cli_log_warn(enum qpt_log_level level, const char *msg, void *ctx);
+/*
+ * Open the perf.data input @path of a subcommand: cli_check_owner(), then
+ * the reader, with its warnings printed (an unfinished file).  Returns 0
+ * with *@r, or prints the one line of the failure and returns
+ * QPT_EXIT_ERROR with *@r NULL.
+ */
+int cli_open_input(const char *path, bool force, struct qpt_reader **r);
+/* "qpt: standard output: REASON" for the writer's error @err (-errno);
+ * returns QPT_EXIT_ERROR. */
+int cli_write_error(int err);
+/* The options of the commands that read one perf.data: -i FILE, --json,
+ * -f/--force, -h/--help. */
+struct cli_input {
+	const char *input; /* default "perf.data" */
+	bool json, force;
+};
+/*
+ * Parse them for command @cmd (usage text @help, printed for --help).
+ * Returns -1 to go on, or the exit code to return (help, bad option,
+ * stray argument).
+ */
+int cli_parse_input(const char *cmd, const char *help, int argc, char **argv,
+		    struct cli_input *in);
 /* "qpt: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */
@@ -48,5 +88,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_bad_option(const char *cmd);
 /* Whether progress may be shown (stderr is a terminal). */
 int cli_show_progress(void);
+/* The progress line: "\r" and the text, no newline (only where
+ * cli_show_progress() says so); cli_progress_end clears it. */
+void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_progress_end(void);
 
 #endif

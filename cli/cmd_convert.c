@@ -33,6 +33,7 @@ struct convert {
 	uint64_t nr, in_size;
 	time_t last;
 	bool warned_tracing;
+	bool force; /* -f: an input not owned by the user or root */
 };
 
 static void usage(FILE *f)
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 	       "  -o, --output OUT      output (- writes pipe mode to stdout)\n"
 	       "  -z, --compress[=N]    zstd-compress records (level N, 1..22,"
 	       " default 1)\n"
+	       "  -f, --force           read an input not owned by you or root\n"
 	       "  -h, --help            this help\n");
 }
 
@@ -228,11 +230,11 @@ static void show_progress(struct convert *cv, const struct qpt_record *rec)
 	cv->last = now;
 	cv->shown = true;
 	if (cv->in_size)
-		fprintf(stderr, "\rqpt convert: %3u%%",
-			(unsigned)(rec->pos * 100 / cv->in_size));
+		cli_progress("qpt convert: %3u%%",
+			     (unsigned)(rec->pos * 100 / cv->in_size));
 	else
-		fprintf(stderr, "\rqpt convert: %llu MiB",
-			(unsigned long long)(rec->pos >> 20));
+		cli_progress("qpt convert: %llu MiB",
+			     (unsigned long long)(rec->pos >> 20));
 }
 
 static int one_record(struct convert *cv, const struct qpt_record *rec)
@@ -286,9 +288,8 @@ static int convert(struct convert *cv, int level)
 	struct stat st;
 	int err, ret;
 
-	err = qpt_reader_open(cv->in_name, NULL, &cv->r);
-	if (err)
-		return cli_reader_error(cv->in_name, cv->r, err);
+	if (cli_open_input(cv->in_name, cv->force, &cv->r))
+		return QPT_EXIT_ERROR;
 	qpt_writer_opts_init(&wo);
 	wo.compress = level;
 	wo.log = log_cb;
@@ -328,6 +329,7 @@ int cmd_convert(int argc, char **argv)
 	    {"input", required_argument, NULL, 'i'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"compress", optional_argument, NULL, 'z'},
+	    {"force", no_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -336,9 +338,12 @@ int cmd_convert(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:z::h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "i:o:z::fh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
+		case 'f':
+			cv.force = true;
+			break;
 		case 'i':
 			cv.in_name = optarg;
 			break;
@@ -374,7 +379,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	ret = convert(&cv, level);
 	if (cv.shown)
-		fputs("\r\033[K", stderr);
+		cli_progress_end();
 	qpt_writer_free(cv.w);
 	qpt_reader_free(cv.r);
 	/* a file left by a failed conversion is not a conversion */

@@ -31,7 +31,7 @@ static bool in_list(const int32_t *list, unsigned n, int32_t v)
 	return false;
 }
 
-static bool keep(const struct out *o, const struct qpt_item *it)
+static bool keep(const struct printer *o, const struct qpt_item *it)
 {
 	if (it->type == QPT_ITEM_EVENT) {
 		/* enabled/disabled show as trace begin/end in branches */
@@ -59,7 +59,7 @@ static bool keep(const struct out *o, const struct qpt_item *it)
 	return true;
 }
 
-static struct ring *ring_for(struct out *o, int32_t tid)
+static struct ring *ring_for(struct printer *o, int32_t tid)
 {
 	struct ring *r;
 	size_t i;
@@ -75,13 +75,40 @@ static struct ring *ring_for(struct out *o, int32_t tid)
 	r->tid = tid;
 	r->count = 0;
 	r->items = calloc(o->last, sizeof(*r->items));
-	if (!r->items)
+	r->msgs = calloc(o->last, sizeof(*r->msgs));
+	if (!r->items || !r->msgs) {
+		free(r->items);
+		free(r->msgs);
 		return NULL;
+	}
 	o->nr_rings++;
 	return r;
 }
 
-static void progress(struct out *o)
+/* Keep @it in its thread's ring, with its own copy of the message (the
+ * item's pointers but the symbols are valid during the callback only). */
+static int ring_push(struct printer *o, const struct qpt_item *it)
+{
+	struct ring *r = ring_for(o, it->tid);
+	size_t k;
+
+	if (!r)
+		return -ENOMEM;
+	k = (size_t)(r->count % o->last);
+	free(r->msgs[k]);
+	r->msgs[k] = NULL;
+	r->items[k] = *it;
+	if (it->msg) {
+		r->msgs[k] = strdup(it->msg);
+		if (!r->msgs[k])
+			return -ENOMEM;
+		r->items[k].msg = r->msgs[k];
+	}
+	r->count++;
+	return 0;
+}
+
+static void progress(struct printer *o)
 {
 	struct timespec now;
 	double el;
@@ -93,35 +120,28 @@ static void progress(struct out *o)
 		return;
 	o->tlast = now;
 	o->shown = true;
-	fprintf(stderr, "\rqpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
+	cli_progress("qpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
 }
 
 static int on_item(const struct qpt_item *it, void *ctx)
 {
-	struct out *o = ctx;
+	struct printer *o = ctx;
 
 	if (o->progress && !(++o->seen & 0xfffff))
 		progress(o);
 	if (it->type == QPT_ITEM_INSN && o->plain) {
 		print_insn(o, it);
-		return o->err;
+		return o->w.err;
 	}
 	if (!keep(o, it))
 		return 0;
-	if (o->last) {
-		struct ring *r = ring_for(o, it->tid);
-
-		if (!r)
-			return -ENOMEM;
-		r->items[r->count % o->last] = *it;
-		r->count++;
-		return 0;
-	}
+	if (o->last)
+		return ring_push(o, it);
 	print_item(o, it);
-	return o->err;
+	return o->w.err;
 }
 
-static void flush_rings(struct out *o)
+static void flush_rings(struct printer *o)
 {
 	size_t i;
 
@@ -132,6 +152,9 @@ static void flush_rings(struct out *o)
 
 		for (k = r->count - n; k < r->count; k++)
 			print_item(o, &r->items[k % o->last]);
+		for (k = 0; k < n; k++)
+			free(r->msgs[k]);
+		free(r->msgs);
 		free(r->items);
 	}
 	free(o->rings);
@@ -201,6 +224,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: qpt decode [-i perf.data | --raw FILE.pt] [options]\n"
 		"  -i, --input FILE        perf.data with Intel PT (default perf.data; - = stdin)\n"
+		"  -f, --force             read a perf.data not owned by you or root\n"
 		"      --raw FILE          a bare Intel PT stream (like ptxed --raw)\n"
 		"      --image FILE@ADDR   load FILE as raw memory at ADDR (repeatable)\n"
 		"      --sysroot DIR       find recorded paths under DIR (perf --symfs)\n"
@@ -225,6 +249,7 @@ enum {
 
 static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
+	{ "force", no_argument, NULL, 'f' },
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "image", required_argument, NULL, OPT_IMAGE },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -250,19 +275,21 @@ struct args {
 	char *images[256];
 	uint64_t addrs[256];
 	unsigned nr_images;
+	bool force;
 	struct qpt_decoder_opts dopts;
 };
 
-static int parse_args(int argc, char **argv, struct args *a, struct out *o)
+static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
 	const char *comma;
 	char *end;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->input = optarg; break;
+		case 'f': a->force = true; break;
 		case OPT_RAW: a->raw = optarg; break;
 		case OPT_IMAGE:
 			if (a->nr_images >= 256)
@@ -315,35 +342,57 @@ static int parse_args(int argc, char **argv, struct args *a, struct out *o)
 	return 0;
 }
 
-/* Map a whole file read-only; empty files give len 0. */
-static int map_file(const char *path, void **buf, size_t *len)
+/*
+ * Map the --raw file read-only, or print why not ("qpt: FILE: ...") and
+ * return QPT_EXIT_ERROR: it must be a regular file (O_NONBLOCK: a FIFO
+ * must not block the open) holding at least one byte of trace.
+ */
+static int map_raw(const char *path, void **buf, size_t *len)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	const char *why = NULL;
 
 	*buf = NULL;
 	*len = 0;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		close(fd);
-		return -errno;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	if (st.st_size) {
+	if (fd < 0 || fstat(fd, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (!st.st_size)
+		why = "empty file: no Intel PT trace to decode";
+	if (!why) {
 		*buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 			    fd, 0);
 		if (*buf == MAP_FAILED) {
 			*buf = NULL;
-			close(fd);
-			return -errno;
+			why = strerror(errno);
+		} else {
+			*len = (size_t)st.st_size;
 		}
-		*len = (size_t)st.st_size;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	if (why)
+		cli_error(path, "%s", why);
+	return why ? QPT_EXIT_ERROR : 0;
+}
+
+/* An explicit --sysroot or --buildid-dir must be a directory. */
+static int check_dir(const char *opt, const char *dir)
+{
+	struct stat st;
+
+	if (!dir)
+		return 0;
+	if (stat(dir, &st)) {
+		cli_error(dir, "%s: %s", opt, strerror(errno));
+		return QPT_EXIT_ERROR;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cli_error(dir, "%s: not a directory", opt);
+		return QPT_EXIT_ERROR;
+	}
 	return 0;
 }
 
@@ -369,16 +418,68 @@ static void report_missing(struct qpt_decoder *dec, const char *name)
 			 unused == 1 ? "" : "s");
 }
 
-static int run(struct args *a, struct out *o)
+/* The decoder's failure @err on @name: its message at its offset when it
+ * has one.  Returns QPT_EXIT_ERROR. */
+static int decode_error(struct qpt_decoder *dec, const char *name, int err)
+{
+	if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
+		cli_error(name, "%s", qpt_decoder_errmsg(dec));
+	else if (qpt_decoder_errmsg(dec)[0])
+		cli_error_at(name, qpt_decoder_errpos(dec), "%s",
+			     qpt_decoder_errmsg(dec));
+	else
+		cli_error(name, "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
+}
+
+/*
+ * The end of a run that returned @err: what --last kept is printed, the
+ * output flushed, then the first thing wrong is reported (a write error,
+ * the decoder's error, a trace that nothing could be decoded from) and
+ * missing images are warned about.  Returns the exit code.
+ */
+static int finish(struct qpt_decoder *dec, const char *name, int err,
+		  struct printer *o)
+{
+	struct qpt_decode_stats st;
+
+	if (o->last)
+		flush_rings(o);
+	out_flush(&o->w);
+	if (o->shown)
+		cli_progress_end();
+	if (o->w.err)
+		return cli_write_error(o->w.err);
+	if (err)
+		return decode_error(dec, name, err);
+	report_missing(dec, name);
+	qpt_decoder_stats(dec, &st);
+	if (!st.insns && st.trace_bytes) {
+		cli_error(name, "no instruction could be decoded (%" PRIu64
+			  " errors, %" PRIu64 " of %" PRIu64
+			  " trace bytes skipped)", st.errors, st.skipped_bytes,
+			  st.trace_bytes);
+		return QPT_EXIT_ERROR;
+	}
+	return QPT_EXIT_OK;
+}
+
+static int run(struct args *a, struct printer *o)
 {
 	struct qpt_decoder *dec = NULL;
-	struct qpt_decode_stats st;
 	const char *name;
 	void *buf = NULL;
 	size_t len = 0;
 	unsigned i;
 	int err, rc = QPT_EXIT_OK;
 
+	name = a->raw ? a->raw : a->input ? a->input : "perf.data";
+	if ((rc = check_dir("--sysroot", a->dopts.sysroot)) ||
+	    (rc = check_dir("--buildid-dir", a->dopts.buildid_dir)) ||
+	    (!a->raw && (rc = cli_check_owner(name, a->force))))
+		return rc;
+	a->dopts.log = cli_log_warn;
+	a->dopts.log_ctx = (void *)name;
 	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
 			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
@@ -390,55 +491,24 @@ static int run(struct args *a, struct out *o)
 	for (i = 0; i < a->nr_images; i++) {
 		err = qpt_decoder_add_image(dec, a->images[i], a->addrs[i]);
 		if (err) {
-			cli_error(a->images[i], "%s", qpt_strerror(err));
+			cli_error(a->images[i], "%s",
+				  *qpt_decoder_errmsg(dec) ?
+					  qpt_decoder_errmsg(dec) :
+					  qpt_strerror(err));
 			rc = QPT_EXIT_ERROR;
 			goto out;
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &o->t0);
 	if (a->raw) {
-		name = a->raw;
-		err = map_file(a->raw, &buf, &len);
-		if (err) {
-			cli_error(name, "%s", qpt_strerror(err));
-			rc = QPT_EXIT_ERROR;
+		rc = map_raw(a->raw, &buf, &len);
+		if (rc)
 			goto out;
-		}
 		err = qpt_decoder_run_raw(dec, buf, len, on_item, o);
 	} else {
-		name = a->input ? a->input : "perf.data";
 		err = qpt_decoder_run_file(dec, name, on_item, o);
 	}
-	if (o->last)
-		flush_rings(o);
-	out_flush(o);
-	if (o->shown)
-		fputc('\n', stderr);
-	if (err == -EIO || o->err) {
-		cli_error("stdout", "write error");
-		rc = QPT_EXIT_ERROR;
-		goto out;
-	}
-	if (err) {
-		if (qpt_decoder_errmsg(dec)[0] && err == -QPT_E_UNSUPPORTED)
-			cli_error(name, "%s", qpt_decoder_errmsg(dec));
-		else if (qpt_decoder_errmsg(dec)[0])
-			cli_error_at(name, qpt_decoder_errpos(dec), "%s",
-				     qpt_decoder_errmsg(dec));
-		else
-			cli_error(name, "%s", qpt_strerror(err));
-		rc = QPT_EXIT_ERROR;
-		goto out;
-	}
-	report_missing(dec, name);
-	qpt_decoder_stats(dec, &st);
-	if (!st.insns && st.trace_bytes) {
-		cli_error(name, "no instruction could be decoded (%" PRIu64
-			  " errors, %" PRIu64 " of %" PRIu64
-			  " trace bytes skipped)", st.errors, st.skipped_bytes,
-			  st.trace_bytes);
-		rc = QPT_EXIT_ERROR;
-	}
+	rc = finish(dec, name, err, o);
 out:
 	if (buf)
 		munmap(buf, len);
@@ -449,7 +519,7 @@ out:
 int cmd_decode(int argc, char **argv)
 {
 	struct args a;
-	struct out *o;
+	struct printer *o;
 	unsigned i;
 	int rc;
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpt decode's output: text like perf script, or JSON Lines.  Formatted by
- * hand into a large buffer: this runs once per executed instruction.
+ * qpt decode's output: text like perf script, or JSON Lines, through the
+ * writer of out.h.  Text instructions take a specialised path (this runs
+ * once per executed instruction): addresses, prefixes and symbol lengths
+ * are remembered, and the line is formatted in the writer's buffer.
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,300 +12,218 @@
 
 #include "cli/decode_print.h"
 
-void out_flush(struct out *o)
+/* A symbol's name: as it is when it needs no escaping (known by its
+ * address, as names live as long as the decoder), else escaped. */
+static void put_name(struct printer *o, const char *s)
 {
-	if (o->len && fwrite(o->buf, 1, o->len, stdout) != o->len)
-		o->err = -EIO;
-	o->len = 0;
-}
+	unsigned h = (unsigned)(((uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 56);
 
-static inline void put(struct out *o, const char *s, size_t n)
-{
-	if (o->len + n > sizeof(o->buf))
-		out_flush(o);
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-}
-
-static inline void puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
-
-static const char hexdig[] = "0123456789abcdef";
-
-static char hex2[256][2];
-
-static void hex2_init(void)
-{
-	int i;
-
-	for (i = 0; i < 256; i++) {
-		hex2[i][0] = hexdig[i >> 4];
-		hex2[i][1] = hexdig[i & 15];
+	if (o->syms[h].s != s) {
+		o->syms[h].s = s;
+		o->syms[h].len = out_measure(s, &o->syms[h].plain);
 	}
+	if (o->syms[h].plain)
+		out_raw(&o->w, s, o->syms[h].len);
+	else
+		out_esc(&o->w, s, o->syms[h].len);
 }
 
-static void put_hex_fmt(struct out *o, uint64_t v, int width);
-
-/* Lower-case hex without leading zeros, right-aligned in @width (<= 16);
- * the 16-wide form of addresses is remembered (loops repeat them). */
-static void put_hex(struct out *o, uint64_t v, int width)
+/* "+0xOFF" into reserved room */
+static char *fmt_off(char *p, uint64_t off)
 {
-	unsigned h;
+	memcpy(p, "+0x", 3);
+	return out_fmt_hex(p + 3, off);
+}
 
-	if (width != 16) {
-		put_hex_fmt(o, v, width);
-		return;
-	}
-	h = (unsigned)((v ^ (v >> 14) ^ (v >> 28)) & 16383);
-	if (o->len + 40 > sizeof(o->buf))
-		out_flush(o);
+/* NAME+0xOFF */
+static void put_sym(struct printer *o, const char *name, uint64_t off)
+{
+	put_name(o, name);
+	out_commit(&o->w, fmt_off(out_reserve(&o->w, 24), off));
+}
+
+/* An address 16 wide into reserved room; the formatted form is
+ * remembered (loops repeat addresses). */
+static char *fmt_hex16(struct printer *o, char *p, uint64_t v)
+{
+	unsigned h = (unsigned)((v ^ (v >> 14) ^ (v >> 28)) & 16383);
+
 	if (o->hex16[h].v != v || !o->hex16[h].s[15]) {
-		size_t at = o->len;
-
-		put_hex_fmt(o, v, 16);
+		out_fmt_hex_pad(p, v, 16);
 		o->hex16[h].v = v;
-		memcpy(o->hex16[h].s, o->buf + at, 16);
-		return;
-	}
-	memcpy(o->buf + o->len, o->hex16[h].s, 16);
-	o->len += 16;
-}
-
-static void put_hex_fmt(struct out *o, uint64_t v, int width)
-{
-	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
-	char *p;
-
-	if (o->len + 40 > sizeof(o->buf))
-		out_flush(o);
-	p = o->buf + o->len;
-	if (width > n) {
-		memset(p, ' ', (size_t)(width - n));
-		p += width - n;
-	}
-	/* two digits at a time from the right */
-	for (i = n; i >= 2; i -= 2, v >>= 8)
-		memcpy(p + i - 2, hex2[v & 0xff], 2);
-	if (i)
-		p[0] = hexdig[v & 15];
-	o->len = (size_t)(p + n - o->buf);
-}
-
-/* Decimal right-aligned in @width, or zero-padded to @width. */
-static void put_dec(struct out *o, uint64_t v, int width, bool zero)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (o->len + 48 > sizeof(o->buf))
-		out_flush(o);
-	for (; n < width; width--)
-		o->buf[o->len++] = zero ? '0' : ' ';
-	while (n)
-		o->buf[o->len++] = tmp[--n];
-}
-
-static void put_u64(struct out *o, uint64_t v)
-{
-	put_dec(o, v, 0, false);
-}
-
-static void put_i64(struct out *o, int64_t v)
-{
-	if (v < 0) {
-		put(o, "-", 1);
-		put_u64(o, (uint64_t)-v);
+		memcpy(o->hex16[h].s, p, 16);
 	} else {
-		put_u64(o, (uint64_t)v);
+		memcpy(p, o->hex16[h].s, 16);
 	}
+	return p + 16;
 }
 
-static void put_json_str(struct out *o, const char *s)
+static void put_hex16(struct printer *o, uint64_t v)
 {
-	put(o, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-
-			put(o, e, 2);
-		} else if (c < 0x20) {
-			char e[7] = { '\\', 'u', '0', '0', hexdig[c >> 4],
-				      hexdig[c & 15], 0 };
-
-			put(o, e, 6);
-		} else {
-			put(o, (const char *)&c, 1);
-		}
-	}
-	put(o, "\"", 1);
+	out_commit(&o->w, fmt_hex16(o, out_reserve(&o->w, 16), v));
 }
 
-static void put_json_addr(struct out *o, const char *key, uint64_t v)
+/* "key":"NAME+0xOFF" */
+static void put_json_sym(struct printer *o, const char *key,
+			 const char *name, uint64_t off)
 {
-	put(o, ",\"", 2);
-	puts_(o, key);
-	put(o, "\":\"0x", 5);
-	put_hex(o, v, 0);
-	put(o, "\"", 1);
+	out_key(&o->w, key);
+	out_char(&o->w, '"');
+	put_sym(o, name, off);
+	out_char(&o->w, '"');
 }
 
-/* "NAME+0xOFF" for a symbol other than the item's own @sym. */
-static void put_other_sym(struct out *o, const char *name, uint64_t off)
-{
-	puts_(o, name);
-	put(o, "+0x", 3);
-	put_hex(o, off, 0);
-}
-
-/* ,"to_sym":"NAME+0xOFF" where the decoder resolved a call's target. */
-static void put_json_to_sym(struct out *o, const struct qpt_item *it)
-{
-	if (!it->to_sym)
-		return;
-	put(o, ",\"to_sym\":\"", 11);
-	put_other_sym(o, it->to_sym, it->to_symoff);
-	put(o, "\"", 1);
-}
-
-static void put_sym(struct out *o, const struct qpt_item *it)
-{
-	/* symbol names live as long as the decoder: remember the length */
-	if (it->sym != o->sym_last) {
-		o->sym_last = it->sym;
-		o->sym_len = strlen(it->sym);
-	}
-	put(o, it->sym, o->sym_len);
-	put(o, "+0x", 3);
-	put_hex(o, it->symoff, 0);
-}
-
-static void json_common(struct out *o, const struct qpt_item *it)
+/* Text: perf script's "TID [CPU] SEC.NSEC: " as far as known. */
+static char *fmt_text_prefix(char *p, const struct qpt_item *it)
 {
 	if (it->flags & QPT_ITEM_HAS_TID) {
-		put(o, ",\"tid\":", 7);
-		put_i64(o, it->tid);
+		if (it->tid < 0) {
+			memcpy(p, "     -1", 7);
+			p += 7;
+		} else {
+			p = out_fmt_dec(p, (uint64_t)it->tid, 7, ' ');
+		}
+		*p++ = ' ';
 	}
-	if (it->flags & QPT_ITEM_HAS_CPU) {
-		put(o, ",\"cpu\":", 7);
-		put_i64(o, it->cpu);
+	if ((it->flags & QPT_ITEM_HAS_CPU) && it->cpu >= 0) {
+		*p++ = '[';
+		p = out_fmt_dec(p, (uint64_t)it->cpu, 3, '0');
+		*p++ = ']';
+		*p++ = ' ';
 	}
 	if (it->flags & QPT_ITEM_HAS_TIME) {
-		put(o, ",\"time\":", 8);
-		put_u64(o, it->time);
+		p = out_fmt_dec(p, it->time / 1000000000, 0, ' ');
+		*p++ = '.';
+		p = out_fmt_dec(p, it->time % 1000000000, 9, '0');
+		*p++ = ':';
+		*p++ = ' ';
 	}
-	if (it->sym) {
-		put(o, ",\"sym\":\"", 8);
-		put_sym(o, it);
-		put(o, "\"", 1);
-	}
+	return p;
 }
 
-static void text_prefix_fmt(struct out *o, const struct qpt_item *it);
+/* JSON: the members ,"tid":N,"cpu":N,"time":N as far as known (after the
+ * object's first member). */
+static char *fmt_json_prefix(char *p, const struct qpt_item *it)
+{
+	if (it->flags & QPT_ITEM_HAS_TID) {
+		memcpy(p, ",\"tid\":", 7);
+		p += 7;
+		if (it->tid < 0)
+			*p++ = '-';
+		p = out_fmt_dec(p, it->tid < 0 ? -(uint64_t)it->tid :
+				(uint64_t)it->tid, 0, ' ');
+	}
+	if (it->flags & QPT_ITEM_HAS_CPU) {
+		memcpy(p, ",\"cpu\":", 7);
+		p += 7;
+		if (it->cpu < 0)
+			*p++ = '-';
+		p = out_fmt_dec(p, it->cpu < 0 ? -(uint64_t)it->cpu :
+				(uint64_t)it->cpu, 0, ' ');
+	}
+	if (it->flags & QPT_ITEM_HAS_TIME) {
+		memcpy(p, ",\"time\":", 8);
+		p = out_fmt_dec(p + 8, it->time, 0, ' ');
+	}
+	return p;
+}
 
-/* Text prefix like perf script: tid, [cpu], time, when known; formatted
- * once for each change (it changes per block at most). */
-static void text_prefix(struct out *o, const struct qpt_item *it)
+/* Where and when an item is, in the writer's form; formatted once for
+ * each change (it changes per block at most). */
+static void put_prefix(struct printer *o, const struct qpt_item *it)
 {
 	const unsigned mask = QPT_ITEM_HAS_TID | QPT_ITEM_HAS_CPU |
 			      QPT_ITEM_HAS_TIME;
-	size_t start;
+	char *p;
 
 	if (!(it->flags & mask))
 		return;
 	if (o->pfx_valid && o->pfx_flags == (it->flags & mask) &&
 	    o->pfx_tid == it->tid && o->pfx_cpu == it->cpu &&
 	    o->pfx_time == it->time) {
-		put(o, o->pfx, o->pfx_len);
+		out_raw(&o->w, o->pfx, o->pfx_len);
 		return;
 	}
-	if (o->len + sizeof(o->pfx) > sizeof(o->buf))
-		out_flush(o);
-	start = o->len;
-	text_prefix_fmt(o, it);
-	o->pfx_len = o->len - start;
-	if (o->pfx_len <= sizeof(o->pfx)) {
-		memcpy(o->pfx, o->buf + start, o->pfx_len);
-		o->pfx_valid = true;
-		o->pfx_flags = it->flags & mask;
-		o->pfx_tid = it->tid;
-		o->pfx_cpu = it->cpu;
-		o->pfx_time = it->time;
-	} else {
-		o->pfx_valid = false;
-	}
+	p = out_reserve(&o->w, 96);
+	out_commit(&o->w, o->json ? fmt_json_prefix(p, it) :
+				    fmt_text_prefix(p, it));
+	o->pfx_len = (size_t)(o->w.buf + o->w.len - p);
+	o->pfx_valid = o->pfx_len <= sizeof(o->pfx);
+	if (!o->pfx_valid)
+		return;
+	memcpy(o->pfx, p, o->pfx_len);
+	o->pfx_flags = it->flags & mask;
+	o->pfx_tid = it->tid;
+	o->pfx_cpu = it->cpu;
+	o->pfx_time = it->time;
 }
 
-static void text_prefix_fmt(struct out *o, const struct qpt_item *it)
+/* The members every JSON item ends with (after its first one). */
+static void json_common(struct printer *o, const struct qpt_item *it)
 {
-	if (it->flags & QPT_ITEM_HAS_TID) {
-		if (it->tid < 0)
-			put(o, "     -1", 7);
-		else
-			put_dec(o, (uint64_t)it->tid, 7, false);
-		put(o, " ", 1);
-	}
-	if ((it->flags & QPT_ITEM_HAS_CPU) && it->cpu >= 0) {
-		put(o, "[", 1);
-		put_dec(o, (uint64_t)it->cpu, 3, true);
-		put(o, "] ", 2);
-	}
-	if (it->flags & QPT_ITEM_HAS_TIME) {
-		put_dec(o, it->time / 1000000000, 0, false);
-		put(o, ".", 1);
-		put_dec(o, it->time % 1000000000, 9, true);
-		put(o, ": ", 2);
-	}
+	put_prefix(o, it);
+	if (it->sym)
+		put_json_sym(o, "sym", it->sym, it->symoff);
 }
 
-void print_insn(struct out *o, const struct qpt_item *it)
+/* The instruction's bytes in hex into reserved room, " xx" each when
+ * @spaced (at most 3 * 15 bytes). */
+static char *fmt_bytes(char *p, const struct qpt_item *it, bool spaced)
 {
 	unsigned i;
 
-	if (o->json) {
-		put(o, "{\"ip\":\"0x", 9);
-		put_hex(o, it->ip, 0);
-		put(o, "\"", 1);
-		json_common(o, it);
-		put(o, ",\"bytes\":\"", 10);
-		for (i = 0; i < it->size; i++) {
-			char b[2] = { hexdig[it->raw[i] >> 4],
-				      hexdig[it->raw[i] & 15] };
+	for (i = 0; i < it->size && i < sizeof(it->raw); i++) {
+		if (spaced)
+			*p++ = ' ';
+		memcpy(p, out_hex2[it->raw[i]], 2);
+		p += 2;
+	}
+	return p;
+}
 
-			put(o, b, 2);
-		}
-		put(o, "\"}\n", 3);
+/* Not inlined: print_insn's text path stays lean. */
+static __attribute__((noinline)) void
+json_insn(struct printer *o, const struct qpt_item *it)
+{
+	char *p;
+
+	out_begin(&o->w);
+	out_kv_hex(&o->w, "ip", it->ip);
+	json_common(o, it);
+	out_key(&o->w, "bytes");
+	p = out_reserve(&o->w, 2 + 2 * sizeof(it->raw));
+	*p = '"';
+	p = fmt_bytes(p + 1, it, false);
+	*p++ = '"';
+	out_commit(&o->w, p);
+	out_end(&o->w);
+}
+
+void print_insn(struct printer *o, const struct qpt_item *it)
+{
+	char *p;
+
+	if (o->json) {
+		json_insn(o, it);
 		return;
 	}
-	text_prefix(o, it);
-	put(o, " ", 1);
-	put_hex(o, it->ip, 16);
+	put_prefix(o, it);
+	p = out_reserve(&o->w, 17);
+	*p = ' ';
+	p = fmt_hex16(o, p + 1, it->ip);
 	if (it->sym) {
-		put(o, " ", 1);
-		put_sym(o, it);
+		*p++ = ' ';
+		out_commit(&o->w, p);
+		put_name(o, it->sym);
+		p = fmt_off(out_reserve(&o->w, 24 + 64), it->symoff);
+	} else {
+		out_commit(&o->w, p);
+		p = out_reserve(&o->w, 64);
 	}
-	if (o->len + 64 > sizeof(o->buf))
-		out_flush(o);
-	{
-		char *p = o->buf + o->len;
-
-		memcpy(p, " insn:", 6);
-		p += 6;
-		for (i = 0; i < it->size; i++) {
-			p[0] = ' ';
-			memcpy(p + 1, hex2[it->raw[i]], 2);
-			p += 3;
-		}
-		*p++ = '\n';
-		o->len = (size_t)(p - o->buf);
-	}
+	memcpy(p, " insn:", 6);
+	p = fmt_bytes(p + 6, it, true);
+	*p++ = '\n';
+	out_commit(&o->w, p);
 }
 
 /* perf script's flag names. */
@@ -327,45 +246,42 @@ static const char *perf_flag(unsigned kind)
 	}
 }
 
-static void print_branch(struct out *o, const struct qpt_item *it)
+static void json_branch(struct printer *o, const struct qpt_item *it)
 {
-	char flag[32];
+	out_begin(&o->w);
+	out_kv_hex(&o->w, "from", it->ip);
+	out_kv_hex(&o->w, "to", it->to);
+	out_kv_cstr(&o->w, "kind", qpt_branch_kind_name(it->kind));
+	if (it->kind == QPT_BR_TRACE_END && it->via != QPT_BR_NR)
+		out_kv_cstr(&o->w, "via", qpt_branch_kind_name(it->via));
+	if (it->to_sym)
+		put_json_sym(o, "to_sym", it->to_sym, it->to_symoff);
+	json_common(o, it);
+	out_end(&o->w);
+}
 
-	if (o->json) {
-		put(o, "{\"from\":\"0x", 11);
-		put_hex(o, it->ip, 0);
-		put(o, "\"", 1);
-		put_json_addr(o, "to", it->to);
-		put(o, ",\"kind\":\"", 9);
-		puts_(o, qpt_branch_kind_name(it->kind));
-		put(o, "\"", 1);
-		if (it->kind == QPT_BR_TRACE_END && it->via != QPT_BR_NR) {
-			put(o, ",\"via\":\"", 8);
-			puts_(o, qpt_branch_kind_name(it->via));
-			put(o, "\"", 1);
-		}
-		put_json_to_sym(o, it);
-		json_common(o, it);
-		put(o, "}\n", 2);
-		return;
-	}
+static void print_branch(struct printer *o, const struct qpt_item *it)
+{
 	unsigned via = it->via < QPT_BR_NR ? it->via : QPT_BR_NR;
 
-	(void)flag;
-	text_prefix(o, it);
-	put(o, o->flags[it->kind < QPT_BR_NR ? it->kind : 0][via], 25);
-	put_hex(o, it->ip, 16);
-	if (it->sym) {
-		put(o, " ", 1);
-		put_sym(o, it);
+	if (o->json) {
+		json_branch(o, it);
+		return;
 	}
-	put(o, " => ", 4);
-	put_hex(o, it->to, 16);
-	put(o, "\n", 1);
+	put_prefix(o, it);
+	out_raw(&o->w, o->flags[it->kind < QPT_BR_NR ? it->kind : 0][via], 25);
+	put_hex16(o, it->ip);
+	if (it->sym) {
+		out_char(&o->w, ' ');
+		put_sym(o, it->sym, it->symoff);
+	}
+	out_lit(&o->w, " => ");
+	put_hex16(o, it->to);
+	out_char(&o->w, '\n');
 }
 
 /* perf script's flags column, "  %-23s", for every kind and reason. */
-static void flags_init(struct out *o)
+static void flags_init(struct printer *o)
 {
 	unsigned k, v;
 
@@ -386,7 +302,56 @@ static void flags_init(struct out *o)
 		}
 }
 
-static void print_call(struct out *o, const struct qpt_item *it)
+static void json_call(struct printer *o, const struct qpt_item *it,
+		      bool entry, int depth)
+{
+	out_begin(&o->w);
+	if (entry) {
+		out_kv_hex(&o->w, "entry", it->to);
+		out_kv_hex(&o->w, "from", it->ip);
+		if (it->to_sym)
+			put_json_sym(o, "to_sym", it->to_sym, it->to_symoff);
+	} else {
+		out_kv_hex(&o->w, "exit", it->ip);
+		out_kv_hex(&o->w, "to", it->to);
+	}
+	out_kv_i64(&o->w, "depth", depth);
+	json_common(o, it);
+	out_end(&o->w);
+}
+
+/* " 0xADDR NAME+0xOFF" (the symbol when known) */
+static void text_addr_sym(struct printer *o, uint64_t addr, const char *sym,
+			  uint64_t off)
+{
+	out_hex(&o->w, addr);
+	if (sym) {
+		out_char(&o->w, ' ');
+		put_sym(o, sym, off);
+	}
+}
+
+static void text_call(struct printer *o, const struct qpt_item *it,
+		      bool entry, int depth)
+{
+	put_prefix(o, it);
+	for (; depth > 0; depth--)
+		out_lit(&o->w, "    ");
+	if (entry) {
+		out_lit(&o->w, "-> ");
+		text_addr_sym(o, it->to, it->to_sym, it->to_symoff);
+		out_lit(&o->w, " (from ");
+		text_addr_sym(o, it->ip, it->sym, it->symoff);
+	} else {
+		out_lit(&o->w, "<- ");
+		text_addr_sym(o, it->ip, it->sym, it->symoff);
+		out_lit(&o->w, " (to ");
+		out_hex(&o->w, it->to);
+	}
+	out_lit(&o->w, ")\n");
+}
+
+static void print_call(struct printer *o, const struct qpt_item *it)
 {
 	bool entry = it->kind == QPT_BR_CALL || it->kind == QPT_BR_IND_CALL ||
 		     it->kind == QPT_BR_SYSCALL || it->kind == QPT_BR_INT;
@@ -401,86 +366,51 @@ static void print_call(struct out *o, const struct qpt_item *it)
 	d = o->depth;
 	if (entry)
 		o->depth++;
-	if (o->json) {
-		put(o, entry ? "{\"entry\":\"0x" : "{\"exit\":\"0x", entry ? 12 : 11);
-		put_hex(o, entry ? it->to : it->ip, 0);
-		put(o, "\"", 1);
-		put_json_addr(o, entry ? "from" : "to", entry ? it->ip : it->to);
-		if (entry)
-			put_json_to_sym(o, it);
-		put(o, ",\"depth\":", 9);
-		put_i64(o, d);
-		json_common(o, it);
-		put(o, "}\n", 2);
-		return;
-	}
-	text_prefix(o, it);
-	for (; d > 0; d--)
-		put(o, "    ", 4);
-	if (entry) {
-		put(o, "-> ", 3);
-		put_hex(o, it->to, 0);
-		if (it->to_sym) {
-			put(o, " ", 1);
-			put_other_sym(o, it->to_sym, it->to_symoff);
-		}
-		put(o, " (from ", 7);
-		put_hex(o, it->ip, 0);
-		if (it->sym) {
-			put(o, " ", 1);
-			put_sym(o, it);
-		}
-		put(o, ")\n", 2);
-	} else {
-		put(o, "<- ", 3);
-		put_hex(o, it->ip, 0);
-		if (it->sym) {
-			put(o, " ", 1);
-			put_sym(o, it);
-		}
-		put(o, " (to ", 5);
-		put_hex(o, it->to, 0);
-		put(o, ")\n", 2);
-	}
+	if (o->json)
+		json_call(o, it, entry, d);
+	else
+		text_call(o, it, entry, d);
 }
 
-static void print_event(struct out *o, const struct qpt_item *it)
+static void json_event(struct printer *o, const struct qpt_item *it)
+{
+	out_begin(&o->w);
+	out_kv_cstr(&o->w, "event", qpt_event_kind_name(it->kind));
+	out_kv_u64(&o->w, "offset", it->offset);
+	if (it->flags & QPT_ITEM_IP_VALID)
+		out_kv_hex(&o->w, "ip", it->ip);
+	if (it->kind == QPT_EV_PAGING || it->kind == QPT_EV_VMCS ||
+	    it->kind == QPT_EV_PTWRITE || it->kind == QPT_EV_EXEC_MODE)
+		out_kv_hex(&o->w, "value", it->value);
+	if (it->msg)
+		out_kv_cstr(&o->w, "message", it->msg);
+	json_common(o, it);
+	out_end(&o->w);
+}
+
+static void print_event(struct printer *o, const struct qpt_item *it)
 {
 	if (o->json) {
-		put(o, "{\"event\":\"", 10);
-		puts_(o, qpt_event_kind_name(it->kind));
-		put(o, "\",\"offset\":", 11);
-		put_u64(o, it->offset);
-		if (it->flags & QPT_ITEM_IP_VALID)
-			put_json_addr(o, "ip", it->ip);
-		if (it->kind == QPT_EV_PAGING || it->kind == QPT_EV_VMCS ||
-		    it->kind == QPT_EV_PTWRITE || it->kind == QPT_EV_EXEC_MODE)
-			put_json_addr(o, "value", it->value);
-		if (it->msg) {
-			put(o, ",\"message\":", 11);
-			put_json_str(o, it->msg);
-		}
-		json_common(o, it);
-		put(o, "}\n", 2);
+		json_event(o, it);
 		return;
 	}
-	text_prefix(o, it);
-	put(o, "  [", 3);
-	puts_(o, qpt_event_kind_name(it->kind));
-	put(o, " at offset 0x", 13);
-	put_hex(o, it->offset, 0);
+	put_prefix(o, it);
+	out_lit(&o->w, "  [");
+	out_cstr(&o->w, qpt_event_kind_name(it->kind));
+	out_lit(&o->w, " at offset 0x");
+	out_hex(&o->w, it->offset);
 	if (it->flags & QPT_ITEM_IP_VALID) {
-		put(o, ", ip 0x", 7);
-		put_hex(o, it->ip, 0);
+		out_lit(&o->w, ", ip 0x");
+		out_hex(&o->w, it->ip);
 	}
 	if (it->msg) {
-		put(o, ": ", 2);
-		puts_(o, it->msg);
+		out_lit(&o->w, ": ");
+		out_esc(&o->w, it->msg, strlen(it->msg));
 	}
-	put(o, "]\n", 2);
+	out_lit(&o->w, "]\n");
 }
 
-void print_item(struct out *o, const struct qpt_item *it)
+void print_item(struct printer *o, const struct qpt_item *it)
 {
 	switch (it->type) {
 	case QPT_ITEM_INSN:
@@ -498,8 +428,8 @@ void print_item(struct out *o, const struct qpt_item *it)
 	}
 }
 
-void decode_print_init(struct out *o)
+void decode_print_init(struct printer *o)
 {
-	hex2_init();
+	out_init(&o->w, STDOUT_FILENO, o->json, o->buf, sizeof(o->buf));
 	flags_init(o);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qpt decode's output: the buffered writer and the text and JSON forms of
- * instructions, branches, calls and events (perf script's layout for text).
+ * qpt decode's output: the text and JSON forms of instructions, branches,
+ * calls and events (perf script's layout for text), through the writer
+ * of out.h, with a specialised path for every instruction.
  */
 #ifndef QPT_CLI_DECODE_PRINT_H
 #define QPT_CLI_DECODE_PRINT_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "cli/out.h"
 #include "qpt/decode.h"
 
 enum mode { MODE_INSN, MODE_BRANCHES, MODE_CALLS };
@@ -19,10 +21,15 @@ enum mode { MODE_INSN, MODE_BRANCHES, MODE_CALLS };
 struct ring {
 	int32_t tid;
 	struct qpt_item *items;
+	char **msgs;	/* the items' messages, owned (msg is borrowed) */
 	uint64_t count; /* items ever pushed */
 };
 
-struct out {
+/* Symbol names seen lately, by address: their length and whether they
+ * need escaping. */
+#define SYM_CACHE 256
+
+struct printer {
 	enum mode mode;
 	bool json, events, no_sym;
 	bool plain; /* no filter applies to instructions */
@@ -37,8 +44,11 @@ struct out {
 	size_t nr_rings;
 	/* --calls */
 	int depth;
-	const char *sym_last;
-	size_t sym_len;
+	struct {
+		const char *s;
+		size_t len;
+		bool plain;
+	} syms[SYM_CACHE];
 	/* formatted 16-wide addresses, by address */
 	struct {
 		uint64_t v;
@@ -46,17 +56,16 @@ struct out {
 	} hex16[16384];
 	/* "  FLAGS" padded for each branch kind and trace-end reason */
 	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];
-	/* the last text prefix */
-	char pfx[64];
+	/* the last prefix (text) or tid, cpu and time members (JSON) */
+	char pfx[96];
 	size_t pfx_len;
 	bool pfx_valid;
 	unsigned pfx_flags;
 	int32_t pfx_tid, pfx_cpu;
 	uint64_t pfx_time;
-	/* buffer */
+	/* standard output */
+	struct out w;
 	char buf[1 << 16];
-	size_t len;
-	int err; /* write error */
 	/* progress */
 	bool progress;
 	uint64_t seen;
@@ -64,13 +73,13 @@ struct out {
 	bool shown;
 };
 
-/* Prepare the tables the printers use (once, after the options). */
-void decode_print_init(struct out *o);
-/* Write out what is buffered; a write error is kept in o->err. */
-void out_flush(struct out *o);
-/* Print one item in the form o->mode and o->json choose. */
-void print_item(struct out *o, const struct qpt_item *it);
+/* Prepare the writer (standard output) and the tables the printers use
+ * (once, after the options). */
+void decode_print_init(struct printer *o);
+/* Print one item in the form o->mode and o->json choose; a write error
+ * is kept in o->w.err. */
+void print_item(struct printer *o, const struct qpt_item *it);
 /* Print one instruction (the unfiltered fast path). */
-void print_insn(struct out *o, const struct qpt_item *it);
+void print_insn(struct printer *o, const struct qpt_item *it);
 
 #endif

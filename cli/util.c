@@ -1,36 +1,67 @@
 // SPDX-License-Identifier: MIT
 /* Error reporting shared by the subcommands: one line, "qpt: FILE: ...". */
-#include <inttypes.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/out.h"
 #include "qpt/reader.h"
+
+/*
+ * One message line on stderr: @head, "FILE: " when @file is given,
+ * "offset 0x...: " when @pos is, then the formatted text and @end.  File
+ * names and text go through the escaper of out.h, so the line stays one
+ * line whatever bytes they hold.
+ */
+static void message(const char *head, const char *file, const uint64_t *pos,
+		    const char *end, const char *fmt, va_list ap)
+{
+	char buf[1024], *msg = NULL;
+	struct out e;
+	int n;
+
+	out_init(&e, STDERR_FILENO, false, buf, sizeof(buf));
+	out_cstr(&e, head);
+	if (file) {
+		out_esc(&e, file, strlen(file));
+		out_lit(&e, ": ");
+	}
+	if (pos) {
+		out_lit(&e, "offset 0x");
+		out_hex(&e, *pos);
+		out_lit(&e, ": ");
+	}
+	n = vasprintf(&msg, fmt, ap);
+	if (n >= 0)
+		out_esc(&e, msg, (size_t)n);
+	else
+		out_cstr(&e, fmt);
+	free(msg);
+	out_cstr(&e, end);
+	out_flush(&e);
+}
 
 void cli_error(const char *file, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("qpt: ", stderr);
-	if (file)
-		fprintf(stderr, "%s: ", file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("qpt: ", file, NULL, "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_error_at(const char *file, uint64_t pos, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "qpt: %s: offset 0x%" PRIx64 ": ", file ? file : "-",
-		pos);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("qpt: ", file ? file : "-", &pos, "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_reader_error(const char *file, struct qpt_reader *r, int err)
@@ -43,15 +74,99 @@ int cli_reader_error(const char *file, struct qpt_reader *r, int err)
 	return QPT_EXIT_ERROR;
 }
 
+int cli_check_owner(const char *path, bool force)
+{
+	struct stat st;
+
+	/* a file that cannot be found is the open's to report */
+	if (force || !strcmp(path, "-") || stat(path, &st))
+		return 0;
+	if (st.st_uid && st.st_uid != geteuid()) {
+		cli_error(path, "not owned by the current user or root (use"
+				" --force to override)");
+		return QPT_EXIT_ERROR;
+	}
+	return 0;
+}
+
+void cli_log_warn(enum qpt_log_level level, const char *msg, void *ctx)
+{
+	if (level == QPT_LOG_WARN)
+		cli_warn("%s: %s", (const char *)ctx, msg);
+}
+
+int cli_open_input(const char *path, bool force, struct qpt_reader **r)
+{
+	struct qpt_reader_opts opts;
+	int err;
+
+	*r = NULL;
+	if (cli_check_owner(path, force))
+		return QPT_EXIT_ERROR;
+	qpt_reader_opts_init(&opts);
+	opts.log = cli_log_warn;
+	opts.log_ctx = (void *)path;
+	err = qpt_reader_open(path, &opts, r);
+	if (!err)
+		return 0;
+	cli_reader_error(path, *r, err);
+	qpt_reader_free(*r);
+	*r = NULL;
+	return QPT_EXIT_ERROR;
+}
+
+int cli_parse_input(const char *cmd, const char *help, int argc, char **argv,
+		    struct cli_input *in)
+{
+	static const struct option longopts[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"json", no_argument, NULL, 'j'},
+		{"force", no_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	in->input = "perf.data";
+	in->json = in->force = false;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			in->input = optarg;
+			break;
+		case 'j':
+			in->json = true;
+			break;
+		case 'f':
+			in->force = true;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return QPT_EXIT_OK;
+		default:
+			return cli_bad_option(cmd);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'",
+				       argv[optind]);
+	return -1;
+}
+
+int cli_write_error(int err)
+{
+	cli_error("standard output", "%s", qpt_strerror(err));
+	return QPT_EXIT_ERROR;
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("qpt: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("qpt: warning: ", NULL, NULL, "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int usage_hint(const char *cmd)
@@ -62,13 +177,13 @@ static int usage_hint(const char *cmd)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char head[64];
 	va_list ap;
 
-	fprintf(stderr, "qpt %s: ", cmd);
+	snprintf(head, sizeof(head), "qpt %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(head, NULL, NULL, "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return usage_hint(cmd);
 }
 
@@ -76,6 +191,20 @@ int cli_bad_option(const char *cmd)
 {
 	/* getopt_long has printed the line naming the option */
 	return usage_hint(cmd);
+}
+
+void cli_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message("\r", NULL, NULL, "", fmt, ap);
+	va_end(ap);
+}
+
+void cli_progress_end(void)
+{
+	fputs("\r\033[K", stderr);
 }
 
 int cli_show_progress(void)

@@ -2,6 +2,7 @@
 /* The public decoder object: options, images, raw-stream runs, results. */
 #include <errno.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,8 +87,11 @@ int qpt_decoder_add_image(struct qpt_decoder *dec, const char *path,
 	dec->files.head = raw_files.head;
 	if (!file)
 		return -ENOMEM;
-	if (!file->found)
-		return -ENOENT;
+	if (!file->found) {
+		snprintf(dec->errmsg, sizeof(dec->errmsg), "%s",
+			 file->reason ? file->reason : "not found");
+		return file->err ? file->err : -ENOENT;
+	}
 	return qd_space_map(dec->manual, dec->iscache, addr, file->size, 0,
 			    file);
 }

@@ -27,6 +27,42 @@ static char *path_join(const char *dir, const char *path)
 	return s;
 }
 
+/*
+ * Open @path read-only as a regular file: -errno, or -QPT_E_UNSUPPORTED for
+ * anything else (a FIFO, device or directory).  O_NONBLOCK: opening a FIFO
+ * must not wait for a writer that never comes; reads of regular files
+ * ignore it.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -QPT_E_UNSUPPORTED;
+	}
+	return fd;
+}
+
+/* Why a file that open_regular() failed with @err is missing. */
+static const char *missing_reason(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -ENOTDIR:
+		return "not found";
+	case -ELOOP:
+		return "is in a symlink loop";
+	case -QPT_E_UNSUPPORTED:
+		return "is not a regular file";
+	default:
+		return strerror(-err); /* glibc: static for known values */
+	}
+}
+
 static size_t underscores(const char *s)
 {
 	size_t n = 0;
@@ -267,7 +303,7 @@ static int load_debug_symtab(const struct qd_files *files,
 	path = files->sysroot ? path_join(files->sysroot, sub) : strdup(sub);
 	if (!path)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	free(path);
 	if (fd < 0)
 		return 0;
@@ -381,12 +417,13 @@ static int file_open(const struct qd_files *files, struct qd_file *file,
 	struct stat st;
 	int fd, err;
 
-	fd = open(cand, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(cand);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		return fd;
+	if (fstat(fd, &st)) {
+		err = -errno;
 		close(fd);
-		return -EINVAL;
+		return err;
 	}
 	free(file->found);
 	free(file->segs);
@@ -444,7 +481,8 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 		return err;
 	if (!err && bid_matches(file, bid, bid_size))
 		return 0;
-	file->reason = err ? "not found" : "build-id mismatch";
+	file->err = err ? err : -QPT_E_MISMATCH;
+	file->reason = err ? missing_reason(err) : "build-id mismatch";
 	if (bid_size) {
 		char hex[41], *dir, sub[64];
 		const char *base = files->buildid_dir;

@@ -27,6 +27,7 @@ struct qd_file {
 	char *path;	/* as recorded (or as given) */
 	char *found;	/* the file opened, or NULL when missing */
 	const char *reason; /* why missing, or NULL */
+	int err;	/* ... as -errno or -QPT_E_* */
 	bool is_elf;
 	bool raw;	/* a raw memory image (not ELF) */
 	uint64_t size;	/* of the file found */

@@ -616,12 +616,14 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	if (err)
 		goto out;
 	qpt_reader_opts_init(&ropts);
+	ropts.log = dec->opts.log; /* the reader's warnings */
+	ropts.log_ctx = dec->opts.log_ctx;
 	err = qpt_reader_open(path, &ropts, &r);
 	if (err) {
 		err = fail(dec, r, err);
 		goto out;
 	}
-	s.stable = !qpt_reader_is_pipe(r);
+	s.stable = !qpt_reader_is_pipe(r) && !qpt_reader_is_stream(r);
 	s.reader = r;
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {

@@ -69,7 +69,10 @@ QPT_API void qpt_decoder_free(struct qpt_decoder *dec);
 /*
  * Add the file @path as a raw memory image placed at @addr (its whole
  * content; an ELF file is also taken as raw bytes here), for every process.
- * Returns 0, -errno (the file cannot be opened or read), -QPT_E_INVAL.
+ * Returns 0, -errno (the file cannot be opened or read), -QPT_E_UNSUPPORTED
+ * (not a regular file: a FIFO, device or directory), -QPT_E_INVAL; when the
+ * file is missing, qpt_decoder_errmsg() says why ("not found", "is in a
+ * symlink loop", ...).
  */
 QPT_API int qpt_decoder_add_image(struct qpt_decoder *dec, const char *path,
 				  uint64_t addr);

@@ -68,6 +68,24 @@ QPT_API void qpt_reader_free(struct qpt_reader *reader);
 QPT_API const char *qpt_reader_name(const struct qpt_reader *reader);
 QPT_API bool qpt_reader_is_pipe(const struct qpt_reader *reader);
 QPT_API bool qpt_reader_is_swapped(const struct qpt_reader *reader);
+/*
+ * Whether a file-mode input is unfinished: its header says data size 0
+ * and no feature section table follows (perf record and qpt record write
+ * both when they finish; perf 6.1 warns and reads no record of such a
+ * file).  The reader then reads the records up to the end of the input,
+ * over a pipe as they come, and a last record cut short ends them; it says
+ * both through the log callback at QPT_LOG_WARN.  Such a file has no
+ * features.
+ */
+QPT_API bool qpt_reader_is_unfinished(const struct qpt_reader *reader);
+/*
+ * Whether records are read from the input as they are asked for (a pipe or
+ * FIFO in pipe mode, or an unfinished file on one): AUXTRACE payloads are
+ * then valid until the next call only.  A file-mode file on a pipe is
+ * read before the first record, and a regular file is mapped: their
+ * payloads stay valid until free.
+ */
+QPT_API bool qpt_reader_is_stream(const struct qpt_reader *reader);
 /* The file header as read (host order); NULL in pipe mode. */
 QPT_API const struct qpt_file_header *
 qpt_reader_file_header(const struct qpt_reader *reader);

@@ -7,11 +7,22 @@ spin=$1
 command -v perf >/dev/null || exit 77
 perf stat -e task-clock:u true >/dev/null 2>&1 || exit 77
 tmp=$(mktemp -d)
-"$spin" 5000 &
+# until CONDITION holds (checked every 20 ms, for at most 20 s)
+wait_for() {
+	local i
+	for i in $(seq 1000); do
+		eval "$1" && return 0
+		sleep 0.02
+	done
+	echo "timed out waiting for: $1"
+	return 1
+}
+"$spin" 20000 "$tmp/ready" &
 target=$!
 trap 'kill $target 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp"
-sleep 0.2
+# main() runs: every mapping of the process is in place
+wait_for '[ -s ready ]'
 awk '$2 ~ /^..x/' /proc/$target/maps | awk '{ split($1, a, "-"); print a[1] }' |
 	sort >maps-proc.txt
 # Per-CPU rings (perf's default) and one ring per thread.
@@ -19,7 +30,8 @@ for mode in "" --per-thread; do
 	"$QPT" record $mode -e task-clock:u -c 100000 -o pid.data -p $target \
 		2>err.txt &
 	rec=$!
-	sleep 0.6
+	# samples are coming in: the file grows past its synthesized start
+	wait_for '[ "$(stat -c %s pid.data 2>/dev/null || echo 0)" -gt 65536 ]'
 	kill -INT $rec
 	wait $rec
 	grep -q '^\[ qpt record: ' err.txt

@@ -18,6 +18,16 @@ run --insn --last 1000 >"$tmp/last" || fail "--last"
 tail -n 1000 "$tmp/all" | cmp - "$tmp/last" || fail "--last 1000 != tail"
 run --branches >"$tmp/ball" || fail "--branches"
 run --branches --last 7 | cmp - <(tail -n 7 "$tmp/ball") || fail "--branches --last"
+# --last keeps events whose messages outlive the decoder's callback: a
+# raw trace without its images is all errors; under ASan a kept pointer to
+# a message in a returned frame is a stack-use-after-return
+r="$TRACES/arcus-hello/trace.pt"
+"$QPT" decode --raw "$r" >"$tmp/rall" 2>/dev/null
+grep -q 'error at offset .*: no memory image' "$tmp/rall" || fail "--raw: no error"
+ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=1 \
+	"$QPT" decode --raw "$r" --last 3 >"$tmp/rlast" 2>"$tmp/rerr"
+tail -n 3 "$tmp/rall" | cmp - "$tmp/rlast" || fail "--raw --last 3 != tail"
+grep -q Sanitizer "$tmp/rerr" && fail "--raw --last 3: $(head -3 "$tmp/rerr")"
 # --tid: the recorded thread, and one that does not exist
 run --insn --tid 26338 | cmp - "$tmp/all" || fail "--tid 26338"
 [ -z "$(run --insn --tid 1)" ] || fail "--tid 1 not empty"

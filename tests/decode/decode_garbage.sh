@@ -10,7 +10,7 @@ check_rc() { # expected-set rc what
 	case " $1 " in *" $2 "*) ;; *) fail "$3: exit $2 (want one of $1)" ;; esac
 }
 for seed in 1 2 3 4 5; do
-	head -c $((seed * 4000)) /dev/urandom >"$tmp/rand.pt"
+	python3 "$QPT_SRC/tests/shell/seeded_bytes.py" "$seed" $((seed * 4000)) >"$tmp/rand.pt"
 	"$QPT" decode --raw "$tmp/rand.pt" --insn >"$tmp/out" 2>"$tmp/err"
 	check_rc "0 1" $? "random bytes $seed"
 	"$QPT" decode --raw "$tmp/rand.pt" --branches --json >/dev/null 2>&1
@@ -19,7 +19,7 @@ done
 # random bytes behind a valid PSB: the decoder gets past sync
 printf '\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x23' \
 	>"$tmp/psb.pt"
-head -c 20000 /dev/urandom >>"$tmp/psb.pt"
+python3 "$QPT_SRC/tests/shell/seeded_bytes.py" 6 20000 >>"$tmp/psb.pt"
 "$QPT" decode --raw "$tmp/psb.pt" --insn --json >"$tmp/out" 2>"$tmp/err"
 check_rc "0 1" $? "PSB + random bytes"
 grep -q '"event":"error"' "$tmp/out" || fail "PSB + random: no error record"

@@ -75,8 +75,6 @@ static void test_symbols_vs_nm(void **state)
 		checked++;
 	}
 	pclose(nm);
-	if (!checked)
-		skip();
 	assert_true(checked > 10);
 	qd_files_free(&files);
 }

@@ -147,7 +147,7 @@ records() {
 for f in hand-file-be-ver0 hand-file-be-big-attr hand-pipe-be \
 	hand-compressed-be; do
 	in=$QPT_SRC/tests/auxfmt/corpus/$f.data
-	[ -f "$in" ] || continue
+	[ -f "$in" ] || { bad "$in is missing"; continue; }
 	"$QPT" convert -i "$in" -o "$tmp/$f.file" 2>/dev/null ||
 		bad "convert $f"
 	if ! cmp -s <(records "$in") <(records "$tmp/$f.file"); then

@@ -34,7 +34,7 @@ expect 2 --bogus -o "$tmp/out.data"
 expect 2 -o
 expect 0 --help
 expect 1 -i "$tmp/missing.data" -o "$tmp/out.data"
-head -c 4096 /dev/urandom >"$tmp/garbage.data"
+python3 "$QPT_SRC/tests/shell/seeded_bytes.py" 1 4096 >"$tmp/garbage.data"
 expect 1 -i "$tmp/garbage.data" -o "$tmp/out.data"
 
 src=
