@@ -55,6 +55,11 @@ static bool when_before(const struct qd_when *a, const struct qd_when *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
+static bool epoch_before(const void *e, const void *at)
+{
+	return when_before(&((const struct qd_epoch *)e)->from, at);
+}
+
 static struct qd_proc *find_proc(struct qd_hist *h, int32_t pid)
 {
 	uint32_t i;
@@ -230,21 +235,14 @@ struct qd_space *qd_hist_space(struct qd_hist *h, int32_t pid,
 			       const struct qd_when *at)
 {
 	struct qd_proc *p = find_proc(h, pid);
-	size_t lo = 1, hi;
+	size_t i;
 
 	if (!p || !p->nr_ep)
 		return NULL;
-	/* the last epoch that began before @at */
-	hi = p->nr_ep;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (when_before(&p->ep[mid].from, at))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return p->ep[lo - 1].space;
+	/* the last epoch that began before @at (the first from the start) */
+	i = qd_partition(p->ep + 1, p->nr_ep - 1, sizeof(*p->ep), epoch_before,
+			 at);
+	return p->ep[i].space;
 }
 
 bool qd_hist_sole_pid(const struct qd_hist *h, int32_t *pid)

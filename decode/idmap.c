@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A map from 32-bit identifiers (pid, tid, AUXTRACE queue index) to array
- * positions: open addressing with linear probing, doubled at half load, so
- * that files with many processes or queues are read in linear time.
+ * Lookups in the decoder's tables: a map from 32-bit identifiers (pid,
+ * tid, AUXTRACE queue index) to array positions (open addressing with
+ * linear probing, doubled at half load, so that files with many processes
+ * or queues are read in linear time), and bisection of sorted arrays.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,6 +72,24 @@ bool qd_idmap_get(const struct qd_idmap *m, uint32_t key, uint32_t *val)
 			return true;
 		}
 	return false;
+}
+
+size_t qd_partition(const void *base, size_t n, size_t size,
+		    bool (*before)(const void *elem, const void *key),
+		    const void *key)
+{
+	const uint8_t *b = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (before(b + mid * size, key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 void qd_idmap_free(struct qd_idmap *m)

@@ -77,6 +77,14 @@ int qd_idmap_put(struct qd_idmap *m, uint32_t key, uint32_t val);
 bool qd_idmap_get(const struct qd_idmap *m, uint32_t key, uint32_t *val);
 /* Frees the table; the map is empty (and usable) again. */
 void qd_idmap_free(struct qd_idmap *m);
+/*
+ * How many leading elements of the @n-element array @base (@size bytes
+ * each) come before @key: @before(element, @key) holds for a prefix of
+ * the array and for nothing after it.
+ */
+size_t qd_partition(const void *base, size_t n, size_t size,
+		    bool (*before)(const void *elem, const void *key),
+		    const void *key);
 
 /* ---- space.c: per-process address spaces ---- */
 

@@ -75,32 +75,32 @@ static int32_t lost_key(const void *e)
 	return ((const struct lost_key *)e)->key;
 }
 
+struct key_probe {
+	int32_t key;
+	int32_t (*key_of)(const void *elem);
+	bool upto; /* elements with keys up to @key come before it, not below */
+};
+
+static bool key_before(const void *elem, const void *probe)
+{
+	const struct key_probe *k = probe;
+	int32_t v = k->key_of(elem);
+
+	return k->upto ? v <= k->key : v < k->key;
+}
+
 /* [*first, return) of the @n elements of @base (@size bytes each, sorted
  * by @key_of) whose key is @key. */
 static size_t key_range(const void *base, size_t n, size_t size, int32_t key,
 			int32_t (*key_of)(const void *), size_t *first)
 {
+	struct key_probe k = {key, key_of, false};
 	const uint8_t *b = base;
-	size_t lo = 0, hi = n, end;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (key_of(b + mid * size) < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*first = lo;
-	for (end = lo, hi = n; end < hi;) {
-		size_t mid = end + (hi - end) / 2;
-
-		if (key_of(b + mid * size) <= key)
-			end = mid + 1;
-		else
-			hi = mid;
-	}
-	return end;
+	*first = qd_partition(base, n, size, key_before, &k);
+	k.upto = true;
+	return *first + qd_partition(b + *first * size, n - *first, size,
+				     key_before, &k);
 }
 
 /*
@@ -135,21 +135,19 @@ static int queue_marks(struct qrun *qr)
 	return 0;
 }
 
+static bool mark_ends_by(const void *m, const void *pos)
+{
+	return ((const struct qd_mark *)m)->end <= *(const uint64_t *)pos;
+}
+
 /* The sideband position of aux offset @pos: the first mark past it. */
 static struct qd_when mark_when(const struct qrun *qr, uint64_t pos)
 {
 	static const struct qd_when end = {UINT64_MAX, UINT64_MAX};
-	size_t lo = 0, hi = qr->nr_marks;
+	size_t i = qd_partition(qr->marks, qr->nr_marks, sizeof(*qr->marks),
+				mark_ends_by, &pos);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (qr->marks[mid].end <= pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < qr->nr_marks ? qr->marks[lo].w : end;
+	return i < qr->nr_marks ? qr->marks[i].w : end;
 }
 
 /* Follow the context switches of the queue's cpu up to time @t. */

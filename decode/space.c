@@ -219,20 +219,9 @@ int qd_space_copy(struct qd_space *to, struct pt_image_section_cache *isc,
 	return 0;
 }
 
-/* The first map that ends after @ip (maps are sorted, disjoint). */
-static size_t first_after(const struct qd_space *s, uint64_t ip)
+static bool map_ends_by(const void *m, const void *ip)
 {
-	size_t lo = 0, hi = s->nr_maps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->maps[mid].end <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ((const struct qd_map *)m)->end <= *(const uint64_t *)ip;
 }
 
 bool qd_space_conflicts(const struct qd_space *s, uint64_t start,
@@ -243,7 +232,9 @@ bool qd_space_conflicts(const struct qd_space *s, uint64_t start,
 
 	if (!file->found || !len || start + len < start)
 		return false;
-	for (i = first_after(s, start);
+	/* from the first map that ends after @start (sorted, disjoint) */
+	for (i = qd_partition(s->maps, s->nr_maps, sizeof(*s->maps),
+			      map_ends_by, &start);
 	     i < s->nr_maps && s->maps[i].start < start + len; i++) {
 		const struct qd_map *m = &s->maps[i];
 
