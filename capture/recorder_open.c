@@ -23,39 +23,65 @@
 /* sample_id: TID, TIME, CPU, IDENTIFIER. */
 #define ID_HDR_SIZE 32
 
-static int read_sysctl(const char *name)
+/*
+ * The integer in /proc/sys/kernel/@name into *@value.  Returns 0, -errno,
+ * or -QPT_E_FORMAT when the file holds no integer.  (-1 is a legal value
+ * of perf_event_paranoid, so failure cannot be a value.)
+ */
+static int read_sysctl(const char *name, long *value)
 {
-	char path[128], buf[32];
+	char path[128], buf[32], *end;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		n = -errno;
 	close(fd);
-	if (n <= 0)
-		return -1;
+	if (n < 0)
+		return (int)n;
 	buf[n] = '\0';
-	return atoi(buf);
+	errno = 0;
+	*value = strtol(buf, &end, 10);
+	if (end == buf || errno || (*end && *end != '\n'))
+		return -QPT_E_FORMAT;
+	return 0;
+}
+
+/* "kernel.NAME is VALUE" or "kernel.NAME is unreadable" into @buf. */
+static const char *sysctl_says(const char *name, char *buf, size_t size)
+{
+	long v;
+
+	if (read_sysctl(name, &v))
+		snprintf(buf, size, "kernel.%s cannot be read", name);
+	else
+		snprintf(buf, size, "kernel.%s is %ld", name, v);
+	return buf;
 }
 
 static int open_error(struct qpt_recorder *rec, int err,
 		      const struct rec_event *ev, int pid, int cpu)
 {
-	int paranoid;
+	long paranoid = 3;
+	char says[64];
 
 	switch (-err) {
 	case EACCES:
 	case EPERM:
-		paranoid = read_sysctl("perf_event_paranoid");
+		read_sysctl("perf_event_paranoid", &paranoid);
 		return rec_fail(rec, err,
 				"%s: no permission to open the event "
-				"(kernel.perf_event_paranoid is %d%s): run as "
+				"(%s%s): run as "
 				"root, or lower it: sysctl -w "
 				"kernel.perf_event_paranoid=%d",
-				ev->name, paranoid,
+				ev->name,
+				sysctl_says("perf_event_paranoid", says,
+					    sizeof(says)),
 				paranoid > 2
 				    ? ", which forbids unprivileged use"
 				: paranoid == 2 && !ev->attr.exclude_kernel
@@ -95,16 +121,17 @@ static int map_error(struct qpt_recorder *rec, int err)
 	    ((1 + rec->data_pages + (rec->aux_ev ? rec->aux_pages : 0)) *
 	     (uint64_t)sysconf(_SC_PAGESIZE)) >>
 	    10;
+	char says[64];
 
 	if (err == -EPERM || err == -ENOMEM)
 		return rec_fail(rec, err,
 				"cannot map %llu KiB of perf buffers per ring "
 				"(%s): over the locked-memory limits "
-				"kernel.perf_event_mlock_kb (%d KiB) and "
-				"ulimit -l; use -m with fewer pages or raise "
-				"them",
+				"(%s KiB) and ulimit -l; use -m with fewer "
+				"pages or raise them",
 				(unsigned long long)kb, strerror(-err),
-				read_sysctl("perf_event_mlock_kb"));
+				sysctl_says("perf_event_mlock_kb", says,
+					    sizeof(says)));
 	return rec_fail(rec, err, "cannot map the perf buffers: %s",
 			strerror(-err));
 }
