@@ -30,6 +30,7 @@ struct qd_file {
 	int err;	/* ... as -errno or -QPT_E_* */
 	bool is_elf;
 	bool raw;	/* a raw memory image (not ELF) */
+	bool asked_raw;	/* looked up as one (qd_files_get's @raw) */
 	uint64_t size;	/* of the file found */
 	const uint8_t *data; /* the file, mapped read-only */
 	struct qd_seg *segs;
@@ -167,7 +168,7 @@ struct qd_hist {
 	struct qd_proc *procs;
 	size_t nr_procs, cap_procs;
 	struct qd_idmap pids;
-	uint64_t budget; /* map entries copies may still take */
+	uint64_t budget; /* what earlier epochs may still keep (history.c) */
 };
 
 /* Returns 0 or -ENOMEM (@h is then empty and may be finished). */
