@@ -129,16 +129,19 @@ static int add_bytes(struct qd_space *s, struct pt_image_section_cache *isc,
 		     const char *path, uint64_t off, uint64_t size,
 		     uint64_t vaddr)
 {
-	int isid;
+	int isid, err;
 
 	if (!size)
 		return 0;
 	isid = pt_iscache_add_file(isc, path, off, size, vaddr);
 	if (isid < 0)
 		return isid == -pte_nomem ? -ENOMEM : 0;
-	if (pt_image_add_cached(s->image, isc, isid, NULL) < 0)
+	if (pt_image_add_cached(s->image, isc, isid, NULL) >= 0)
 		return 0;
-	return 0;
+	/* a cached section serves at most 65535 images (libipt counts its
+	 * users in 16 bits; many epochs or processes): one of its own */
+	err = pt_image_add_file(s->image, path, off, size, NULL, vaddr);
+	return err == -pte_nomem ? -ENOMEM : 0;
 }
 
 int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
