@@ -14,9 +14,17 @@
 
 #include "decode/internal.h"
 
-/* Map entries that copies (epochs) may take, beyond which a process's
- * mappings are replaced in place: bounds the memory of hostile files. */
-#define QD_HIST_BUDGET (1u << 21)
+/*
+ * Bytes that the address spaces kept for earlier positions (the images
+ * before an exec, the code mapped over) may take, about (an epoch and
+ * each of its maps, ours and libipt's, as measured).  Beyond it a
+ * process's address space changes in place (as if it had no history),
+ * which bounds the memory hostile files can take; some 6,000 execs of
+ * 100-map processes fit.  Forks are not counted: a child needs its space.
+ */
+#define QD_HIST_BUDGET (256u << 20)
+#define QD_EPOCH_BYTES 1024
+#define QD_MAP_BYTES 384
 
 int qd_hist_init(struct qd_hist *h, struct pt_image_section_cache *isc,
 		 const struct qd_space *manual)
@@ -103,8 +111,18 @@ static int add_epoch(struct qd_hist *h, struct qd_proc *p, struct qd_space *sp,
 	e->space = sp;
 	e->from = *w;
 	e->own = own;
-	h->budget -= h->budget > sp->nr_maps ? sp->nr_maps + 1 : h->budget;
 	return 0;
+}
+
+/* Whether @h may keep an epoch of @nr_maps maps more; takes it if so. */
+static bool spend(struct qd_hist *h, size_t nr_maps)
+{
+	uint64_t cost = (uint64_t)nr_maps * QD_MAP_BYTES + QD_EPOCH_BYTES;
+
+	if (h->budget < cost)
+		return false;
+	h->budget -= cost;
+	return true;
 }
 
 /* The process @pid, made with one epoch (@sp, or a fresh space) from
@@ -176,8 +194,8 @@ int qd_hist_map(struct qd_hist *h, int32_t pid, const struct qd_when *w,
 	if (!p || !p->nr_ep)
 		return -ENOMEM;
 	e = current(p);
-	if (e->own && h->budget > e->space->nr_maps &&
-	    qd_space_conflicts(e->space, start, len, pgoff, file)) {
+	if (e->own && qd_space_conflicts(e->space, start, len, pgoff, file) &&
+	    spend(h, e->space->nr_maps)) {
 		/* other code where code was: earlier positions keep theirs */
 		err = add_epoch(h, p, qd_space_clone(e->space, pid), w, true);
 		if (err)
@@ -199,7 +217,7 @@ int qd_hist_exec(struct qd_hist *h, int32_t pid, const struct qd_when *w)
 	e = current(p);
 	if (!e->own)
 		return 0; /* nothing of the process mapped yet */
-	if (h->budget > e->space->nr_maps)
+	if (spend(h, e->space->nr_maps))
 		return add_epoch(h, p, fresh_space(h, pid), w, false);
 	/* out of budget: forget the old image in place */
 	sp = fresh_space(h, pid);

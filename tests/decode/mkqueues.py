@@ -3,11 +3,13 @@
 queues) of one thread, each a short Intel PT stream (PSB+, TIP.PGE at
 0x1000, TIP.PGD) over CODE, which the file maps at 0x1000 (nop; nop;
 syscall): every queue decodes to the instructions 0x1000, 0x1001, 0x1002.
-Usage: mkqueues.py OUT CODE N"""
+With EXECS, the process first execs EXECS times, mapping CODE each time.
+Usage: mkqueues.py OUT CODE N [EXECS]"""
 import struct
 import sys
 
 out, code, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+execs = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 PID = 4242
 ST = 0x1 | 0x2 | 0x4 | 0x80 | 0x10000  # IP TID TIME CPU IDENTIFIER
 open(code, 'wb').write(bytes([0x90, 0x90, 0x0f, 0x05]))
@@ -36,9 +38,22 @@ priv[4] = 1          # cap_user_time_zero
 priv[5] = 1 << 10    # TSC bit
 priv[6] = 1 << 11    # noretcomp bit
 data = rec(70, 0, struct.pack('<II', 1, 0) + struct.pack('<17Q', *priv))
+
+
+def mmap2(addr, path, time):
+    return rec(10, 2, struct.pack('<IIQQQIIQQII', PID, PID, addr, 0x1000, 0,
+                                  8, 1, 1, 0, 5, 2) + cstr(path) + trailer(time))
+
+
 data += rec(3, 0, struct.pack('<II', PID, PID) + cstr('prog') + trailer(1))
-data += rec(10, 2, struct.pack('<IIQQQIIQQII', PID, PID, 0x1000, 0x1000, 0,
-                               8, 1, 1, 0, 5, 2) + cstr(code) + trailer(2))
+side = []
+for i in range(execs):  # COMM with PERF_RECORD_MISC_COMM_EXEC, new maps
+    side.append(rec(3, 0x2000, struct.pack('<II', PID, PID) + cstr('prog') +
+                    trailer(2 + i)))
+    side.append(mmap2(0x1000, code, 2 + i))
+if not execs:
+    side.append(mmap2(0x1000, code, 2))
+data += b''.join(side)
 pt = (b'\x02\x82' * 8 + b'\x99\x01' + b'\x02\x23' +
       b'\x71' + struct.pack('<Q', 0x1000)[:6] + b'\x01')
 pt += b'\0' * (-len(pt) % 8)
