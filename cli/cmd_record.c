@@ -34,6 +34,28 @@ static void on_snapshot(int sig)
 	snapshot_requested = 1;
 }
 
+static void on_nothing(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Let qpt ignore @sig without the recorded command inheriting that: a
+ * handler that does nothing (exec resets handlers, not SIG_IGN); a
+ * signal qpt was started with ignored stays ignored, for the command too.
+ */
+static void ignore_here(int sig)
+{
+	struct sigaction sa, old;
+
+	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_nothing;
+	sa.sa_flags = SA_RESTART;
+	sigaction(sig, &sa, NULL);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -338,17 +360,21 @@ static int find_command(const char *cmd)
 	return err;
 }
 
-static void install_signals(void)
+/* @emulate: the command gets SIGINT (from the terminal) and ends the run */
+static void install_signals(bool emulate)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
+	if (emulate)
+		ignore_here(SIGINT);
+	else
+		sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_snapshot;
 	sigaction(SIGUSR2, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	ignore_here(SIGPIPE);
 }
 
 /* Commands from the control FIFO: "snapshot", "stop". */
@@ -564,8 +590,7 @@ static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 	if (a->o.pid || a->o.all_cpus || a->o.cpu_list || a->control)
 		return cli_usage_error("record", "--emulate runs a command: "
 				       "no -p, -a, -C or --control");
-	install_signals();
-	signal(SIGINT, SIG_IGN); /* the command gets it and ends the run */
+	install_signals(true);
 	err = qpt_emulate_record(&eo, &res);
 	if (shown)
 		fputc('\n', stderr);
@@ -623,7 +648,7 @@ int cmd_record(int argc, char **argv)
 	a.o.errlen = sizeof(msg);
 	a.o.cmd_argc = argc;
 	a.o.cmd_argv = argv;
-	install_signals();
+	install_signals(false);
 	err = qpt_recorder_new(&a.o, &rec);
 	if (err < 0)
 		return report_new_error(err, &a, msg);
