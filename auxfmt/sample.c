@@ -166,6 +166,9 @@ static void walk_branches(struct walk *w, const struct perf_event_attr *a,
 		}
 		w->off += 8;
 	}
+	/* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8): a u64 per entry */
+	if (a->branch_sample_type & QPT_SAMPLE_BRANCH_COUNTERS)
+		u64s(w, nr);
 }
 
 static const uint64_t *walk_regs(struct walk *w, uint64_t mask,

@@ -26,6 +26,7 @@
 
 #include "auxfmt/writer_priv.h"
 #include "qpt/reader.h"
+#include "qpt/reader.h"
 
 void qpt_writer_logf(struct qpt_writer *w, enum qpt_log_level level,
 		     const char *fmt, ...)
@@ -391,6 +392,31 @@ int qpt_writer_set_cmdline(struct qpt_writer *w, int argc,
 	if (err)
 		return err;
 	return feature_set(w, QPT_FEAT_CMDLINE);
+}
+
+int qpt_writer_set_cpu_pmu_caps(struct qpt_writer *w,
+				const struct qpt_pmu_cap *caps, size_t n)
+{
+	struct qpt_wbuf *b;
+	size_t i;
+	int err;
+
+	if (!w || (n && !caps) || n > UINT32_MAX)
+		return -QPT_E_INVAL;
+	for (i = 0; i < n; i++)
+		if (!caps[i].name || !caps[i].value)
+			return -QPT_E_INVAL;
+	if (w->closed)
+		return -QPT_E_STATE;
+	b = &w->feat[QPT_FEAT_CPU_PMU_CAPS];
+	b->len = 0;
+	err = qpt_wbuf_add_u32(b, (uint32_t)n);
+	for (i = 0; i < n && !err; i++) {
+		err = qpt_wbuf_add_string(b, caps[i].name);
+		if (!err)
+			err = qpt_wbuf_add_string(b, caps[i].value);
+	}
+	return err ? err : feature_set(w, QPT_FEAT_CPU_PMU_CAPS);
 }
 
 /* Check a run of build_id_event records: each within the run, each at

@@ -566,6 +566,10 @@ static int on_exec(struct emu_thread *t, bool first)
 	else
 		err = finish_prev(t);
 	t->have_prev = false;
+	/* the old image's trace reaches the ring before the COMM and MMAP2s
+	 * of the new one, so that readers know which code it ran on */
+	if (!err && !first)
+		err = emu_pt_flush(t->pt);
 	if (err)
 		return err;
 	read_comm(t->pid, comm);

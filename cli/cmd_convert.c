@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/perfmon_cli.h"
 #include "qpt/reader.h"
 #include "qpt/writer.h"
 
@@ -40,12 +41,16 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f, "usage: qpt convert [-i IN] -o OUT [-z|--compress[=LEVEL]]\n\n"
-	       "Rewrite a perf.data file through qpt's writer.\n\n"
+	       "Rewrite a perf.data file through qpt's writer.  A Fuchsia\n"
+	       "perfmon buffer becomes perf.data with a branch-stack sample\n"
+	       "per LAST_BRANCH record (or, --format=perfmon, a perfmon buffer\n"
+	       "written again from its records).\n\n"
 	       "  -i, --input IN        input (default perf.data; - is stdin)\n"
 	       "  -o, --output OUT      output (- writes pipe mode to stdout)\n"
 	       "  -z, --compress[=N]    zstd-compress records (level N, 1..22,"
 	       " default 1)\n"
 	       "  -f, --force           read an input not owned by you or root\n"
+	       "      --format=perfmon  a perfmon input stays a perfmon buffer\n"
 	       "  -h, --help            this help\n");
 }
 
@@ -330,10 +335,13 @@ int cmd_convert(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"compress", optional_argument, NULL, 'z'},
 	    {"force", no_argument, NULL, 'f'},
+	    {"format", required_argument, NULL, 'F'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct convert cv = {.in_name = "perf.data"};
+	struct qpt_perfmon *pm = NULL;
+	bool to_perfmon = false;
 	int c, level = 0, ret;
 	char *end;
 
@@ -361,6 +369,13 @@ int cmd_convert(int argc, char **argv)
 				    "compression level '%s' is not 1..22",
 				    optarg);
 			break;
+		case 'F':
+			if (strcmp(optarg, "perfmon"))
+				return cli_usage_error(
+				    "convert", "--format wants perfmon, not '%s'",
+				    optarg);
+			to_perfmon = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return QPT_EXIT_OK;
@@ -377,6 +392,17 @@ int cmd_convert(int argc, char **argv)
 		cli_error(cv.out_name, "is the input file");
 		return QPT_EXIT_ERROR;
 	}
+	ret = cli_open_perfmon(cv.in_name, cv.force, &pm);
+	if (ret > 0)
+		return ret;
+	if (!ret) {
+		ret = convert_perfmon(cv.in_name, pm, cv.out_name, to_perfmon);
+		qpt_perfmon_free(pm);
+		return ret;
+	}
+	if (to_perfmon)
+		return cli_usage_error("convert",
+				       "--format=perfmon converts perfmon buffers only");
 	ret = convert(&cv, level);
 	if (cv.shown)
 		cli_progress_end();

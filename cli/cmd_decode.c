@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
 #include "qpt/decode.h"
 
@@ -238,13 +239,18 @@ static void usage(FILE *f)
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
 		"      --no-sym            do not show symbols\n"
-		"      --last N            only the last N items of each thread (N <= 1048576)\n");
+		"      --last N            only the last N items of each thread (N <= 1048576)\n"
+		"      --lbr[=N]           LBR records: the last N (default 32, <= 1024) taken\n"
+		"                          branches at the end of each thread, each sample\n"
+		"      --lbr-period INSNS  ... and every INSNS instructions of a thread\n"
+		"      --format=perfmon -o FILE  write the LBR records as a perfmon buffer\n");
 }
 
 enum {
 	OPT_RAW = 256, OPT_IMAGE, OPT_SYSROOT, OPT_BUILDID, OPT_INSN,
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
-	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM,
+	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
+	OPT_FORMAT,
 };
 
 static const struct option longopts[] = {
@@ -266,6 +272,10 @@ static const struct option longopts[] = {
 	{ "sym", required_argument, NULL, OPT_SYM },
 	{ "no-sym", no_argument, NULL, OPT_NO_SYM },
 	{ "last", required_argument, NULL, OPT_LAST },
+	{ "lbr", optional_argument, NULL, OPT_LBR },
+	{ "lbr-period", required_argument, NULL, OPT_LBR_PERIOD },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -277,7 +287,40 @@ struct args {
 	unsigned nr_images;
 	bool force;
 	struct qpt_decoder_opts dopts;
+	struct lbr_args lbr;
 };
+
+/* --lbr[=N], --lbr-period N, --format=perfmon, -o FILE; nonzero: a usage
+ * error (printed). */
+static int parse_lbr(int c, struct lbr_args *l)
+{
+	unsigned long long v = 0;
+	char *end = NULL;
+
+	if (c == 'o') {
+		l->output = optarg;
+		return 0;
+	}
+	if (c == OPT_FORMAT) {
+		if (strcmp(optarg, "perfmon"))
+			return cli_usage_error("decode", "--format wants perfmon, not '%s'", optarg);
+		l->perfmon = true;
+		return 0;
+	}
+	if (optarg) {
+		errno = 0;
+		v = strtoull(optarg, &end, 0);
+		if (*end || errno || !v || optarg[0] == '-' ||
+		    (c == OPT_LBR && v > QPT_LBR_MAX_DEPTH))
+			return cli_usage_error("decode", "bad %s '%s'",
+					       c == OPT_LBR ? "--lbr" : "--lbr-period", optarg);
+	}
+	if (c == OPT_LBR)
+		l->depth = optarg ? (unsigned)v : 32;
+	else
+		l->period = v;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
@@ -286,7 +329,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->input = optarg; break;
 		case 'f': a->force = true; break;
@@ -331,12 +374,26 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 			if (*end || errno || !o->last || o->last > (1u << 20))
 				return cli_usage_error("decode", "bad --last '%s'", optarg);
 			break;
+		case OPT_LBR:
+		case OPT_LBR_PERIOD:
+		case OPT_FORMAT:
+		case 'o':
+			if (parse_lbr(c, &a->lbr))
+				return QPT_EXIT_USAGE;
+			break;
 		case 'h': usage(stdout); return -1;
 		default: return cli_bad_option("decode");
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("decode", "unexpected argument '%s'", argv[optind]);
+	if (a->lbr.depth && (o->nr_tids || o->nr_cpus || o->has_time || o->sym ||
+			     o->last || o->mode != MODE_INSN || o->events))
+		return cli_usage_error("decode", "--lbr prints LBR records: no --insn, --branches, --calls, --events, --tid, --cpu, --time, --sym or --last");
+	if ((a->lbr.period || a->lbr.perfmon || a->lbr.output) && !a->lbr.depth)
+		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr");
+	if (a->lbr.perfmon != !!a->lbr.output)
+		return cli_usage_error("decode", "--format=perfmon needs -o FILE, and -o --format=perfmon");
 	if (a->raw && a->input)
 		return cli_usage_error("decode", "--raw and -i exclude each other");
 	return 0;
@@ -467,6 +524,9 @@ static int finish(struct qpt_decoder *dec, const char *name, int err,
 static int run(struct args *a, struct printer *o)
 {
 	struct qpt_decoder *dec = NULL;
+	struct lbr_run lr = { 0 };
+	qpt_item_fn fn = on_item;
+	void *ctx = o;
 	const char *name;
 	void *buf = NULL;
 	size_t len = 0;
@@ -483,6 +543,8 @@ static int run(struct args *a, struct printer *o)
 	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
 			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
+	if (a->lbr.depth)
+		a->dopts.want = lbr_want(&a->lbr);
 	err = qpt_decoder_new(&a->dopts, &dec);
 	if (err) {
 		cli_error(NULL, "%s", qpt_strerror(err));
@@ -499,19 +561,31 @@ static int run(struct args *a, struct printer *o)
 			goto out;
 		}
 	}
+	if (a->lbr.depth) {
+		rc = lbr_start(&lr, &a->lbr, &o->w, a->raw ? NULL : name);
+		if (rc)
+			goto out;
+		fn = qpt_lbr_item;
+		ctx = lr.lbr;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &o->t0);
 	if (a->raw) {
 		rc = map_raw(a->raw, &buf, &len);
 		if (rc)
 			goto out;
-		err = qpt_decoder_run_raw(dec, buf, len, on_item, o);
+		err = qpt_decoder_run_raw(dec, buf, len, fn, ctx);
 	} else {
-		err = qpt_decoder_run_file(dec, name, on_item, o);
+		err = qpt_decoder_run_file(dec, name, fn, ctx);
 	}
+	if (a->lbr.depth)
+		err = lbr_end(&lr, err);
 	rc = finish(dec, name, err, o);
+	if (!rc && a->lbr.depth)
+		rc = lbr_save(&lr);
 out:
 	if (buf)
 		munmap(buf, len);
+	lbr_free(&lr);
 	qpt_decoder_free(dec);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/dump.h"
+#include "cli/perfmon_cli.h"
 
 /* "[CPU ][TIME ][  ]0xOFFSET [0xSIZE]: PERF_RECORD_NAME" */
 static void text_head(struct out *w, const struct qpt_record *r,
@@ -57,11 +58,31 @@ static void dump_record(struct out *w, const struct qpt_record *r)
 	if (w->json || !dump_summary(w, r))
 		dump_fields(w, r);
 	out_end(w);
+	if (!w->json && r->type == PERF_RECORD_SAMPLE)
+		dump_sample_lines(w, r);
+}
+
+/* A perfmon buffer: every record; the exit code. */
+static int perfmon(const char *path, struct qpt_perfmon *pm, bool json)
+{
+	static char buf[1 << 16];
+	struct out w;
+	int err;
+
+	out_init(&w, STDOUT_FILENO, json, buf, sizeof(buf));
+	err = dump_perfmon(&w, pm);
+	if (out_flush(&w))
+		err = cli_write_error(w.err);
+	else if (err)
+		err = cli_perfmon_error(path, pm, err);
+	qpt_perfmon_free(pm);
+	return err;
 }
 
 static const char help[] =
 	"usage: qpt dump [-i FILE] [--json] [-f]\n\n"
-	"Print every record of a perf.data file in file order.\n\n"
+	"Print every record of a perf.data file (or of a Fuchsia perfmon\n"
+	"buffer) in file order.\n\n"
 	"  -i, --input FILE  input (default perf.data; - is stdin)\n"
 	"      --json        one JSON object per record and line\n"
 	"  -f, --force       read a file not owned by you or root\n"
@@ -70,6 +91,7 @@ static const char help[] =
 int cmd_dump(int argc, char **argv)
 {
 	struct qpt_reader *r = NULL;
+	struct qpt_perfmon *pm;
 	struct qpt_record rec;
 	static char buf[1 << 16];
 	struct cli_input in;
@@ -79,6 +101,9 @@ int cmd_dump(int argc, char **argv)
 	err = cli_parse_input("dump", help, argc, argv, &in);
 	if (err >= 0)
 		return err;
+	err = cli_open_perfmon(in.input, in.force, &pm);
+	if (err >= 0)
+		return err ? err : perfmon(in.input, pm, in.json);
 	if (cli_open_input(in.input, in.force, &r))
 		return QPT_EXIT_ERROR;
 	out_init(&w, STDOUT_FILENO, in.json, buf, sizeof(buf));

@@ -24,6 +24,15 @@ const char *const info_sample_bits[] = {
 const size_t info_nr_sample_bits =
 	sizeof(info_sample_bits) / sizeof(info_sample_bits[0]);
 
+const char *const info_branch_bits[] = {
+	"USER", "KERNEL", "HV", "ANY", "ANY_CALL", "ANY_RETURN", "IND_CALL",
+	"ABORT_TX", "IN_TX", "NO_TX", "COND", "CALL_STACK", "IND_JUMP",
+	"CALL", "NO_FLAGS", "NO_CYCLES", "TYPE_SAVE", "HW_INDEX", "PRIV_SAVE",
+	"COUNTERS",
+};
+const size_t info_nr_branch_bits =
+	sizeof(info_branch_bits) / sizeof(info_branch_bits[0]);
+
 const char *const info_read_bits[] = {
 	"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST",
 };

@@ -35,6 +35,28 @@ static void on_snapshot(int sig)
 	snapshot_requested = 1;
 }
 
+static void on_nothing(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Let qpt ignore @sig without the recorded command inheriting that: a
+ * handler that does nothing (exec resets handlers, not SIG_IGN); a
+ * signal qpt was started with ignored stays ignored, for the command too.
+ */
+static void ignore_here(int sig)
+{
+	struct sigaction sa, old;
+
+	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_nothing;
+	sa.sa_flags = SA_RESTART;
+	sigaction(sig, &sa, NULL);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(
@@ -357,6 +379,7 @@ static int find_command(const char *cmd)
 	return err;
 }
 
+/* SIGINT, SIGTERM and SIGHUP end the run (the emulator passes them on) */
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -369,9 +392,9 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_snapshot;
 	sigaction(SIGUSR2, &sa, NULL);
-	/* qpt's own writes fail with EPIPE (the command gets the default
-	 * disposition back before its exec) */
-	signal(SIGPIPE, SIG_IGN);
+	/* qpt's own writes fail with EPIPE; the command does not inherit
+	 * an ignored SIGPIPE */
+	ignore_here(SIGPIPE);
 }
 
 /* Commands from the control FIFO: "snapshot", "stop". */

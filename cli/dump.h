@@ -15,6 +15,11 @@ void dump_fields(struct out *w, const struct qpt_record *r);
  * others, which print their fields instead. */
 bool dump_summary(struct out *w, const struct qpt_record *r);
 
+/* perf report -D's lines after a SAMPLE's summary: its callchain ("...
+ * FP chain", with a call-stack LBR first "... LBR call chain") and its
+ * branch stack ("... branch stack" / "... branch callstack"). */
+void dump_sample_lines(struct out *w, const struct qpt_record *r);
+
 /* Record field access, bounded by the record's size: 0 beyond it. */
 uint64_t dump_u64(const struct qpt_record *r, size_t off);
 uint32_t dump_u32(const struct qpt_record *r, size_t off);

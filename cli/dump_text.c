@@ -3,6 +3,8 @@
  * qpt dump's text summaries of the common records, in the layout of
  * `perf report -D` (tests/shell/dump_text.sh holds them to perf's).
  */
+#include <string.h>
+
 #include "cli/dump.h"
 
 /* printf's "%#x": 0x... but plain 0. */
@@ -228,4 +230,111 @@ bool dump_summary(struct out *w, const struct qpt_record *r)
 		return true;
 	}
 	return false;
+}
+
+/* printf's "%016llx" */
+static void hex016(struct out *w, uint64_t v)
+{
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+
+	out_raw(w, "0000000000000000", (size_t)(16 - n));
+	out_hex(w, v);
+}
+
+/* "..... %2u: %016x" */
+static void ix_line(struct out *w, uint64_t i, uint64_t v)
+{
+	out_lit(w, ".....");
+	out_dec_pad(w, i, 3, ' ');
+	out_lit(w, ": ");
+	hex016(w, v);
+	out_char(w, '\n');
+}
+
+/* perf's LBR call chain: the kernel callchain up to PERF_CONTEXT_USER,
+ * the newest entry's target, every entry's source. */
+static void lbr_chain(struct out *w, const struct qpt_sample *s)
+{
+	uint64_t i, k, n = s->callchain_nr;
+
+	for (k = 0; k < n && s->callchain[k] != PERF_CONTEXT_USER; k++)
+		;
+	if (k == n || !s->branch_nr)
+		return;
+	out_lit(w, "... LBR call chain: nr:");
+	out_dec(w, k + 2 + s->branch_nr);
+	out_char(w, '\n');
+	for (i = 0; i <= k; i++)
+		ix_line(w, i, s->callchain[i]);
+	ix_line(w, k + 1, s->branches[0].to);
+	for (i = 0; i < s->branch_nr; i++)
+		ix_line(w, k + 2 + i, s->branches[i].from);
+}
+
+/* perf's names of the branch types (PERF_BR_*): "" for unknown. */
+static const char *const br_types[16] = {
+	"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL",
+	"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX",
+	"",
+};
+
+/* "..... %2u: FROM -> TO C cycles MPAT 0 TYPE" */
+static void branch_entry(struct out *w, uint64_t i,
+			 const struct qpt_branch_entry *b)
+{
+	struct perf_branch_entry e;
+
+	memcpy(&e, b, sizeof(*b));
+	out_lit(w, ".....");
+	out_dec_pad(w, i, 3, ' ');
+	out_lit(w, ": ");
+	hex016(w, b->from);
+	out_lit(w, " -> ");
+	hex016(w, b->to);
+	out_char(w, ' ');
+	out_dec(w, e.cycles);
+	out_lit(w, " cycles ");
+	out_char(w, e.mispred ? 'M' : ' ');
+	out_char(w, e.predicted ? 'P' : ' ');
+	out_char(w, e.abort ? 'A' : ' ');
+	out_char(w, e.in_tx ? 'T' : ' ');
+	out_char(w, ' ');
+	out_hex(w, e.reserved);
+	out_char(w, ' ');
+	out_cstr(w, br_types[e.type]);
+	out_char(w, '\n');
+}
+
+void dump_sample_lines(struct out *w, const struct qpt_record *r)
+{
+	struct qpt_sample s;
+	uint64_t i;
+	bool cs;
+
+	if (!r->attr || qpt_sample_parse(r->attr, r->data, r->size, &s))
+		return;
+	cs = r->attr->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK;
+	if (s.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (cs && (s.sample_type & PERF_SAMPLE_BRANCH_STACK))
+			lbr_chain(w, &s);
+		out_lit(w, "... FP chain: nr:");
+		out_dec(w, s.callchain_nr);
+		out_char(w, '\n');
+		for (i = 0; i < s.callchain_nr; i++)
+			ix_line(w, i, s.callchain[i]);
+	}
+	if (!(s.sample_type & PERF_SAMPLE_BRANCH_STACK))
+		return;
+	out_cstr(w, cs ? "... branch callstack: nr:" : "... branch stack: nr:");
+	out_dec(w, s.branch_nr + cs);
+	out_char(w, '\n');
+	for (i = 0; i < s.branch_nr; i++) {
+		if (!cs) {
+			branch_entry(w, i, &s.branches[i]);
+			continue;
+		}
+		if (!i)
+			ix_line(w, 0, s.branches[0].to);
+		ix_line(w, i + 1, s.branches[i].from);
+	}
 }

@@ -105,7 +105,13 @@ static void attr_fields(struct out *w, const struct perf_event_attr *a)
 	out_kv_u64(w, "bp_type", a->bp_type);
 	out_kv_hex(w, "config1", a->config1);
 	out_kv_hex(w, "config2", a->config2);
-	out_kv_hex(w, "branch_sample_type", a->branch_sample_type);
+	/* by name, as perf's header prints it ("" for none) */
+	out_key(w, "branch_sample_type");
+	out_char(w, '"');
+	if (a->branch_sample_type)
+		info_bits(w, info_branch_bits, info_nr_branch_bits,
+			  a->branch_sample_type);
+	out_char(w, '"');
 	out_kv_hex(w, "sample_regs_user", a->sample_regs_user);
 	out_kv_u64(w, "sample_stack_user", a->sample_stack_user);
 	out_kv_i64(w, "clockid", a->clockid);

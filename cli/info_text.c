@@ -48,7 +48,7 @@ static void attr_x64(struct out *w, const char *name, uint64_t v)
 }
 
 /* NAME|NAME|0xREST */
-static void bits(struct out *w, const char *const *names, size_t n, uint64_t v)
+void info_bits(struct out *w, const char *const *names, size_t n, uint64_t v)
 {
 	bool sep = false;
 	size_t i;
@@ -93,11 +93,11 @@ static void attr_head(struct out *w, const struct perf_event_attr *a,
 		attr_u64(w, "{ sample_period, sample_freq }", a->sample_period);
 	if (a->sample_type) {
 		out_lit(w, ", sample_type = ");
-		bits(w, info_sample_bits, info_nr_sample_bits, a->sample_type);
+		info_bits(w, info_sample_bits, info_nr_sample_bits, a->sample_type);
 	}
 	if (a->read_format) {
 		out_lit(w, ", read_format = ");
-		bits(w, info_read_bits, info_nr_read_bits, a->read_format);
+		info_bits(w, info_read_bits, info_nr_read_bits, a->read_format);
 	}
 }
 
@@ -128,8 +128,11 @@ static void attr_tail(struct out *w, const struct perf_event_attr *a)
 		attr_x64(w, "{ bp_addr, config1 }", a->config1);
 	if (a->config2)
 		attr_x64(w, "{ bp_len, config2 }", a->config2);
-	if (a->branch_sample_type)
-		attr_x64(w, "branch_sample_type", a->branch_sample_type);
+	if (a->branch_sample_type) {
+		out_lit(w, ", branch_sample_type = ");
+		info_bits(w, info_branch_bits, info_nr_branch_bits,
+			  a->branch_sample_type);
+	}
 	if (a->sample_regs_user)
 		attr_x64(w, "sample_regs_user", a->sample_regs_user);
 	if (a->sample_stack_user)

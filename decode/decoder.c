@@ -96,22 +96,6 @@ int qpt_decoder_add_image(struct qpt_decoder *dec, const char *path,
 			    file);
 }
 
-int qd_decoder_add_manual(struct qpt_decoder *dec, struct qd_space *space)
-{
-	size_t i;
-	int err;
-
-	for (i = 0; i < dec->manual->nr_maps; i++) {
-		const struct qd_map *m = &dec->manual->maps[i];
-
-		err = qd_space_map(space, dec->iscache, m->start,
-				   m->end - m->start, m->pgoff, m->file);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 void qd_decoder_reset_results(struct qpt_decoder *dec)
 {
 	struct qd_file *f;
@@ -173,7 +157,7 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.pid = fc.tid = fc.cpu = -1;
 	fc.stats = &dec->stats;
 	pt_config_init(&cfg);
-	return qd_flow_run(&fc, &cfg, buf, len, dec->manual->image);
+	return qd_flow_run(&fc, &cfg, buf, len);
 }
 
 uint64_t qpt_decoder_errpos(const struct qpt_decoder *dec)

@@ -17,8 +17,6 @@ struct qpt_decoder {
 	char errmsg[256];
 };
 
-/* Map the hand-given images into @space. */
-int qd_decoder_add_manual(struct qpt_decoder *dec, struct qd_space *space);
 void qd_decoder_reset_results(struct qpt_decoder *dec);
 int qd_decoder_collect_missing(struct qpt_decoder *dec);
 

@@ -552,13 +552,13 @@ struct qd_file *qd_files_get(struct qd_files *files, const char *path,
 	struct qd_file *file;
 
 	for (file = files->head; file; file = file->next)
-		if (!strcmp(file->path, path) && file->raw == raw)
+		if (!strcmp(file->path, path) && file->asked_raw == raw)
 			return file;
 	file = calloc(1, sizeof(*file));
 	if (!file)
 		return NULL;
 	file->path = strdup(path);
-	file->raw = raw;
+	file->raw = file->asked_raw = raw;
 	if (!file->path || file_locate(files, file, bid, bid_size, raw)) {
 		unmap(file);
 		free(file->path);

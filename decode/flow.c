@@ -14,7 +14,9 @@
 #include "x86/ild.h"
 #include "decode/internal.h"
 
-/* Decoded instructions by ip (direct-mapped): loops decode once. */
+/* Decoded instructions by ip (direct-mapped): loops decode once.  An
+ * entry counts only in the generation it was made in: a new address
+ * space (another process, an exec, another run) starts a new one. */
 #define ICACHE_BITS 14
 struct icache_ent {
 	uint64_t ip;
@@ -22,11 +24,19 @@ struct icache_ent {
 	struct qd_ild ild;
 	unsigned kind;
 	int bits;
+	uint32_t gen;
+};
+
+struct qd_flow_cache {
+	struct icache_ent *ent;
+	uint32_t gen;
 };
 
 struct flow {
 	struct qd_flow_ctx *fc;
-	struct icache_ent *icache;
+	struct qd_flow_cache *cache; /* NULL: none */
+	struct icache_ent *ient;     /* cache->ent, or NULL */
+	uint32_t gen;		     /* cache->gen */
 	struct pt_block_decoder *dec;
 	/* the last instruction, while its successor is unknown */
 	bool pending;
@@ -36,8 +46,12 @@ struct flow {
 	bool enabled;
 	uint64_t time;
 	bool has_time;
+	uint64_t loc_tsc; /* the last time stamp located */
 	enum pt_exec_mode mode;
 	uint64_t next_ip; /* after the last block's last instruction */
+	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */
+	bool cyc_nodec;	    /* the next branch consumed no decision */
+	struct qd_space *next_space; /* to use after the current block */
 	char msg[160];
 };
 
@@ -132,6 +146,7 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	it->symoff = 0;
 	it->to_sym = NULL;
 	it->to_symoff = 0;
+	it->cycles = 0;
 	it->msg = NULL;
 	it->mode = 0;
 	it->size = 0;
@@ -150,13 +165,19 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 {
 	struct qpt_item it;
 
+	uint64_t cycles = 0;
+
 	f->fc->stats->branches++;
+	if (f->cyc) /* direct jumps and calls read no packet */
+		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
+				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
 	if (!(f->fc->want & QPT_WANT_BRANCH))
 		return 0;
 	item_init(f, &it, QPT_ITEM_BRANCH, kind);
 	it.ip = from;
 	it.to = to;
 	it.via = via;
+	it.cycles = cycles;
 	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space) {
 		/* the call target first: the space caches the last symbol,
 		 * and the next item is usually near @from */
@@ -203,32 +224,97 @@ static int resolve(struct flow *f, uint64_t next, bool known)
 	f->pending = false;
 	if (!known || f->p_kind == QPT_BR_NR)
 		return 0;
-	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size)
+	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size) {
+		if (f->cyc)
+			qd_cyc_pass(f->cyc);
 		return 0;
+	}
 	err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
 	return err;
 }
 
-static void update_time(struct flow *f)
+struct qd_flow_cache *qd_flow_cache_new(void)
 {
-	uint64_t tsc;
+	struct qd_flow_cache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->ent = calloc(1u << ICACHE_BITS, sizeof(*c->ent));
+	if (c && !c->ent) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void qd_flow_cache_free(struct qd_flow_cache *c)
+{
+	if (c)
+		free(c->ent);
+	free(c);
+}
+
+/* Forget every decoded instruction (entries of older generations). */
+static void cache_forget(struct flow *f)
+{
+	struct qd_flow_cache *c = f->cache;
+
+	if (!c)
+		return;
+	if (++c->gen == 0) {
+		memset(c->ent, 0, sizeof(*c->ent) << ICACHE_BITS);
+		c->gen = 1;
+	}
+	f->ient = c->ent;
+	f->gen = c->gen;
+}
+
+/* Decode against @sp from here on: its image, no code decoded before. */
+static void use_space(struct flow *f, struct qd_space *sp)
+{
+	if (!sp || sp == f->fc->space)
+		return;
+	f->fc->space = sp;
+	pt_blk_set_image(f->dec, sp->image);
+	cache_forget(f);
+}
+
+/* The trace's current time stamp counter, when it has one. */
+static bool trace_tsc(struct flow *f, uint64_t *tsc)
+{
 	uint32_t lost_mtc, lost_cyc;
 
-	if (pt_blk_time(f->dec, &tsc, &lost_mtc, &lost_cyc) < 0 || !tsc)
+	return pt_blk_time(f->dec, tsc, &lost_mtc, &lost_cyc) >= 0 && *tsc;
+}
+
+/* The address space in force at trace offset @off (NULL: unchanged). */
+static struct qd_space *locate(struct flow *f, uint64_t off, bool has_tsc,
+			       uint64_t tsc)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	if (!fc->locate)
+		return NULL;
+	return fc->locate(fc, off, has_tsc, tsc, fc->locate_arg);
+}
+
+/*
+ * A new timestamp: the items' time, and where the trace now is.  The
+ * block at hand was decoded against the current space, so a change of
+ * space waits (f->next_space) until it has been walked.
+ */
+static void update_time(struct flow *f)
+{
+	uint64_t tsc, off = 0;
+
+	if (!trace_tsc(f, &tsc))
 		return;
 	f->time = qd_tsc_to_time(&f->fc->tc, tsc);
 	f->has_time = true;
-	if (!f->fc->on_time)
-		return;
-	f->fc->on_time(f->fc, tsc, f->fc->on_time_arg);
-	if (f->fc->space_changed && f->fc->space) {
-		/* another process: its image, and forget decoded code */
-		f->fc->space_changed = false;
-		pt_blk_set_image(f->dec, f->fc->space->image);
-		if (f->icache)
-			memset(f->icache, 0,
-			       sizeof(*f->icache) << ICACHE_BITS);
-	}
+	if (f->loc_tsc == tsc)
+		return; /* located at this time already */
+	f->loc_tsc = tsc;
+	pt_blk_get_offset(f->dec, &off);
+	f->next_space = locate(f, off, true, tsc);
 }
 
 static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
@@ -294,9 +380,11 @@ static int on_event(struct flow *f, const struct pt_event *ev)
 		err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
 				 !ev->ip_suppressed, 0,
 				 "trace overflow: packets were dropped");
+		f->cyc_nodec = true; /* resumed by a FUP */
 		if (!err && !ev->ip_suppressed)
 			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
 					  ev->variant.overflow.ip, QPT_BR_NR);
+		f->cyc_nodec = false;
 		break;
 	case ptev_exec_mode:
 		f->mode = ev->variant.exec_mode.mode;
@@ -355,6 +443,34 @@ static int on_event(struct flow *f, const struct pt_event *ev)
 	return err;
 }
 
+/*
+ * Tracing starts (again) at ev's ip: where the code may have changed
+ * while it was off (an exec, another process).  The offset is past the
+ * TIP.PGE packet: its last byte is the trace position.
+ */
+static void on_enabled(struct flow *f, const struct pt_event *ev)
+{
+	uint64_t off = 0, tsc = ev->tsc;
+	bool has_tsc = ev->has_tsc && tsc;
+
+	pt_blk_get_offset(f->dec, &off);
+	if (!has_tsc)
+		has_tsc = trace_tsc(f, &tsc);
+	use_space(f, locate(f, off ? off - 1 : 0, has_tsc, tsc));
+	f->next_space = NULL;
+}
+
+/* Synchronised at a PSB: where the trace is. */
+static void on_sync(struct flow *f)
+{
+	uint64_t off = 0, tsc = 0;
+	bool has_tsc = trace_tsc(f, &tsc);
+
+	pt_blk_get_sync_offset(f->dec, &off);
+	use_space(f, locate(f, off, has_tsc, tsc));
+	f->next_space = NULL;
+}
+
 static int drain_events(struct flow *f, int status)
 {
 	while (status & pts_event_pending) {
@@ -368,6 +484,8 @@ static int drain_events(struct flow *f, int status)
 			f->time = qd_tsc_to_time(&f->fc->tc, ev.tsc);
 			f->has_time = true;
 		}
+		if (ev.type == ptev_enabled)
+			on_enabled(f, &ev);
 		err = on_event(f, &ev);
 		if (err)
 			return err;
@@ -447,10 +565,11 @@ static int insn_at(struct flow *f, const struct pt_block *b, bool last,
 		*kind = classify(*raw, ild->len, ild);
 		return 0;
 	}
-	if (f->icache) {
-		e = &f->icache[(ip ^ (ip >> ICACHE_BITS)) &
-			       ((1u << ICACHE_BITS) - 1)];
-		if (e->raw && e->ip == ip && e->bits == bits) {
+	if (f->ient) {
+		e = &f->ient[(ip ^ (ip >> ICACHE_BITS)) &
+			     ((1u << ICACHE_BITS) - 1)];
+		if (e->raw && e->ip == ip && e->bits == bits &&
+		    e->gen == f->gen) {
 			*raw = e->raw;
 			*ild = e->ild;
 			*kind = e->kind;
@@ -467,6 +586,7 @@ static int insn_at(struct flow *f, const struct pt_block *b, bool last,
 		e->ild = *ild;
 		e->kind = *kind;
 		e->bits = bits;
+		e->gen = f->gen;
 	}
 	return 0;
 }
@@ -557,12 +677,23 @@ static void account_skip(struct flow *f, uint64_t from, uint64_t to,
 	}
 }
 
+/* The block decoder synchronized: the cycle counter starts there too. */
+static void cyc_sync(struct flow *f)
+{
+	uint64_t off = 0;
+
+	if (f->cyc && pt_blk_get_sync_offset(f->dec, &off) >= 0)
+		qd_cyc_sync(f->cyc, off);
+}
+
 static int decode_loop(struct flow *f, size_t len)
 {
 	struct pt_block block;
 	int status, err;
 
 	status = pt_blk_sync_forward(f->dec);
+	if (status >= 0)
+		cyc_sync(f);
 	if (status < 0) {
 		f->fc->stats->skipped_bytes += len;
 		if (status == -pte_eos)
@@ -570,6 +701,7 @@ static int decode_loop(struct flow *f, size_t len)
 					  "no PSB found: nothing to decode");
 		return on_error(f, status, 0, false);
 	}
+	on_sync(f);
 	for (;;) {
 		uint64_t err_off = 0, sync_off = len;
 		uint64_t ip = 0;
@@ -588,6 +720,8 @@ static int decode_loop(struct flow *f, size_t len)
 				err = walk_block(f, &block);
 				if (err)
 					return err;
+				use_space(f, f->next_space);
+				f->next_space = NULL;
 			}
 			if (status >= 0)
 				continue;
@@ -605,20 +739,24 @@ static int decode_loop(struct flow *f, size_t len)
 		if (err)
 			return err;
 		status = pt_blk_sync_forward(f->dec);
-		if (status >= 0)
+		if (status >= 0) {
 			pt_blk_get_sync_offset(f->dec, &sync_off);
+			cyc_sync(f);
+		}
 		account_skip(f, err_off, sync_off, ip, ip_valid,
 			     ip_valid ? -pte_nomap : 0);
 		if (status < 0)
 			break;
+		on_sync(f);
 	}
 	return 0;
 }
 
 int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
-		const uint8_t *buf, size_t len, struct pt_image *image)
+		const uint8_t *buf, size_t len)
 {
 	struct pt_config cfg = *config;
+	struct qd_flow_cache *own = NULL;
 	struct flow f;
 	int err;
 
@@ -635,13 +773,22 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	if (!f.dec)
 		return -ENOMEM;
 	/* optional: without it every instruction is decoded afresh */
-	f.icache = calloc(1u << ICACHE_BITS, sizeof(*f.icache));
-	if (image && pt_blk_set_image(f.dec, image) < 0) {
+	f.cache = fc->cache ? fc->cache : (own = qd_flow_cache_new());
+	cache_forget(&f);
+	if ((fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg))) {
 		pt_blk_free_decoder(f.dec);
+		qd_flow_cache_free(own);
+		return -ENOMEM;
+	}
+	if (fc->space && pt_blk_set_image(f.dec, fc->space->image) < 0) {
+		qd_cyc_free(f.cyc);
+		pt_blk_free_decoder(f.dec);
+		qd_flow_cache_free(own);
 		return -QPT_E_INVAL;
 	}
 	err = decode_loop(&f, len);
-	free(f.icache);
+	qd_cyc_free(f.cyc);
+	qd_flow_cache_free(own);
 	pt_blk_free_decoder(f.dec);
 	return err;
 }

@@ -30,6 +30,7 @@ struct qd_file {
 	int err;	/* ... as -errno or -QPT_E_* */
 	bool is_elf;
 	bool raw;	/* a raw memory image (not ELF) */
+	bool asked_raw;	/* looked up as one (qd_files_get's @raw) */
 	uint64_t size;	/* of the file found */
 	const uint8_t *data; /* the file, mapped read-only */
 	struct qd_seg *segs;
@@ -66,6 +67,27 @@ void qd_files_free(struct qd_files *files);
 /* The symbol holding link-time address @addr, or NULL. */
 const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr);
 
+/* ---- idmap.c: 32-bit identifiers to array positions ---- */
+
+struct qd_idmap {
+	uint32_t *keys, *vals; /* vals: position + 1, 0 = empty slot */
+	size_t cap, n;
+};
+
+/* Set @key to @val (< UINT32_MAX).  Returns 0 or -ENOMEM. */
+int qd_idmap_put(struct qd_idmap *m, uint32_t key, uint32_t val);
+bool qd_idmap_get(const struct qd_idmap *m, uint32_t key, uint32_t *val);
+/* Frees the table; the map is empty (and usable) again. */
+void qd_idmap_free(struct qd_idmap *m);
+/*
+ * How many leading elements of the @n-element array @base (@size bytes
+ * each) come before @key: @before(element, @key) holds for a prefix of
+ * the array and for nothing after it.
+ */
+size_t qd_partition(const void *base, size_t n, size_t size,
+		    bool (*before)(const void *elem, const void *key),
+		    const void *key);
+
 /* ---- space.c: per-process address spaces ---- */
 
 struct qd_map {
@@ -89,8 +111,17 @@ struct qd_space *qd_space_new(int32_t pid);
 void qd_space_free(struct qd_space *space);
 /* A copy (fork): maps and image. */
 struct qd_space *qd_space_clone(const struct qd_space *space, int32_t pid);
-/* Forget every mapping (exec). */
-int qd_space_reset(struct qd_space *space);
+/* Map every mapping of @from (may be NULL) into @to too. */
+int qd_space_copy(struct qd_space *to, struct pt_image_section_cache *isc,
+		  const struct qd_space *from);
+/*
+ * Whether mapping @file at [start, start + len) from file offset @pgoff
+ * would put other code where a found file is mapped (not the same file at
+ * the same place).
+ */
+bool qd_space_conflicts(const struct qd_space *space, uint64_t start,
+			uint64_t len, uint64_t pgoff,
+			const struct qd_file *file);
 /*
  * Map [start, start + len) of @file at file offset @pgoff: replaces what was
  * there and adds the file's executable bytes to the image through @iscache.
@@ -110,6 +141,58 @@ size_t qd_space_code(struct qd_space *space, uint64_t ip, uint8_t *buf,
 		     const uint8_t **code);
 const char *qd_space_sym(struct qd_space *space, uint64_t ip, uint64_t *off);
 
+/* ---- history.c: each process's address spaces over time ---- */
+
+/* A sideband position: the sample time of a record (or the latest time
+ * before it in the file), then its index in the file. */
+struct qd_when {
+	uint64_t time, seq;
+};
+
+struct qd_epoch {
+	struct qd_space *space;
+	struct qd_when from; /* in force from this position on */
+	bool own;	     /* has mappings of the process itself */
+};
+
+struct qd_proc {
+	int32_t pid;
+	struct qd_epoch *ep; /* in sideband order; ep[0] from the start */
+	size_t nr_ep, cap_ep;
+};
+
+struct qd_hist {
+	struct pt_image_section_cache *isc;
+	const struct qd_space *manual; /* --image: in every space */
+	struct qd_space *kernel;       /* pid -1 mappings: in every space */
+	struct qd_space *all;	       /* every mapping: process unknown */
+	struct qd_proc *procs;
+	size_t nr_procs, cap_procs;
+	struct qd_idmap pids;
+	uint64_t budget; /* what earlier epochs may still keep (history.c) */
+};
+
+/* Returns 0 or -ENOMEM (@h is then empty and may be finished). */
+int qd_hist_init(struct qd_hist *h, struct pt_image_section_cache *isc,
+		 const struct qd_space *manual);
+void qd_hist_fini(struct qd_hist *h);
+/*
+ * The sideband, in sideband order: MMAP/MMAP2 of @pid (-1: the kernel's,
+ * in every process), exec (COMM with PERF_RECORD_MISC_COMM_EXEC) and
+ * fork of process @pid from @ppid.  Each returns 0 or -ENOMEM.
+ */
+int qd_hist_map(struct qd_hist *h, int32_t pid, const struct qd_when *w,
+		uint64_t start, uint64_t len, uint64_t pgoff,
+		struct qd_file *file);
+int qd_hist_exec(struct qd_hist *h, int32_t pid, const struct qd_when *w);
+int qd_hist_fork(struct qd_hist *h, int32_t pid, int32_t ppid,
+		 const struct qd_when *w);
+/* The address space of @pid in force at @at; NULL for an unknown pid. */
+struct qd_space *qd_hist_space(struct qd_hist *h, int32_t pid,
+			       const struct qd_when *at);
+/* When the history has exactly one process: true and its pid. */
+bool qd_hist_sole_pid(const struct qd_hist *h, int32_t *pid);
+
 /* ---- flow.c: the libipt instruction flow turned into items ---- */
 
 struct qd_time_conv {
@@ -127,22 +210,50 @@ struct qd_flow_ctx {
 	struct qd_time_conv tc;
 	unsigned queue;
 	int32_t pid, tid, cpu; /* -1 when unknown */
-	/* optional: called on every timestamp change to follow threads */
-	void (*on_time)(struct qd_flow_ctx *fc, uint64_t tsc, void *arg);
-	void *on_time_arg;
-	/* set by on_time when @space changed (another process runs) */
-	bool space_changed;
+	/*
+	 * optional: the address space in force at a trace position (offset
+	 * in the buffer; the trace's TSC when @has_tsc), which may also set
+	 * pid and tid (threads followed through context switches); NULL
+	 * keeps @space.  Asked at each synchronisation, at each trace
+	 * enable (where an exec can have changed the code) and at each
+	 * timestamp change.
+	 */
+	struct qd_space *(*locate)(struct qd_flow_ctx *fc, uint64_t offset,
+				   bool has_tsc, uint64_t tsc, void *arg);
+	void *locate_arg;
+	struct qd_flow_cache *cache; /* optional, see qd_flow_cache_new */
 	struct qpt_decode_stats *stats;
 };
 
 /*
  * Decode the PT bytes [buf, buf + len) with @config's cpu/timing fields
- * (begin/end are set here) against @image.  Returns 0 or the callback's
- * negative value or -ENOMEM.
+ * (begin/end are set here) against @fc->space.  Returns 0 or the
+ * callback's negative value or -ENOMEM.
  */
 int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
-		const uint8_t *buf, size_t len, struct pt_image *image);
+		const uint8_t *buf, size_t len);
+
+/* Decoded instructions kept across runs (NULL when out of memory: runs
+ * then decode every instruction afresh). */
+struct qd_flow_cache *qd_flow_cache_new(void);
+void qd_flow_cache_free(struct qd_flow_cache *cache);
 
 uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc);
+
+/* ---- cyc.c: CYC cycles by decision ---- */
+
+struct qd_cyc;
+
+/* A counter over the trace of @config (begin and end set); NULL: -ENOMEM. */
+struct qd_cyc *qd_cyc_new(const struct pt_config *config);
+void qd_cyc_free(struct qd_cyc *c);
+/* The block decoder synchronized at @offset (a PSB): start there. */
+void qd_cyc_sync(struct qd_cyc *c, uint64_t offset);
+/* A decision that is no taken branch (a conditional branch not taken):
+ * its cycles go to the next taken branch. */
+void qd_cyc_pass(struct qd_cyc *c);
+/* The cycles of a taken branch: those passed on to it, and of its own
+ * decision when @decision (not for direct jumps and calls). */
+uint64_t qd_cyc_take(struct qd_cyc *c, bool decision);
 
 #endif

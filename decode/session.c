@@ -1,136 +1,92 @@
 // SPDX-License-Identifier: MIT
 /*
  * perf.data input: one pass over the records (through the auxfmt reader)
- * builds the address spaces, the timing parameters, the thread switches
- * and the AUXTRACE queues (buffers rejoined by offset, overlap between
- * snapshots dropped); then each queue's contiguous runs are decoded.
+ * gathers the sideband (address space changes, thread switches, where the
+ * AUX data stood against the sideband), the timing parameters and the
+ * AUXTRACE queues (buffers rejoined by offset, overlap between snapshots
+ * dropped); then the address space history is built in sideband order
+ * and replay.c decodes the queues.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/decoder.h"
-#include "qpt/reader.h"
+#include "decode/session.h"
 
-struct run {		/* contiguous trace bytes of one queue */
-	const uint8_t *data; /* borrowed from the mapped input while cap == 0 */
-	uint8_t *own;
-	size_t len, cap;
-	uint64_t start;	/* aux offset of data[0] */
-};
-
-struct queue {
-	uint32_t idx;
-	int32_t cpu, tid, pid;
-	struct run *runs;
-	size_t nr_runs;
-};
-
-struct switch_ev {
-	uint64_t time;
-	int32_t cpu, pid, tid;
-};
-
-struct lost_ev {
-	uint64_t time;
-	bool has_time;
-	int32_t cpu, tid;
-	uint64_t pos; /* input offset of the record */
-	char msg[96];
-};
-
-struct session {
-	const struct qpt_reader *reader;
-	struct lost_ev *lost;
-	size_t nr_lost;
-	struct qpt_decoder *dec;
-	struct qd_space **spaces;
-	size_t nr_spaces;
-	struct qd_space *all;	/* every mapping: when the process is unknown */
-	struct qd_space *kernel; /* pid -1 mappings: in every space */
-	struct queue *queues;
-	size_t nr_queues;
-	struct switch_ev *sw;
-	size_t nr_sw, cap_sw;
-	struct pt_config cfg;
-	struct qd_time_conv tc;
-	bool have_info, per_cpu;
-	bool stable; /* AUXTRACE payloads stay valid until the reader is freed */
-	const struct qpt_features *feat;
-	/* per-cpu thread following while decoding */
-	const struct queue *cur_q;
-	size_t sw_pos;
-};
-
-static int copy_maps(struct session *s, struct qd_space *to,
-		     const struct qd_space *from)
+int qd_reserve(void *p, size_t *cap, size_t n, size_t size)
 {
-	size_t i;
-	int err;
+	void **arr = p;
+	size_t nc;
+	void *na;
 
-	for (i = 0; from && i < from->nr_maps; i++) {
-		const struct qd_map *m = &from->maps[i];
-
-		err = qd_space_map(to, s->dec->iscache, m->start,
-				   m->end - m->start, m->pgoff, m->file);
-		if (err)
-			return err;
-	}
+	if (n < *cap)
+		return 0;
+	nc = *cap ? 2 * *cap : 1;
+	if (nc <= n || nc > SIZE_MAX / size)
+		return -ENOMEM;
+	na = realloc(*arr, nc * size);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
+	*cap = nc;
 	return 0;
 }
 
-static struct qd_space *space_get(struct session *s, int32_t pid, bool make)
+/* The sideband position of @rec: its sample time (or the latest before
+ * it in the file), then its index. */
+static struct qd_when when_of(const struct qd_session *s,
+			      const struct qpt_record *rec)
 {
-	struct qd_space **ns, *sp;
-	size_t i;
+	struct qd_when w = { s->clock, s->seq };
 
-	for (i = 0; i < s->nr_spaces; i++)
-		if (s->spaces[i]->pid == pid)
-			return s->spaces[i];
-	if (!make)
-		return NULL;
-	sp = qd_space_new(pid);
-	if (!sp)
-		return NULL;
-	if (qd_decoder_add_manual(s->dec, sp) || copy_maps(s, sp, s->kernel)) {
-		qd_space_free(sp);
-		return NULL;
-	}
-	ns = realloc(s->spaces, (s->nr_spaces + 1) * sizeof(*ns));
-	if (!ns) {
-		qd_space_free(sp);
-		return NULL;
-	}
-	s->spaces = ns;
-	s->spaces[s->nr_spaces++] = sp;
-	return sp;
+	if ((rec->sid.present & PERF_SAMPLE_TIME) &&
+	    rec->sid.time != UINT64_MAX)
+		w.time = rec->sid.time;
+	return w;
 }
 
-static struct queue *queue_get(struct session *s, uint32_t idx)
+static int add_op(struct qd_session *s, const struct qpt_record *rec,
+		  const struct qd_op *op)
 {
-	struct queue *nq;
-	size_t i;
+	if (qd_reserve(&s->ops, &s->cap_ops, s->nr_ops, sizeof(*op)))
+		return -ENOMEM;
+	s->ops[s->nr_ops] = *op;
+	s->ops[s->nr_ops++].w = when_of(s, rec);
+	return 0;
+}
 
-	for (i = 0; i < s->nr_queues; i++)
-		if (s->queues[i].idx == idx)
-			return &s->queues[i];
-	nq = realloc(s->queues, (s->nr_queues + 1) * sizeof(*nq));
-	if (!nq)
+/* The process of thread @tid, as the latest record says. */
+static int note_thread(struct qd_session *s, int32_t pid, int32_t tid)
+{
+	if (pid < 0 || tid < 0)
+		return 0;
+	return qd_idmap_put(&s->tid_pid, (uint32_t)tid, (uint32_t)pid);
+}
+
+static struct qd_queue *queue_get(struct qd_session *s, uint32_t idx)
+{
+	struct qd_queue *q;
+	uint32_t i;
+
+	if (qd_idmap_get(&s->qidx, idx, &i))
+		return &s->queues[i];
+	if (qd_reserve(&s->queues, &s->cap_queues, s->nr_queues,
+		       sizeof(*q)) ||
+	    qd_idmap_put(&s->qidx, idx, (uint32_t)s->nr_queues))
 		return NULL;
-	s->queues = nq;
-	nq = &s->queues[s->nr_queues++];
-	memset(nq, 0, sizeof(*nq));
-	nq->idx = idx;
-	nq->cpu = nq->tid = nq->pid = -1;
-	return nq;
+	q = &s->queues[s->nr_queues++];
+	memset(q, 0, sizeof(*q));
+	q->idx = idx;
+	q->cpu = q->tid = -1;
+	return q;
 }
 
 /*
  * Append @n bytes to @r.  A run of one buffer of a mapped file borrows it
  * (@stable): no copy; joining buffers copies them into one.
  */
-static int run_append(struct run *r, const uint8_t *p, size_t n, bool stable)
+static int run_append(struct qd_run *r, const uint8_t *p, size_t n, bool stable)
 {
 	if (!r->len && stable) {
 		r->data = p;
@@ -138,7 +94,7 @@ static int run_append(struct run *r, const uint8_t *p, size_t n, bool stable)
 		return 0;
 	}
 	if (r->len + n > r->cap) {
-		size_t nc = r->cap ? r->cap : 65536;
+		size_t nc = r->cap ? r->cap : 256;
 		uint8_t *nd;
 
 		while (nc < r->len + n)
@@ -185,25 +141,13 @@ static size_t overlap(const uint8_t *run, size_t len, const uint8_t *p,
  * comparing the tail of the run with the head of the new buffer; else
  * it starts a new run.
  */
-static int on_auxtrace(struct session *s, const struct qpt_record *rec)
+static int add_run(struct qd_session *s, struct qd_queue *q,
+		   const struct qpt_record *rec, uint64_t offset,
+		   const uint8_t *p, uint64_t n)
 {
-	const struct qpt_record_auxtrace *a = rec->data;
-	const uint8_t *p = rec->aux;
-	uint64_t n = rec->aux_size;
-	struct queue *q;
-	struct run *r;
+	struct qd_run *r = q->nr_runs ? &q->runs[q->nr_runs - 1] : NULL;
 
-	if (rec->size < sizeof(*a) || !p)
-		return 0;
-	q = queue_get(s, a->idx);
-	if (!q)
-		return -ENOMEM;
-	if (a->cpu != (uint32_t)-1)
-		q->cpu = (int32_t)a->cpu;
-	if (a->tid != (uint32_t)-1 && q->tid < 0)
-		q->tid = (int32_t)a->tid;
-	r = q->nr_runs ? &q->runs[q->nr_runs - 1] : NULL;
-	if (r && a->offset == r->start + r->len)
+	if (r && offset == r->start + r->len)
 		return run_append(r, p, (size_t)n, s->stable && !rec->depth);
 	if (r && r->len && n >= 64) {
 		/*
@@ -226,19 +170,49 @@ static int on_auxtrace(struct session *s, const struct qpt_record *rec)
 			return run_append(r, p + k, (size_t)(n - k), false);
 		}
 	}
-	r = realloc(q->runs, (q->nr_runs + 1) * sizeof(*r));
-	if (!r)
+	if (qd_reserve(&q->runs, &q->cap_runs, q->nr_runs, sizeof(*r)))
 		return -ENOMEM;
-	q->runs = r;
 	r = &q->runs[q->nr_runs++];
 	memset(r, 0, sizeof(*r));
-	r->start = a->offset;
+	r->start = offset;
 	return run_append(r, p, (size_t)n, s->stable && !rec->depth);
+}
+
+/*
+ * Add one AUXTRACE payload to its queue: contiguous with the last run, it
+ * extends it; overlapping it (snapshots), the overlap is dropped by
+ * comparing the tail of the run with the head of the new buffer; else
+ * it starts a new run.  Its place in the file is a mark of the queue.
+ */
+static int on_auxtrace(struct qd_session *s, const struct qpt_record *rec)
+{
+	const struct qpt_record_auxtrace *a = rec->data;
+	const uint8_t *p = rec->aux;
+	uint64_t n = rec->aux_size;
+	struct qd_queue *q;
+	struct qd_mark *m;
+
+	if (rec->size < sizeof(*a) || !p)
+		return 0;
+	q = queue_get(s, a->idx);
+	if (!q || qd_reserve(&q->marks, &q->cap_marks, q->nr_marks,
+			     sizeof(*m)))
+		return -ENOMEM;
+	if (a->cpu != (uint32_t)-1)
+		q->cpu = (int32_t)a->cpu;
+	if (a->tid != (uint32_t)-1 && q->tid < 0)
+		q->tid = (int32_t)a->tid;
+	m = &q->marks[q->nr_marks++];
+	m->end = a->offset + n < a->offset ? UINT64_MAX : a->offset + n;
+	m->w = when_of(s, rec);
+	m->cpu = q->cpu;
+	m->tid = q->tid;
+	return add_run(s, q, rec, a->offset, p, n);
 }
 
 /* perf's intel_pt_mtc_period: the mtc_period field of the Intel PT
  * event's config (0 without its mtc bit); AUXTRACE_INFO has the masks. */
-static uint8_t mtc_period(const struct session *s, const uint64_t *priv)
+static uint8_t mtc_period(const struct qd_session *s, const uint64_t *priv)
 {
 	uint64_t bits = priv[QPT_INTEL_PT_MTC_FREQ_BITS], config;
 	const struct qpt_attr *a;
@@ -256,7 +230,7 @@ static uint8_t mtc_period(const struct session *s, const uint64_t *priv)
 	return 0;
 }
 
-static void on_info(struct session *s, const struct qpt_record *rec)
+static void on_info(struct qd_session *s, const struct qpt_record *rec)
 {
 	const struct qpt_record_auxtrace_info *ai = rec->data;
 	size_t nr;
@@ -285,7 +259,7 @@ static void on_info(struct session *s, const struct qpt_record *rec)
 	}
 }
 
-static const uint8_t *feature_bid(struct session *s, const char *path,
+static const uint8_t *feature_bid(struct qd_session *s, const char *path,
 				  size_t *size)
 {
 	size_t i;
@@ -303,25 +277,25 @@ static const uint8_t *feature_bid(struct session *s, const char *path,
 	return NULL;
 }
 
-static int on_mmap(struct session *s, const struct qpt_record *rec)
+static int on_mmap(struct qd_session *s, const struct qpt_record *rec)
 {
 	const uint8_t *d = rec->data;
-	uint32_t pid;
-	uint64_t addr, len, pgoff;
+	uint32_t pid, tid;
 	const uint8_t *bid = NULL;
 	size_t bid_size = 0, fn_off, fn_max;
 	char path[4096];
-	struct qd_file *file;
-	struct qd_space *sp;
-	int err;
+	struct qd_op op = { .kind = QD_OP_MAP };
 
 	fn_off = rec->type == PERF_RECORD_MMAP2 ? 8 + 32 + 24 + 8 : 8 + 32;
 	if (rec->size <= fn_off)
 		return 0;
 	memcpy(&pid, d + 8, 4);
-	memcpy(&addr, d + 16, 8);
-	memcpy(&len, d + 24, 8);
-	memcpy(&pgoff, d + 32, 8);
+	memcpy(&tid, d + 12, 4);
+	memcpy(&op.start, d + 16, 8);
+	memcpy(&op.len, d + 24, 8);
+	memcpy(&op.pgoff, d + 32, 8);
+	if (pid != (uint32_t)-1 && note_thread(s, (int32_t)pid, (int32_t)tid))
+		return -ENOMEM;
 	if (rec->type == PERF_RECORD_MMAP2) {
 		uint32_t prot;
 
@@ -342,105 +316,74 @@ static int on_mmap(struct session *s, const struct qpt_record *rec)
 	path[fn_max] = '\0';
 	if (!bid)
 		bid = feature_bid(s, path, &bid_size);
-	file = qd_files_get(&s->dec->files, path, bid, bid_size, false);
-	if (!file)
+	op.file = qd_files_get(&s->dec->files, path, bid, bid_size, false);
+	if (!op.file)
 		return -ENOMEM;
-	if (pid == (uint32_t)-1) {
-		/* the kernel and its modules: part of every address space */
-		size_t i;
-
-		err = qd_space_map(s->kernel, s->dec->iscache, addr, len,
-				   pgoff, file);
-		for (i = 0; !err && i < s->nr_spaces; i++)
-			err = qd_space_map(s->spaces[i], s->dec->iscache, addr,
-					   len, pgoff, file);
-		if (!err)
-			err = qd_space_map(s->all, s->dec->iscache, addr, len,
-					   pgoff, file);
-		return err;
-	}
-	sp = space_get(s, (int32_t)pid, true);
-	if (!sp)
-		return -ENOMEM;
-	err = qd_space_map(sp, s->dec->iscache, addr, len, pgoff, file);
-	if (!err)
-		err = qd_space_map(s->all, s->dec->iscache, addr, len, pgoff,
-				   file);
-	return err;
+	op.kind = QD_OP_MAP;
+	op.pid = (int32_t)pid;
+	return add_op(s, rec, &op);
 }
 
-static int on_fork(struct session *s, const struct qpt_record *rec)
+static int on_fork(struct qd_session *s, const struct qpt_record *rec)
 {
 	const uint32_t *w = (const uint32_t *)((const uint8_t *)rec->data + 8);
-	struct qd_space *parent, *child, **ns;
+	struct qd_op op = { .kind = QD_OP_FORK };
 
-	if (rec->size < 8 + 16 || w[0] == w[1])
+	if (rec->size < 8 + 16)
+		return 0;
+	if (note_thread(s, (int32_t)w[0], (int32_t)w[2]))
+		return -ENOMEM;
+	if (w[0] == w[1])
 		return 0; /* a thread shares its process's space */
-	parent = space_get(s, (int32_t)w[1], false);
-	if (!parent || space_get(s, (int32_t)w[0], false))
-		return 0;
-	child = qd_space_clone(parent, (int32_t)w[0]);
-	if (!child)
-		return -ENOMEM;
-	ns = realloc(s->spaces, (s->nr_spaces + 1) * sizeof(*ns));
-	if (!ns) {
-		qd_space_free(child);
-		return -ENOMEM;
-	}
-	s->spaces = ns;
-	s->spaces[s->nr_spaces++] = child;
-	return 0;
+	op.pid = (int32_t)w[0];
+	op.ppid = (int32_t)w[1];
+	return add_op(s, rec, &op);
 }
 
-static int on_comm(struct session *s, const struct qpt_record *rec)
+static int on_comm(struct qd_session *s, const struct qpt_record *rec)
 {
 	const uint32_t *w = (const uint32_t *)((const uint8_t *)rec->data + 8);
-	struct qd_space *sp;
+	struct qd_op op = { .kind = QD_OP_EXEC };
 
-	if (rec->size < 8 + 8 || !(rec->misc & PERF_RECORD_MISC_COMM_EXEC))
+	if (rec->size < 8 + 8)
 		return 0;
-	sp = space_get(s, (int32_t)w[0], false);
-	if (!sp)
+	if (note_thread(s, (int32_t)w[0], (int32_t)w[1]))
+		return -ENOMEM;
+	if (!(rec->misc & PERF_RECORD_MISC_COMM_EXEC))
 		return 0;
-	/* exec: a new address space (hand-given images stay) */
-	if (qd_space_reset(sp))
-		return -ENOMEM;
-	if (qd_decoder_add_manual(s->dec, sp))
-		return -ENOMEM;
-	return copy_maps(s, sp, s->kernel);
+	/* exec: a new address space from here on */
+	op.pid = (int32_t)w[0];
+	return add_op(s, rec, &op);
 }
 
-static int add_switch(struct session *s, const struct qpt_record *rec,
+static int add_switch(struct qd_session *s, const struct qpt_record *rec,
 		      int32_t pid, int32_t tid)
 {
+	struct qd_switch *e;
+
+	if (note_thread(s, pid, tid))
+		return -ENOMEM;
 	if (!(rec->sid.present & PERF_SAMPLE_TIME) ||
 	    !(rec->sid.present & PERF_SAMPLE_CPU))
 		return 0;
-	if (s->nr_sw == s->cap_sw) {
-		size_t nc = s->cap_sw * 2 + 64;
-		struct switch_ev *n = realloc(s->sw, nc * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->sw = n;
-		s->cap_sw = nc;
-	}
-	s->sw[s->nr_sw].time = rec->sid.time;
-	s->sw[s->nr_sw].cpu = (int32_t)rec->sid.cpu;
-	s->sw[s->nr_sw].pid = pid;
-	s->sw[s->nr_sw].tid = tid;
-	s->nr_sw++;
+	if (qd_reserve(&s->sw, &s->cap_sw, s->nr_sw, sizeof(*e)))
+		return -ENOMEM;
+	e = &s->sw[s->nr_sw++];
+	e->time = rec->sid.time;
+	e->seq = s->seq;
+	e->cpu = (int32_t)rec->sid.cpu;
+	e->pid = pid;
+	e->tid = tid;
 	return 0;
 }
 
-static int add_lost(struct session *s, const struct qpt_record *rec,
+static int add_lost(struct qd_session *s, const struct qpt_record *rec,
 		    int32_t cpu, int32_t tid, const char *msg)
 {
-	struct lost_ev *n = realloc(s->lost, (s->nr_lost + 1) * sizeof(*n));
+	struct qd_lost *n;
 
-	if (!n)
+	if (qd_reserve(&s->lost, &s->cap_lost, s->nr_lost, sizeof(*n)))
 		return -ENOMEM;
-	s->lost = n;
 	n = &s->lost[s->nr_lost++];
 	memset(n, 0, sizeof(*n));
 	n->has_time = rec->sid.present & PERF_SAMPLE_TIME;
@@ -452,8 +395,29 @@ static int add_lost(struct session *s, const struct qpt_record *rec,
 	return 0;
 }
 
-/* AUX records saying the kernel lost trace, and AUXTRACE_ERROR records. */
-static int on_lost(struct session *s, const struct qpt_record *rec)
+/* Where a ring's AUX data stood against its sideband. */
+static int add_aux_mark(struct qd_session *s, const struct qpt_record *rec,
+			int32_t cpu, int32_t tid)
+{
+	const uint8_t *d = rec->data;
+	uint64_t off, size;
+	struct qd_mark *m;
+
+	if (qd_reserve(&s->aux, &s->cap_aux, s->nr_aux, sizeof(*m)))
+		return -ENOMEM;
+	memcpy(&off, d + 8, 8);
+	memcpy(&size, d + 16, 8);
+	m = &s->aux[s->nr_aux++];
+	m->end = off + size < off ? UINT64_MAX : off + size;
+	m->w = when_of(s, rec);
+	m->cpu = cpu;
+	m->tid = tid;
+	return 0;
+}
+
+/* AUX records (where the data stood; and when the kernel lost trace),
+ * AUXTRACE_ERROR records. */
+static int on_lost(struct qd_session *s, const struct qpt_record *rec)
 {
 	int32_t cpu = rec->sid.present & PERF_SAMPLE_CPU ?
 		      (int32_t)rec->sid.cpu : -1;
@@ -465,6 +429,8 @@ static int on_lost(struct session *s, const struct qpt_record *rec)
 
 		if (rec->size < 8 + 24)
 			return 0;
+		if (add_aux_mark(s, rec, cpu, tid))
+			return -ENOMEM;
 		memcpy(&flags, (const uint8_t *)rec->data + 24, 8);
 		if (flags & PERF_AUX_FLAG_TRUNCATED)
 			return add_lost(s, rec, cpu, tid,
@@ -486,11 +452,17 @@ static int on_lost(struct session *s, const struct qpt_record *rec)
 	}
 }
 
-static int on_record(struct session *s, const struct qpt_record *rec)
+static int on_record(struct qd_session *s, const struct qpt_record *rec)
 {
 	const uint32_t *w = (const uint32_t *)((const uint8_t *)rec->data + 8);
 	bool out = rec->misc & PERF_RECORD_MISC_SWITCH_OUT;
 
+	if ((rec->sid.present & PERF_SAMPLE_TIME) &&
+	    rec->sid.time != UINT64_MAX) {
+		s->sb_timed = true;
+		if (rec->sid.time > s->clock)
+			s->clock = rec->sid.time;
+	}
 	switch (rec->type) {
 	case QPT_RECORD_AUXTRACE_INFO:
 		on_info(s, rec);
@@ -543,141 +515,64 @@ static int on_record(struct session *s, const struct qpt_record *rec)
 	}
 }
 
-/* Follow context switches on the queue's cpu as the trace time advances. */
-static void on_time(struct qd_flow_ctx *fc, uint64_t tsc, void *arg)
-{
-	struct session *s = arg;
-	uint64_t t = qd_tsc_to_time(&s->tc, tsc);
-
-	while (s->sw_pos < s->nr_sw && s->sw[s->sw_pos].time <= t) {
-		const struct switch_ev *e = &s->sw[s->sw_pos++];
-
-		struct qd_space *sp;
-
-		if (e->cpu != fc->cpu)
-			continue;
-		fc->pid = e->pid;
-		fc->tid = e->tid;
-		if (!s->per_cpu)
-			continue;
-		sp = space_get(s, e->pid, false);
-		if (!sp)
-			sp = s->all;
-		if (sp != fc->space) {
-			fc->space = sp;
-			fc->space_changed = true;
-		}
-	}
-}
-
-/* The recorded losses of @q's cpu (or thread) as items. */
-static int emit_lost(struct session *s, const struct queue *q,
-		     qpt_item_fn fn, void *ctx)
-{
-	size_t i;
-	int err;
-
-	for (i = 0; i < s->nr_lost; i++) {
-		const struct lost_ev *l = &s->lost[i];
-		struct qpt_item it;
-
-		if (q->cpu >= 0 ? l->cpu != q->cpu :
-		    (q->tid >= 0 && l->tid != q->tid))
-			continue;
-		memset(&it, 0, sizeof(it));
-		it.type = QPT_ITEM_EVENT;
-		it.kind = QPT_EV_LOST;
-		it.via = QPT_BR_NR;
-		it.queue = q->idx;
-		it.cpu = l->cpu;
-		it.tid = l->tid;
-		it.pid = -1;
-		it.offset = l->pos;
-		it.msg = l->msg;
-		if (l->cpu >= 0)
-			it.flags |= QPT_ITEM_HAS_CPU;
-		if (l->tid >= 0)
-			it.flags |= QPT_ITEM_HAS_TID;
-		if (l->has_time) {
-			it.flags |= QPT_ITEM_HAS_TIME;
-			it.time = l->time;
-		}
-		err = fn(&it, ctx);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int decode_queues(struct session *s, qpt_item_fn fn, void *ctx)
-{
-	size_t i, k;
-	int err;
-
-	for (i = 0; i < s->nr_queues; i++) {
-		const struct queue *q = &s->queues[i];
-		struct qd_flow_ctx fc;
-		struct qd_space *sp = NULL;
-
-		memset(&fc, 0, sizeof(fc));
-		fc.want = s->dec->opts.want;
-		fc.fn = fn;
-		fc.fn_ctx = ctx;
-		fc.tc = s->tc;
-		fc.queue = q->idx;
-		fc.cpu = q->cpu;
-		fc.tid = q->tid;
-		fc.pid = -1;
-		fc.stats = &s->dec->stats;
-		for (k = 0; k < s->nr_sw && q->tid >= 0; k++)
-			if (s->sw[k].tid == q->tid)
-				fc.pid = s->sw[k].pid;
-		if (fc.pid >= 0 && !s->per_cpu)
-			sp = space_get(s, fc.pid, false);
-		if (!sp && s->nr_spaces == 1)
-			sp = s->spaces[0];
-		if (!sp)
-			sp = s->all;
-		fc.space = sp;
-		if (q->cpu >= 0 && s->nr_sw) {
-			fc.on_time = on_time;
-			fc.on_time_arg = s;
-			s->sw_pos = 0;
-		}
-		err = emit_lost(s, q, fn, ctx);
-		if (err)
-			return err;
-		for (k = 0; k < q->nr_runs; k++) {
-			err = qd_flow_run(&fc, &s->cfg, q->runs[k].data,
-					  q->runs[k].len, fc.space->image);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-static void session_free(struct session *s)
+static void session_free(struct qd_session *s)
 {
 	size_t i, k;
 
-	for (i = 0; i < s->nr_spaces; i++)
-		qd_space_free(s->spaces[i]);
-	free(s->spaces);
-	qd_space_free(s->all);
-	qd_space_free(s->kernel);
+	qd_hist_fini(&s->hist);
+	free(s->ops);
 	for (i = 0; i < s->nr_queues; i++) {
 		for (k = 0; k < s->queues[i].nr_runs; k++)
 			free(s->queues[i].runs[k].own);
 		free(s->queues[i].runs);
+		free(s->queues[i].marks);
 	}
 	free(s->queues);
+	qd_idmap_free(&s->qidx);
+	qd_idmap_free(&s->tid_pid);
+	free(s->aux);
 	free(s->sw);
 	free(s->lost);
 }
 
+static int op_cmp(const void *a, const void *b)
+{
+	const struct qd_when *x = &((const struct qd_op *)a)->w;
+	const struct qd_when *y = &((const struct qd_op *)b)->w;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The address space history, from the sideband in sideband order: by
+ * sample time (the rings of several cpus or threads reach the file in
+ * any order), else in file order.
+ */
+static int build_history(struct qd_session *s)
+{
+	size_t i;
+	int err = 0;
+
+	if (s->ops)
+		qsort(s->ops, s->nr_ops, sizeof(*s->ops), op_cmp);
+	for (i = 0; !err && i < s->nr_ops; i++) {
+		const struct qd_op *op = &s->ops[i];
+
+		if (op->kind == QD_OP_MAP)
+			err = qd_hist_map(&s->hist, op->pid, &op->w, op->start,
+					  op->len, op->pgoff, op->file);
+		else if (op->kind == QD_OP_EXEC)
+			err = qd_hist_exec(&s->hist, op->pid, &op->w);
+		else
+			err = qd_hist_fork(&s->hist, op->pid, op->ppid, &op->w);
+	}
+	return err;
+}
+
 /* "GenuineIntel,6,78,3" (the CPUID feature): libipt's errata for it. */
-static void set_cpu(struct session *s, const char *cpuid)
+static void set_cpu(struct qd_session *s, const char *cpuid)
 {
 	unsigned fam, model, step;
 
@@ -708,7 +603,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	struct qpt_reader_opts ropts;
 	struct qpt_reader *r = NULL;
 	struct qpt_record rec;
-	struct session s;
+	struct qd_session s;
 	int err;
 
 	if (!dec || !path || !fn)
@@ -717,12 +612,9 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	memset(&s, 0, sizeof(s));
 	s.dec = dec;
 	pt_config_init(&s.cfg);
-	s.all = qd_space_new(-1);
-	s.kernel = qd_space_new(-1);
-	if (!s.all || !s.kernel || qd_decoder_add_manual(dec, s.all)) {
-		err = -ENOMEM;
+	err = qd_hist_init(&s.hist, dec->iscache, dec->manual);
+	if (err)
 		goto out;
-	}
 	qpt_reader_opts_init(&ropts);
 	ropts.log = dec->opts.log; /* the reader's warnings */
 	ropts.log_ctx = dec->opts.log_ctx;
@@ -738,6 +630,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		s.feat = qpt_reader_features(r);
 		err = on_record(&s, &rec);
+		s.seq++;
 		if (err)
 			break;
 	}
@@ -751,7 +644,9 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		err = -QPT_E_UNSUPPORTED;
 		goto out;
 	}
-	err = decode_queues(&s, fn, ctx);
+	err = build_history(&s);
+	if (!err)
+		err = qd_session_decode(&s, fn, ctx);
 	if (!err)
 		err = qd_decoder_collect_missing(dec);
 out:

@@ -54,20 +54,6 @@ fail:
 	return NULL;
 }
 
-int qd_space_reset(struct qd_space *space)
-{
-	struct pt_image *img = pt_image_alloc(NULL);
-
-	if (!img)
-		return -ENOMEM;
-	pt_image_free(space->image);
-	space->image = img;
-	space->nr_maps = 0;
-	space->last = NULL;
-	space->last_sym = NULL;
-	return 0;
-}
-
 /* Cut [start, end) out of the existing maps (the new one replaces it). */
 static int punch(struct qd_space *s, uint64_t start, uint64_t end)
 {
@@ -143,16 +129,19 @@ static int add_bytes(struct qd_space *s, struct pt_image_section_cache *isc,
 		     const char *path, uint64_t off, uint64_t size,
 		     uint64_t vaddr)
 {
-	int isid;
+	int isid, err;
 
 	if (!size)
 		return 0;
 	isid = pt_iscache_add_file(isc, path, off, size, vaddr);
 	if (isid < 0)
 		return isid == -pte_nomem ? -ENOMEM : 0;
-	if (pt_image_add_cached(s->image, isc, isid, NULL) < 0)
+	if (pt_image_add_cached(s->image, isc, isid, NULL) >= 0)
 		return 0;
-	return 0;
+	/* a cached section serves at most 65535 images (libipt counts its
+	 * users in 16 bits; many epochs or processes): one of its own */
+	err = pt_image_add_file(s->image, path, off, size, NULL, vaddr);
+	return err == -pte_nomem ? -ENOMEM : 0;
 }
 
 int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
@@ -214,6 +203,50 @@ int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
 		}
 	}
 	return insert(s, &map);
+}
+
+int qd_space_copy(struct qd_space *to, struct pt_image_section_cache *isc,
+		  const struct qd_space *from)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; from && i < from->nr_maps; i++) {
+		const struct qd_map *m = &from->maps[i];
+
+		err = qd_space_map(to, isc, m->start, m->end - m->start,
+				   m->pgoff, m->file);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool map_ends_by(const void *m, const void *ip)
+{
+	return ((const struct qd_map *)m)->end <= *(const uint64_t *)ip;
+}
+
+bool qd_space_conflicts(const struct qd_space *s, uint64_t start,
+			uint64_t len, uint64_t pgoff,
+			const struct qd_file *file)
+{
+	size_t i;
+
+	if (!file->found || !len || start + len < start)
+		return false;
+	/* from the first map that ends after @start (sorted, disjoint) */
+	for (i = qd_partition(s->maps, s->nr_maps, sizeof(*s->maps),
+			      map_ends_by, &start);
+	     i < s->nr_maps && s->maps[i].start < start + len; i++) {
+		const struct qd_map *m = &s->maps[i];
+
+		/* the same file at the same place: the same code */
+		if (m->file->found &&
+		    (m->file != file || m->start - m->pgoff != start - pgoff))
+			return true;
+	}
+	return false;
 }
 
 const struct qd_map *qd_space_find(struct qd_space *s, uint64_t ip)

@@ -39,6 +39,7 @@ enum qpt_decode_want {
 	QPT_WANT_BRANCH = 1u << 1,   /* every taken branch */
 	QPT_WANT_EVENT = 1u << 2,    /* every event (errors are always sent) */
 	QPT_WANT_SYMBOLS = 1u << 3,  /* resolve sym+off for ips */
+	QPT_WANT_CYCLES = 1u << 4,   /* branches carry their CYC cycles */
 };
 
 struct qpt_decoder_opts {
@@ -159,6 +160,12 @@ struct qpt_item {
 	 * symbol containing @to, or NULL; valid like @sym. */
 	const char *to_sym;
 	uint64_t to_symoff;
+	/* Branches with QPT_WANT_CYCLES: the core cycles of the CYC packets
+	 * since the previous branch item (before the packet that told this
+	 * branch: its TNT or TIP; a direct jump or call has none and gets
+	 * those of conditional branches not taken since); 0 when the trace
+	 * has no CYC packets or several branches share a TNT packet. */
+	uint64_t cycles;
 };
 
 /* The item callback: return 0 to go on, a negative value to stop the run

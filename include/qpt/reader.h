@@ -286,6 +286,36 @@ QPT_API const char *qpt_feature_name(enum qpt_feature feat);
  * qpt_writer_set_feature_string() writes. */
 QPT_API bool qpt_feature_is_string(enum qpt_feature feat);
 
+/* The fields of a MMAP or MMAP2 record. */
+struct qpt_mmap_event {
+	int32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t prot, flags; /* MMAP2 (MMAP: 0) */
+	bool exec;	      /* MMAP2: PROT_EXEC; MMAP: not MISC_MMAP_DATA */
+	const uint8_t *build_id; /* MMAP2 with MISC_MMAP_BUILD_ID, or NULL */
+	uint8_t build_id_size;
+	/* The file name, borrowed from the record (NUL-terminated within
+	 * it, else cut at its end: @filename_len says how much). */
+	const char *filename;
+	size_t filename_len;
+};
+
+/*
+ * Parse the MMAP or MMAP2 record @rec (as qpt_reader_next hands it out).
+ * Returns 0, -QPT_E_INVAL (another type), -QPT_E_TRUNCATED (too short for
+ * its fields).
+ */
+QPT_API int qpt_mmap_parse(const struct qpt_record *rec,
+			   struct qpt_mmap_event *m);
+
+/* The build-id the BUILD_ID feature has for @filename, or NULL. */
+QPT_API const struct qpt_build_id *
+qpt_reader_build_id(const struct qpt_reader *reader, const char *filename);
+
+/* branch_sample_type's bit for counters after the entries (Linux 6.8);
+ * qpt_sample_parse skips them. */
+#define QPT_SAMPLE_BRANCH_COUNTERS (1ULL << 19)
+
 /* A sample parsed by its attr's sample_type (every field). */
 struct qpt_branch_entry {
 	uint64_t from, to, flags;

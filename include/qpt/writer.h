@@ -104,6 +104,16 @@ QPT_API int qpt_writer_set_host_features(struct qpt_writer *writer, int argc,
  */
 QPT_API int qpt_writer_set_cmdline(struct qpt_writer *writer, int argc,
 				   const char *const argv[]);
+/*
+ * Set CPU_PMU_CAPS to @n capabilities (name and value strings, e.g.
+ * "branches" "32": the LBR depth perf stitches with), replacing an
+ * earlier value.  Returns 0, -QPT_E_INVAL (a NULL string), -QPT_E_STATE
+ * after close, -ENOMEM.
+ */
+struct qpt_pmu_cap;
+QPT_API int qpt_writer_set_cpu_pmu_caps(struct qpt_writer *writer,
+					const struct qpt_pmu_cap *caps,
+					size_t n);
 /* Add a build-id (at most 20 bytes) for the BUILD_ID feature (and a
  * HEADER_BUILD_ID record in pipe mode); @misc as perf's (e.g.
  * PERF_RECORD_MISC_USER), the build-id-size bit is added. */

@@ -27,7 +27,7 @@ awk '$2 ~ /^..x/' /proc/$target/maps | awk '{ split($1, a, "-"); print a[1] }' |
 	sort >maps-proc.txt
 # Per-CPU rings (perf's default) and one ring per thread.
 for mode in "" --per-thread; do
-	rm -f pid.data # the last one's size would say qpt runs at once
+	rm -f pid.data # the wait below must see this run's file
 	"$QPT" record $mode -e task-clock:u -c 100000 -o pid.data -p $target \
 		2>err.txt &
 	rec=$!

@@ -5,13 +5,22 @@
 # on the recording must list, per thread, exactly the instruction addresses
 # gt_step sees, and perf must report no decode error.  Both runs get the
 # same environment (env -i), arguments and ASLR off.
-# Args: [--inherit] GT_STEP PROG_DIR PROG...  (--inherit: children too)
+# Args: [--inherit] [--tsc] [--no-perf] GT_STEP PROG_DIR CMD...
+#   --inherit: children too; --tsc: with TSC packets (-e intel_pt/tsc/u);
+#   --no-perf: only qpt decode against the ground truth.
+# A CMD is a program with its arguments in one word ("/bin/sh -c emu_flow");
+# words naming a file in PROG_DIR stand for that file's path.
 set -u
-gtf="" qf=""
-if [ "$1" = --inherit ]; then
-	gtf=-f qf=--inherit
+gtf="" qf="" ev="" perf=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--inherit) gtf=-f qf=--inherit ;;
+	--tsc) ev=intel_pt/tsc/u ;;
+	--no-perf) perf="" ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 GT=$1 DIR=$2
 shift 2
 # shellcheck source=tests/emulate/common.sh
@@ -23,40 +32,55 @@ by_thread() {
 		awk '$1 != t { if (NR > 1) print "--"; t = $1 } { print $3 }'
 }
 
+# "TID IP" of qpt decode's instruction lines (the IP is before "insn:")
+insn_ips() {
+	awk '{ for (i = 2; i <= NF; i++) if ($i == "insn:") {
+		print $1, $(i - 1); break } }'
+}
+
+# perf's decode of recording $1 against $tmp/want, with no decode error
+perf_agrees() {
+	perf script -i "$1" --itrace=i0ns -F tid,ip \
+		>"$tmp/perf.txt" 2>"$tmp/perf.err"
+	perf script -i "$1" --itrace=e -F tid,ip >"$tmp/errs.txt" 2>&1
+	awk '{ printf "%s %s\n", $1, $2 }' "$tmp/perf.txt" | by_thread \
+		>"$tmp/got"
+	if ! cmp -s "$tmp/want" "$tmp/got"; then
+		echo "FAIL $p: perf decode differs from ground truth ($n insns)"
+		diff "$tmp/want" "$tmp/got" | head -10
+		return 1
+	elif grep -qi "error" "$tmp/errs.txt" "$tmp/perf.err"; then
+		echo "FAIL $p: perf reports decode errors"
+		grep -i error "$tmp/errs.txt" "$tmp/perf.err" | head -5
+		return 1
+	fi
+}
+
 for p in "$@"; do
-	prog=$DIR/$p
-	env -i QPT_TEST=1 "$GT" $gtf "$tmp/gt.txt" -- "$prog" >/dev/null 2>&1
-	env -i QPT_TEST=1 "$QPT" record -q --emulate $qf -o "$tmp/$p.data" \
-		-- "$prog" >/dev/null 2>"$tmp/rec.err"
+	cmd=()
+	for w in $p; do
+		if [ -e "$DIR/$w" ]; then cmd+=("$DIR/$w"); else cmd+=("$w"); fi
+	done
+	data=$tmp/${p//[^a-z0-9_]/_}.data
+	env -i QPT_TEST=1 "$GT" $gtf "$tmp/gt.txt" -- "${cmd[@]}" >/dev/null 2>&1
+	env -i QPT_TEST=1 "$QPT" record -q --emulate $qf ${ev:+-e "$ev"} \
+		-o "$data" -- "${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
 	rc=$?
 	if [ $rc -ne 0 ] && [ -s "$tmp/rec.err" ]; then
 		echo "FAIL $p: qpt record exit $rc: $(cat "$tmp/rec.err")"
 		fail=1
 		continue
 	fi
-	perf script -i "$tmp/$p.data" --itrace=i0ns -F tid,ip \
-		>"$tmp/perf.txt" 2>"$tmp/perf.err"
-	perf script -i "$tmp/$p.data" --itrace=e -F tid,ip \
-		>"$tmp/errs.txt" 2>&1
 	by_thread <"$tmp/gt.txt" >"$tmp/want"
-	awk '{ printf "%s %s\n", $1, $2 }' "$tmp/perf.txt" | by_thread \
-		>"$tmp/got"
 	n=$(grep -vc -- -- "$tmp/want")
-	if ! cmp -s "$tmp/want" "$tmp/got"; then
-		echo "FAIL $p: perf decode differs from ground truth ($n insns)"
-		diff "$tmp/want" "$tmp/got" | head -10
-		fail=1
-	elif grep -qi "error" "$tmp/errs.txt" "$tmp/perf.err"; then
-		echo "FAIL $p: perf reports decode errors"
-		grep -i error "$tmp/errs.txt" "$tmp/perf.err" | head -5
+	if [ -n "$perf" ] && ! perf_agrees "$data"; then
 		fail=1
 	elif [ "$n" -lt 1000 ]; then
 		echo "FAIL $p: only $n instructions"
 		fail=1
 	elif "$QPT" decode --help >/dev/null 2>&1 &&
-		! "$QPT" decode -i "$tmp/$p.data" --no-sym 2>&1 |
-			awk '$3 == "insn:" { print $1, $2 }' | by_thread |
-			cmp -s "$tmp/want" -; then
+		! "$QPT" decode -i "$data" --no-sym 2>&1 | insn_ips |
+			by_thread | cmp -s "$tmp/want" -; then
 		echo "FAIL $p: qpt decode (libipt) differs from ground truth"
 		fail=1
 	else

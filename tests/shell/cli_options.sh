@@ -17,7 +17,7 @@ expect() {
 	fi
 }
 
-for cmd in info dump convert; do
+for cmd in info dump convert lbr inject; do
 	expect "$cmd" --bogus "qpt $cmd: unrecognized option '--bogus'"
 	expect "$cmd" -Q "qpt $cmd: invalid option -- 'Q'"
 	expect "$cmd" -i "qpt $cmd: option requires an argument -- 'i'"

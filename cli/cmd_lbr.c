@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpt lbr: the call stack of every sample with a branch stack, as
+ * perf script prints --call-graph lbr samples (the kernel callchain, the
+ * function of the newest call-stack LBR entry, every entry's call site),
+ * symbolized; --stitch adds the outer frames the LBR lost, from earlier
+ * samples of the thread (marked "[stitched]").  --json: one object per
+ * sample: "tid", "pid", "time", "ip", "callchain" (the call sites, "0x..."
+ * strings, innermost first) and "stitched" (how many of the last ones
+ * came from stitching).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/out.h"
+#include "qpt/lbr.h"
+
+static const char help[] =
+	"usage: qpt lbr [-i FILE] [--stitch] [--json] [options]\n\n"
+	"The call stack of each sample with a branch stack (perf record\n"
+	"--call-graph lbr, or qpt inject --lbr-callstack), symbolized.\n\n"
+	"  -i, --input FILE      input (default perf.data; - is stdin)\n"
+	"      --stitch          give back the outer frames the LBR lost, from\n"
+	"                        the thread's earlier samples (perf --stitch-lbr\n"
+	"                        and more); they are marked [stitched]\n"
+	"      --max-lbr N       the LBR depth (default: the file's\n"
+	"                        CPU_PMU_CAPS branches)\n"
+	"      --json            one JSON object per sample\n"
+	"      --sysroot DIR     find recorded paths under DIR (perf --symfs)\n"
+	"      --buildid-dir DIR the build-id cache (default ~/.debug)\n"
+	"  -f, --force           read a file not owned by you or root\n"
+	"  -h, --help            this help\n";
+
+enum { OPT_STITCH = 256, OPT_JSON, OPT_SYSROOT, OPT_BUILDID, OPT_MAX_LBR };
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "stitch", no_argument, NULL, OPT_STITCH },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "symfs", required_argument, NULL, OPT_SYSROOT },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID },
+	{ "max-lbr", required_argument, NULL, OPT_MAX_LBR },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct args {
+	const char *input;
+	bool json, force;
+	struct qpt_lbr_reader_opts ro;
+};
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	unsigned long v;
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': a->input = optarg; break;
+		case 'f': a->force = true; break;
+		case OPT_STITCH: a->ro.stitch = true; break;
+		case OPT_JSON: a->json = true; break;
+		case OPT_SYSROOT: a->ro.sysroot = optarg; break;
+		case OPT_BUILDID: a->ro.buildid_dir = optarg; break;
+		case OPT_MAX_LBR:
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (*end || errno || !v || optarg[0] == '-' ||
+			    v > QPT_LBR_MAX_DEPTH)
+				return cli_usage_error("lbr", "bad --max-lbr '%s'", optarg);
+			a->ro.max_lbr = (unsigned)v;
+			break;
+		case 'h': fputs(help, stdout); return QPT_EXIT_OK;
+		default: return cli_bad_option("lbr");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("lbr", "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+static void json_sample(struct out *w, const struct qpt_lbr_sample *s)
+{
+	size_t i;
+
+	out_begin(w);
+	out_kv_i64(w, "tid", s->tid);
+	out_kv_i64(w, "pid", s->pid);
+	out_kv_u64(w, "time", s->time);
+	out_kv_hex(w, "ip", s->ip);
+	out_array(w, "callchain");
+	for (i = 0; i < s->nr_calls; i++) {
+		out_elem(w);
+		out_val_hex(w, s->calls[i]);
+	}
+	out_array_end(w);
+	out_kv_u64(w, "stitched", s->stitched);
+	out_end(w);
+}
+
+/* "\tADDR SYM+0xOFF (DSO)" as perf script prints a callchain entry: in a
+ * mapped file, the address as an offset in the mapping. */
+static void text_frame(struct out *w, const struct qpt_lbr_frame *f)
+{
+	out_char(w, '\t');
+	out_hex_pad(w, f->dso ? f->dso_addr : f->addr, 16);
+	out_char(w, ' ');
+	if (f->sym) {
+		out_esc(w, f->sym, strlen(f->sym));
+		out_lit(w, "+0x");
+		out_hex(w, f->symoff);
+	} else {
+		out_lit(w, "[unknown]");
+	}
+	out_lit(w, " (");
+	if (f->dso)
+		out_esc(w, f->dso, strlen(f->dso));
+	else
+		out_lit(w, "[unknown]");
+	out_char(w, ')');
+	if (f->source == QPT_FRAME_STITCHED)
+		out_lit(w, " [stitched]");
+	out_char(w, '\n');
+}
+
+/* perf script's "COMM TID SEC.USEC: PERIOD EVENT: ", the frames, a blank
+ * line. */
+static void text_sample(struct out *w, const struct qpt_lbr_sample *s)
+{
+	size_t i;
+
+	if (s->comm) {
+		out_esc(w, s->comm, strlen(s->comm));
+	} else {
+		out_char(w, ':');
+		out_i64(w, s->tid);
+	}
+	out_char(w, ' ');
+	if (s->tid < 0)
+		out_i64(w, s->tid);
+	else
+		out_dec_pad(w, (uint64_t)s->tid, 5, ' ');
+	out_char(w, ' ');
+	out_dec_pad(w, s->time / 1000000000, 5, ' ');
+	out_char(w, '.');
+	out_dec_pad(w, s->time % 1000000000 / 1000, 6, '0');
+	out_lit(w, ": ");
+	out_dec_pad(w, s->period, 10, ' ');
+	out_char(w, ' ');
+	if (s->event)
+		out_esc(w, s->event, strlen(s->event));
+	out_lit(w, ": \n");
+	for (i = 0; i < s->nr_frames; i++)
+		text_frame(w, &s->frames[i]);
+	out_char(w, '\n');
+}
+
+static int on_sample(const struct qpt_lbr_sample *s, void *ctx)
+{
+	struct out *w = ctx;
+
+	if (w->json)
+		json_sample(w, s);
+	else
+		text_sample(w, s);
+	return w->err;
+}
+
+int cmd_lbr(int argc, char **argv)
+{
+	static char buf[1 << 16];
+	struct qpt_lbr_reader *r = NULL;
+	struct args a;
+	struct out w;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	qpt_lbr_reader_opts_init(&a.ro);
+	err = parse_args(argc, argv, &a);
+	if (err >= 0)
+		return err;
+	if (!a.input)
+		a.input = "perf.data";
+	if (cli_check_owner(a.input, a.force))
+		return QPT_EXIT_ERROR;
+	a.ro.log = cli_log_warn;
+	a.ro.log_ctx = (void *)a.input;
+	err = qpt_lbr_reader_new(&a.ro, &r);
+	if (err) {
+		cli_error(NULL, "%s", qpt_strerror(err));
+		return QPT_EXIT_ERROR;
+	}
+	out_init(&w, STDOUT_FILENO, a.json, buf, sizeof(buf));
+	err = qpt_lbr_reader_run(r, a.input, on_sample, &w);
+	if (out_flush(&w)) {
+		qpt_lbr_reader_free(r);
+		return cli_write_error(w.err);
+	}
+	if (err < 0) {
+		if (err == -QPT_E_UNSUPPORTED)
+			cli_error(a.input, "%s", qpt_lbr_reader_errmsg(r));
+		else if (qpt_lbr_reader_errmsg(r)[0])
+			cli_error_at(a.input, qpt_lbr_reader_errpos(r), "%s",
+				     qpt_lbr_reader_errmsg(r));
+		else
+			cli_error(a.input, "%s", qpt_strerror(err));
+	}
+	qpt_lbr_reader_free(r);
+	return err < 0 ? QPT_EXIT_ERROR : QPT_EXIT_OK;
+}
