@@ -42,6 +42,7 @@ struct emu_pt {
 	uint64_t total;
 	bool enabled;
 	bool exec_mode_sent;
+	bool full_ip;	   /* the next IP packet uncompressed */
 	uint64_t mtc_unit; /* CTC >> mtc_period as the decoder knows it */
 	uint64_t cyc_last; /* the clock at the last CYC (or start) */
 	struct emu_stack lib, perf;
@@ -221,9 +222,12 @@ static int put_ip(struct emu_pt *pt, enum pt_packet_type type, uint64_t ip)
 
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = type;
-	pkt.payload.ip.ipc = ip_compression(pt->last_ip, ip);
+	pkt.payload.ip.ipc = ip_compression(pt->full_ip ? 0 : pt->last_ip, ip);
+	if (pt->full_ip && pkt.payload.ip.ipc != pt_ipc_full)
+		pkt.payload.ip.ipc = pt_ipc_sext_48;
 	pkt.payload.ip.ip = ip;
 	pt->last_ip = ip;
+	pt->full_ip = false;
 	return put(pt, &pkt);
 }
 
@@ -517,6 +521,24 @@ int emu_pt_async(struct emu_pt *pt, uint64_t ip)
 	if (!err)
 		err = put_pgd(pt);
 	return err;
+}
+
+int emu_pt_gap(struct emu_pt *pt, uint64_t from, uint64_t to)
+{
+	uint64_t t;
+	int err;
+
+	err = emu_pt_async(pt, from);
+	if (err < 0)
+		return err;
+	err = put_simple(pt, ppt_ovf);
+	if (err < 0)
+		return err;
+	/* decoders forget their last IP at an overflow: the next is whole */
+	pt->full_ip = true;
+	t = clock_now(pt);
+	err = put_mtcs(pt, t);
+	return err < 0 ? err : enable(pt, to, t);
 }
 
 int emu_pt_drain(struct emu_pt *pt)

@@ -61,6 +61,11 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 /* An interrupt or exception entered the kernel before the instruction at
  * @ip executed (signal, fault): FUP + TIP.PGD while enabled. */
 int emu_pt_async(struct emu_pt *pt, uint64_t ip);
+/* Instructions from @from on ran, up to @to, and what they did cannot be
+ * told (a lost single-step trap after which what ran is not known): the
+ * trace stops before @from (FUP + TIP.PGD), an overflow (OVF) says packets
+ * were lost, and tracing goes on at @to (TIP.PGE, full address). */
+int emu_pt_gap(struct emu_pt *pt, uint64_t from, uint64_t to);
 /* Hand every byte made so far to the output (pending TNT bits included). */
 int emu_pt_flush(struct emu_pt *pt);
 /* Hand the packets made so far to the output, keeping pending TNT bits

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "capture/auxtrace.h"
+#include "capture/buildid_cache.h"
+#include "capture/emu_record.h"
 #include "capture/emu_pt.h"
 #include "capture/emu_sideband.h"
 #include "capture/emu_trace.h"
@@ -45,7 +47,8 @@ struct emu_rec {
 	uint64_t data_size, aux_size;
 	uint32_t next_idx;
 	struct qpt_capture_stats stats;
-	char *vdso_path;
+	char *vdso_path; /* OUTPUT.vdso; NULL in a pipe */
+	bool vdso_kept;
 	int err;
 };
 
@@ -328,11 +331,91 @@ static int on_poll(void *ctx, uint64_t insns)
 	return 0;
 }
 
+static void warn(const struct qpt_emulate_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void warn(const struct qpt_emulate_opts *o, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!o->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->log(QPT_LOG_WARN, msg, o->log_ctx);
+}
+
+static int write_file(const char *path, const uint8_t *buf, size_t len)
+{
+	FILE *f = fopen(path, "we");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(buf, 1, len, f) != len)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * The vDSO of the traced processes (the same for all: the first one is
+ * kept): OUTPUT.vdso, its build-id in BUILD_ID and the bytes in the
+ * build-id cache, as perf record keeps them.
+ */
+static int on_vdso(void *ctx, pid_t pid, const uint8_t *buf, size_t len,
+		   const uint8_t *bid, size_t bid_len)
+{
+	struct emu_rec *er = ctx;
+	const struct qpt_emulate_opts *o = er->o;
+	char *cached = NULL;
+	int err;
+
+	if (er->vdso_kept)
+		return 0;
+	er->vdso_kept = true;
+	if (er->vdso_path) {
+		err = write_file(er->vdso_path, buf, len);
+		if (err)
+			warn(o, "%s: %s: vDSO code will not decode",
+			     er->vdso_path, strerror(-err));
+	}
+	if (!bid_len)
+		return 0; /* decoders use their own vDSO */
+	err = qpt_writer_add_build_id(er->writer, -1, bid, bid_len, "[vdso]",
+				      PERF_RECORD_MISC_USER);
+	if (err)
+		return err;
+	if (o->buildid_dir) {
+		err = qpt_buildid_cache_add(o->buildid_dir, "[vdso]", "vdso",
+					    bid, bid_len, buf, len, &cached);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			warn(o, "%s: %s: the vDSO is not in the build-id cache",
+			     o->buildid_dir, strerror(-err));
+	}
+	if (!er->vdso_path)
+		warn(o,
+		     "%s: the vDSO's code cannot travel in the stream (no "
+		     "perf record carries it)%s%s",
+		     o->output,
+		     cached ? "; it is in the build-id cache: "
+			    : " nor is it in the build-id cache: it will not "
+			      "decode",
+		     cached ? cached : "");
+	free(cached);
+	return 0;
+}
+
 static const struct emu_sink_ops record_ops = {
     .thread_new = on_thread_new,
     .aux = on_aux,
     .record = on_record,
     .thread_exit = on_thread_exit,
+    .vdso = on_vdso,
     .poll = on_poll,
 };
 
@@ -358,35 +441,29 @@ static int check_opts(const struct qpt_emulate_opts *o, struct emu_rec *er)
 	return 0;
 }
 
+/* OUTPUT.vdso beside the output, NULL in a pipe. */
 static int vdso_name(struct emu_rec *er)
 {
 	const char *out = er->o->output;
 
 	if (!strcmp(out, "-"))
 		return 0;
-	er->vdso_path = malloc(strlen(out) + 6);
-	if (!er->vdso_path)
+	if (asprintf(&er->vdso_path, "%s.vdso", out) < 0) {
+		er->vdso_path = NULL;
 		return -ENOMEM;
-	sprintf(er->vdso_path, "%s.vdso", out);
-	if (er->vdso_path[0] != '/') {
-		char *cwd = getcwd(NULL, 0), *abs;
-
-		if (!cwd)
-			return -errno;
-		abs = malloc(strlen(cwd) + strlen(er->vdso_path) + 2);
-		if (abs)
-			sprintf(abs, "%s/%s", cwd, er->vdso_path);
-		free(cwd);
-		free(er->vdso_path);
-		er->vdso_path = abs;
-		if (!abs)
-			return -ENOMEM;
 	}
 	return 0;
 }
 
 int qpt_emulate_record(const struct qpt_emulate_opts *o,
 		       struct qpt_emulate_result *res)
+{
+	return emu_record_run(o, res, NULL, NULL);
+}
+
+int emu_record_run(const struct qpt_emulate_opts *o,
+		   struct qpt_emulate_result *res,
+		   const struct emu_ptrace_ops *ops, void *ops_ctx)
 {
 	struct emu_trace_opts to;
 	struct emu_trace_result tres;
@@ -415,7 +492,10 @@ int qpt_emulate_record(const struct qpt_emulate_opts *o,
 	to.sample_id = EMU_ID;
 	/* a reader keeps up at half the area, as perf's aux_watermark */
 	to.chunk = (uint32_t)(er.aux_size / 2 < 8192 ? er.aux_size / 2 : 8192);
-	to.vdso_path = er.vdso_path;
+	to.stop_request = o->stop_request;
+	to.stop_grace_ms = o->stop_grace_ms;
+	to.ptrace = ops;
+	to.ptrace_ctx = ops_ctx;
 	to.log = o->log;
 	to.log_ctx = o->log_ctx;
 	err = emu_trace_run(o->argv, &to, &record_ops, &er, &tres);
@@ -423,7 +503,10 @@ int qpt_emulate_record(const struct qpt_emulate_opts *o,
 	res->trace_bytes = tres.bytes;
 	res->threads = tres.threads;
 	res->exit_status = tres.exit_status;
+	res->term_signal = tres.term_signal;
 	res->exec_failed = tres.exec_failed;
+	res->lost_traps = tres.lost_traps;
+	res->gaps = tres.gaps;
 	if (tres.exec_failed)
 		set_error(o, "%s: %s", o->argv[0], strerror(-err));
 	else if (err == -EPERM || err == -EACCES)

@@ -3,6 +3,7 @@
  * lays them out, handed to the sink. */
 #include "capture/emu_sideband.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -75,7 +76,8 @@ struct emu_mmap2_body {
 };
 
 int emu_sb_mmap2(struct emu_sb *sb, pid_t pid, pid_t tid,
-		 const struct emu_map *map, const char *filename)
+		 const struct emu_map *map, const char *filename,
+		 const uint8_t *bid, size_t bid_len)
 {
 	uint8_t buf[4096 + 256] __attribute__((aligned(8)));
 	struct emu_mmap2_body b = {
@@ -91,11 +93,20 @@ int emu_sb_mmap2(struct emu_sb *sb, pid_t pid, pid_t tid,
 	    .flags = MAP_PRIVATE,
 	};
 	size_t off = sizeof(struct perf_event_header);
+	uint16_t misc = PERF_RECORD_MISC_USER;
+	uint8_t *id = buf + off + offsetof(struct emu_mmap2_body, maj);
 
 	memcpy(buf + off, &b, sizeof(b));
+	if (bid_len && bid_len <= 20) {
+		/* the build-id form: size, 3 reserved bytes, 20 bytes of id
+		 * where maj, min, ino and ino_generation were */
+		memset(id, 0, 24);
+		id[0] = (uint8_t)bid_len;
+		memcpy(id + 4, bid, bid_len);
+		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	}
 	off = put_string(buf, off + sizeof(b), filename, 4096);
-	return send(sb, pid, tid, buf, off, PERF_RECORD_MMAP2,
-		    PERF_RECORD_MISC_USER);
+	return send(sb, pid, tid, buf, off, PERF_RECORD_MMAP2, misc);
 }
 
 int emu_sb_task(struct emu_sb *sb, uint32_t type, pid_t pid, pid_t ppid,

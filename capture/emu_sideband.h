@@ -28,8 +28,11 @@ struct emu_sb {
 uint64_t emu_sb_time(void);
 int emu_sb_comm(struct emu_sb *sb, pid_t pid, pid_t tid, const char *comm,
 		bool exec);
+/* MMAP2 of @map named @filename; with a build-id (@bid_len > 0) in the
+ * record (PERF_RECORD_MISC_MMAP_BUILD_ID) instead of device and inode. */
 int emu_sb_mmap2(struct emu_sb *sb, pid_t pid, pid_t tid,
-		 const struct emu_map *map, const char *filename);
+		 const struct emu_map *map, const char *filename,
+		 const uint8_t *bid, size_t bid_len);
 int emu_sb_task(struct emu_sb *sb, uint32_t type, pid_t pid, pid_t ppid,
 		pid_t tid, pid_t ptid);
 int emu_sb_itrace_start(struct emu_sb *sb, pid_t pid, pid_t tid);

@@ -7,8 +7,16 @@
  * step hands (prev, cur) to the thread's packet generator.  A signal stop
  * means prev did not execute when cur == prev (a fault, or an asynchronous
  * signal taken before it): the generator then emits FUP(cur) + TIP.PGD and
- * re-enables at the handler.  Event stops (clone, exec, exit) and the
- * initial stop of a new thread execute nothing.
+ * re-enables at the handler.  Event stops (clone, exec, exit) execute
+ * nothing; a new thread's first stop is before its first instruction.
+ *
+ * Some hosts swallow the single-step trap after an instruction (seen after
+ * CPUID under some hypervisors): the next stop comes an instruction late.
+ * So before stepping prev we work out where it must go from the registers
+ * of its stop (emu_insn_next); a stop anywhere else means the instruction
+ * there (and maybe more) ran too.  What ran is recovered from the bytes and
+ * the new stop (recover()); where that cannot be known the trace gets an
+ * overflow (OVF) and goes on at cur, never a wrong flow.
  */
 #include "capture/emu_trace.h"
 
@@ -20,18 +28,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "capture/emu_insn.h"
 #include "capture/emu_proc.h"
 #include "capture/emu_pt.h"
+#include "capture/emu_ptrace.h"
 #include "capture/emu_sideband.h"
+#include "capture/synth.h"
+
+/* Instructions recovered in a row after a lost single-step trap before
+ * giving up (an overflow in the trace). */
+#define EMU_RECOVER_MAX 8
 
 struct emu_thread {
 	pid_t tid, pid;
@@ -40,7 +55,10 @@ struct emu_thread {
 	struct emu_proc *proc; /* shared by the process's threads */
 	bool have_prev;
 	bool leader; /* owns proc */
+	bool expect_known;
+	bool killed;
 	uint64_t prev_ip;
+	uint64_t expect; /* where prev goes (expect_known) */
 	struct emu_insn prev;
 	int inject;
 	struct emu_thread *next;
@@ -48,10 +66,15 @@ struct emu_thread {
 
 struct emu_tracer {
 	const struct emu_trace_opts *opts;
+	const struct emu_ptrace_ops *ops;
+	void *ops_ctx;
 	struct emu_sb sb;
 	struct emu_thread *threads;
 	struct emu_trace_result *res;
 	pid_t child;
+	bool child_gone;
+	int stopping;	   /* the stop request seen (a signal), or 0 */
+	uint64_t deadline; /* stopping: kill what is left from then (ns) */
 };
 
 static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
@@ -105,15 +128,24 @@ static struct emu_proc *find_proc(struct emu_tracer *tr, pid_t pid)
 	return NULL;
 }
 
-static uint64_t peek_user(pid_t tid, size_t off)
+/* The registers of a stopped thread; a thread that vanished (killed
+ * meanwhile) reads as all zeroes. */
+static int get_regs(struct emu_thread *t, struct user_regs_struct *regs)
 {
-	errno = 0;
-	return (uint64_t)ptrace(PTRACE_PEEKUSER, tid, (void *)off, NULL);
+	int err = t->tr->ops->getregs(t->tr->ops_ctx, t->tid, regs);
+
+	if (err == -ESRCH) {
+		memset(regs, 0, sizeof(*regs));
+		return 0;
+	}
+	return err;
 }
 
-static uint64_t get_ip(pid_t tid)
+static int read_word(void *ctx, uint64_t addr, uint64_t *val)
 {
-	return peek_user(tid, offsetof(struct user_regs_struct, rip));
+	struct emu_thread *t = ctx;
+
+	return t->tr->ops->peek(t->tr->ops_ctx, t->tid, addr, val);
 }
 
 /* Tgid and PPid of @tid from /proc. */
@@ -178,15 +210,20 @@ struct map_ctx {
 	struct emu_thread *t;
 };
 
-static int dump_vdso(struct emu_thread *t, const struct emu_map *map,
-		     const char *path)
+/* The bytes of [vdso] to the sink, and its build-id (*@bid_len 0 when
+ * none) for its MMAP2. */
+static int keep_vdso(struct emu_thread *t, const struct emu_map *map,
+		     uint8_t bid[20], size_t *bid_len)
 {
 	size_t len = (size_t)(map->end - map->start);
 	struct iovec local, remote;
+	struct emu_tracer *tr = t->tr;
 	uint8_t *buf;
-	FILE *f;
-	int err = 0;
+	int n, err;
 
+	*bid_len = 0;
+	if (!len || len > (64u << 20))
+		return 0;
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
@@ -196,19 +233,16 @@ static int dump_vdso(struct emu_thread *t, const struct emu_map *map,
 	remote.iov_len = len;
 	if (process_vm_readv(t->pid, &local, 1, &remote, 1, 0) !=
 	    (ssize_t)len) {
-		err = -errno;
-		goto out;
+		logf_(tr, QPT_LOG_WARN, "cannot read [vdso]: %s",
+		      strerror(errno));
+		free(buf);
+		return 0;
 	}
-	f = fopen(path, "we");
-	if (!f) {
-		err = -errno;
-		goto out;
-	}
-	if (fwrite(buf, 1, len, f) != len)
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-out:
+	n = qpt_build_id_mem(buf, len, bid, 20);
+	*bid_len = n > 0 ? (size_t)n : 0;
+	err = tr->sb.ops->vdso ? tr->sb.ops->vdso(tr->sb.ctx, t->pid, buf, len,
+						  bid, *bid_len)
+			       : 0;
 	free(buf);
 	return err;
 }
@@ -216,20 +250,19 @@ out:
 static int on_map(void *ctx, const struct emu_map *map)
 {
 	struct map_ctx *mc = ctx;
-	const char *name = map->path;
+	uint8_t bid[20];
+	size_t bid_len = 0;
 	int err;
 
-	if (!strcmp(name, "[vsyscall]"))
+	if (!strcmp(map->path, "[vsyscall]"))
 		return 0;
-	if (!strcmp(name, "[vdso]") && mc->tr->opts->vdso_path) {
-		err = dump_vdso(mc->t, map, mc->tr->opts->vdso_path);
-		if (err < 0)
-			logf_(mc->tr, QPT_LOG_WARN, "cannot keep [vdso]: %s",
-			      strerror(-err));
-		else
-			name = mc->tr->opts->vdso_path;
+	if (!strcmp(map->path, "[vdso]")) {
+		err = keep_vdso(mc->t, map, bid, &bid_len);
+		if (err)
+			return err;
 	}
-	return emu_sb_mmap2(&mc->tr->sb, mc->t->pid, mc->t->tid, map, name);
+	return emu_sb_mmap2(&mc->tr->sb, mc->t->pid, mc->t->tid, map, map->path,
+			    bid, bid_len);
 }
 
 static int scan_maps(struct emu_thread *t, bool reset)
@@ -318,7 +351,8 @@ static void drop_thread(struct emu_tracer *tr, struct emu_thread *t)
 	free(t);
 }
 
-static int classify_at(struct emu_thread *t, uint64_t ip)
+/* The instruction at @ip from the process's code. */
+static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 {
 	uint8_t buf[16];
 	size_t n;
@@ -333,12 +367,26 @@ static int classify_at(struct emu_thread *t, uint64_t ip)
 			return err;
 	}
 	n = emu_proc_code(t->proc, ip, buf, sizeof(buf));
-	if (!n || emu_insn_classify(buf, n, &t->prev) < 0) {
-		t->prev.cls = EMU_INSN_OTHER;
-		t->prev.len = 0;
-	}
-	t->prev_ip = ip;
+	if (!n || emu_insn_classify(buf, n, ip, insn) < 0)
+		memset(insn, 0, sizeof(*insn)); /* unknown: length 0 */
+	return 0;
+}
+
+/* The thread stopped at @regs->rip, which runs next: where will it go? */
+static int classify_at(struct emu_thread *t,
+		       const struct user_regs_struct *regs)
+{
+	int err;
+
+	err = insn_at(t, regs->rip, &t->prev);
+	if (err)
+		return err;
+	t->prev_ip = regs->rip;
 	t->have_prev = true;
+	/* a return address or jump table that cannot be read: the step
+	 * faults, or goes where we cannot check */
+	t->expect_known = emu_insn_next(&t->prev, t->prev_ip, regs, read_word,
+					t, &t->expect) > 0;
 	return 0;
 }
 
@@ -349,33 +397,118 @@ static bool maps_may_change(long nr)
 	       nr == SYS_remap_file_pages;
 }
 
-/* prev retired; execution continues at @cur. */
-static int complete(struct emu_thread *t, uint64_t cur)
+/* @insn at @ip retired and went to @next.  After a system call, with @nr
+ * its number, the maps are read again if it may have changed them. */
+#define NR_UNKNOWN (-1L) /* not known: read them again */
+#define NR_NONE (-2L)	 /* they are read anyway or no longer matter */
+static int retire(struct emu_thread *t, uint64_t ip,
+		  const struct emu_insn *insn, uint64_t next, long nr)
 {
 	int err;
 
-	t->have_prev = false;
 	t->tr->res->insns++;
-	err = emu_pt_insn(t->pt, t->prev_ip, &t->prev, cur);
-	if (err < 0 || t->prev.cls != EMU_INSN_FAR)
+	err = emu_pt_insn(t->pt, ip, insn, next);
+	if (err < 0 || insn->cls != EMU_INSN_FAR)
 		return err;
-	if (maps_may_change((long)peek_user(
-		t->tid, offsetof(struct user_regs_struct, orig_rax)))) {
+	if (nr == NR_UNKNOWN || maps_may_change(nr)) {
 		emu_proc_flush_code(t->proc);
 		err = scan_maps(t, false);
 	}
 	return err;
 }
 
-static int on_step(struct emu_thread *t)
+/* Whether the last instruction before the stop @regs, @insn at @ip, went
+ * to @regs->rip by what the stop shows: an indirect target from its
+ * operand, a return address still below the stack pointer, a call's
+ * return address on the stack. */
+static bool ran_last(struct emu_thread *t, const struct emu_insn *insn,
+		     uint64_t ip, const struct user_regs_struct *regs)
 {
-	uint64_t cur = get_ip(t->tid);
+	struct user_regs_struct before = *regs;
+	uint64_t v = 0, popped;
+
+	switch (insn->cls) {
+	case EMU_INSN_CALL:
+		return regs->rip == insn->target && !read_word(t, regs->rsp, &v) &&
+		       v == ip + insn->len;
+	case EMU_INSN_CALL_IND:
+		if (read_word(t, regs->rsp, &v) || v != ip + insn->len)
+			return false;
+		before.rsp += 8;
+		/* fall through */
+	case EMU_INSN_JMP_IND:
+		before.rip = ip;
+		return emu_insn_next(insn, ip, &before, read_word, t, &v) > 0 &&
+		       v == regs->rip;
+	case EMU_INSN_RET:
+		popped = regs->rsp - 8 - insn->ret_imm;
+		return !read_word(t, popped, &v) && v == regs->rip;
+	default:
+		return emu_insn_may_go(insn, ip, regs->rip);
+	}
+}
+
+/*
+ * The stop @regs came after more than prev: the instruction at @ip ran
+ * too, and perhaps the ones it leads to, where that is one place.  Retire
+ * each; where what ran cannot be told, an overflow and on at the stop.
+ */
+static int recover(struct emu_thread *t, uint64_t ip,
+		   const struct user_regs_struct *regs)
+{
+	struct emu_insn insn;
+	uint64_t next;
+	int i, err;
+
+	for (i = 0; i < EMU_RECOVER_MAX; i++) {
+		err = insn_at(t, ip, &insn);
+		if (err)
+			return err;
+		if (ran_last(t, &insn, ip, regs))
+			return retire(t, ip, &insn, regs->rip,
+				      (long)regs->orig_rax);
+		if (!emu_insn_only_next(&insn, ip, &next))
+			break;
+		err = retire(t, ip, &insn, next, NR_UNKNOWN);
+		if (err)
+			return err;
+		ip = next;
+	}
+	t->tr->res->gaps++;
+	logf_(t->tr, QPT_LOG_INFO,
+	      "thread %d: lost a single-step trap at %#llx; not known what "
+	      "ran up to %#llx: overflow in the trace",
+	      (int)t->tid, (unsigned long long)ip,
+	      (unsigned long long)regs->rip);
+	return emu_pt_gap(t->pt, ip, regs->rip);
+}
+
+/* prev retired; the thread stopped at @regs (@regs->rip runs next). */
+static int complete(struct emu_thread *t, const struct user_regs_struct *regs)
+{
+	uint64_t cur = regs->rip;
+	int err;
+
+	t->have_prev = false;
+	if (!t->expect_known || cur == t->expect ||
+	    (cur == t->prev_ip && (t->prev.rep || t->prev.cls == EMU_INSN_FAR)))
+		return retire(t, t->prev_ip, &t->prev, cur,
+			      (long)regs->orig_rax);
+	/* The trap after prev never came: prev went to expect, and the
+	 * instruction there ran before this stop. */
+	t->tr->res->lost_traps++;
+	err = retire(t, t->prev_ip, &t->prev, t->expect, NR_UNKNOWN);
+	return err ? err : recover(t, t->expect, regs);
+}
+
+static int on_step(struct emu_thread *t, const struct user_regs_struct *regs)
+{
 	int err = 0;
 
 	if (t->have_prev)
-		err = complete(t, cur);
+		err = complete(t, regs);
 	if (!err)
-		err = classify_at(t, cur);
+		err = classify_at(t, regs);
 	return err;
 }
 
@@ -385,9 +518,10 @@ static bool is_stop_signal(int sig)
 	       sig == SIGTTOU;
 }
 
-static int on_signal(struct emu_thread *t, int sig)
+static int on_signal(struct emu_thread *t, int sig,
+		     const struct user_regs_struct *regs)
 {
-	uint64_t cur = get_ip(t->tid);
+	struct emu_tracer *tr = t->tr;
 	siginfo_t si;
 	int err = 0;
 
@@ -395,19 +529,19 @@ static int on_signal(struct emu_thread *t, int sig)
 	 * a signal stop but has no siginfo: nothing executes, nothing is
 	 * injected; stepping on resumes the thread, as a debugger would. */
 	if (is_stop_signal(sig) &&
-	    ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) < 0 && errno == EINVAL)
+	    tr->ops->getsiginfo(tr->ops_ctx, t->tid, &si) == -EINVAL)
 		return 0;
 
-	if (t->have_prev && t->prev_ip != cur)
-		err = complete(t, cur);
+	if (t->have_prev && t->prev_ip != regs->rip)
+		err = complete(t, regs);
 	t->have_prev = false;
 	t->inject = sig;
 	if (err)
 		return err;
 	if (!signal_caught(t->tid, sig))
 		/* ignored or fatal: no handler runs; cur executes next */
-		return classify_at(t, cur);
-	return emu_pt_async(t->pt, cur);
+		return classify_at(t, regs);
+	return emu_pt_async(t->pt, regs->rip);
 }
 
 /* The thread stops being traced (exit) or its image goes (exec). */
@@ -415,9 +549,9 @@ static int finish_prev(struct emu_thread *t)
 {
 	if (!t->have_prev)
 		return 0;
-	if (t->prev.cls == EMU_INSN_FAR)
-		return complete(t, 0);
 	t->have_prev = false;
+	if (t->prev.cls == EMU_INSN_FAR)
+		return retire(t, t->prev_ip, &t->prev, 0, NR_NONE);
 	return emu_pt_async(t->pt, t->prev_ip);
 }
 
@@ -446,12 +580,30 @@ static int on_exec(struct emu_thread *t, bool first)
 	return scan_maps(t, true);
 }
 
+/* The last instruction before the exit stop @regs: it ran when the thread
+ * left it (the exit system call, or an instruction after which it was
+ * killed), not when it is still there (killed before it). */
+static int finish_exit(struct emu_thread *t,
+		       const struct user_regs_struct *regs)
+{
+	if (!t->have_prev)
+		return 0;
+	if (regs->rip == t->prev_ip || !regs->rip) {
+		t->have_prev = false;
+		return emu_pt_async(t->pt, t->prev_ip);
+	}
+	return complete(t, regs);
+}
+
 static int on_exit_event(struct emu_thread *t)
 {
+	struct user_regs_struct regs;
 	pid_t tgid = t->pid, ppid = 0;
 	int err;
 
-	err = finish_prev(t);
+	err = get_regs(t, &regs);
+	if (!err)
+		err = finish_exit(t, &regs);
 	if (!err)
 		err = emu_pt_flush(t->pt);
 	task_ids(t->tid, &tgid, &ppid);
@@ -460,6 +612,20 @@ static int on_exit_event(struct emu_thread *t)
 				  t->tid == t->pid ? ppid : t->pid, t->tid,
 				  t->tid == t->pid ? ppid : t->pid);
 	return err;
+}
+
+/* A new task's first stop is before its first instruction (the one after
+ * the clone, fork or vfork): it runs at the first step, unless a signal
+ * handler runs first. */
+static int first_insn(struct emu_thread *t)
+{
+	struct user_regs_struct regs;
+	int err;
+
+	if (t->inject && signal_caught(t->tid, t->inject))
+		return 0;
+	err = get_regs(t, &regs);
+	return err ? err : classify_at(t, &regs);
 }
 
 /* A stop of a task we do not know yet: a new thread or child process. */
@@ -484,28 +650,29 @@ static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 		err = emu_sb_task(&tr->sb, PERF_RECORD_FORK, tgid,
 				  process ? ppid : tgid, tid,
 				  process ? ppid : tgid);
-	if (err || !process)
-		return err;
-	read_comm(tid, comm);
-	err = emu_sb_comm(&tr->sb, tgid, tid, comm, false);
-	return err ? err : scan_maps(t, true);
+	if (!err && process) {
+		read_comm(tid, comm);
+		err = emu_sb_comm(&tr->sb, tgid, tid, comm, false);
+		if (!err)
+			err = scan_maps(t, true);
+	}
+	return err ? err : first_insn(t);
 }
 
 static int resume(struct emu_thread *t)
 {
-	int sig = t->inject;
+	int sig = t->inject, err;
 
 	t->inject = 0;
-	if (ptrace(PTRACE_SINGLESTEP, t->tid, NULL, (void *)(long)sig) < 0 &&
-	    errno != ESRCH)
-		return -errno;
-	return 0;
+	err = t->tr->ops->step(t->tr->ops_ctx, t->tid, sig);
+	return err == -ESRCH ? 0 : err;
 }
 
 static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	struct emu_thread *t = find_thread(tr, tid);
+	struct user_regs_struct regs;
 	int err = 0;
 
 	if (!t) {
@@ -517,10 +684,13 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 	}
 	switch (event) {
 	case 0:
+		err = get_regs(t, &regs);
+		if (err)
+			break;
 		if (sig == SIGTRAP)
-			err = on_step(t);
+			err = on_step(t, &regs);
 		else
-			err = on_signal(t, sig);
+			err = on_signal(t, sig, &regs);
 		break;
 	case PTRACE_EVENT_EXEC:
 		err = on_exec(t, false);
@@ -553,10 +723,14 @@ static int on_gone(struct emu_tracer *tr, pid_t tid, int status)
 {
 	struct emu_thread *t = find_thread(tr, tid);
 
-	if (tid == tr->child)
+	if (tid == tr->child) {
+		tr->child_gone = true;
+		tr->res->term_signal =
+		    WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		tr->res->exit_status = WIFEXITED(status)
 					   ? WEXITSTATUS(status)
 					   : 128 + WTERMSIG(status);
+	}
 	return t ? end_thread(tr, t) : 0;
 }
 
@@ -576,6 +750,71 @@ static int tick(struct emu_tracer *tr)
 				: 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The run is asked to end (stop_request): the signal goes on to the
+ * command, which is still traced while it handles it or dies of it; what
+ * is left when the grace period is over is killed.  Every thread's trace
+ * ends at its exit stop as usual.
+ */
+static void stop_check(struct emu_tracer *tr)
+{
+	int sig = tr->opts->stop_request ? *tr->opts->stop_request : 0;
+	uint64_t grace =
+	    tr->opts->stop_grace_ms ? tr->opts->stop_grace_ms : 2000;
+	struct emu_thread *t;
+
+	if (!tr->stopping && sig) {
+		tr->stopping = sig > 0 && sig < NSIG ? sig : SIGTERM;
+		tr->deadline = now_ns() + grace * 1000000u;
+		logf_(tr, QPT_LOG_INFO, "stopping: %s to the command",
+		      strsignal(tr->stopping));
+		if (!tr->child_gone)
+			kill(tr->child, tr->stopping);
+	}
+	if (!tr->stopping || now_ns() < tr->deadline)
+		return;
+	for (t = tr->threads; t; t = t->next)
+		if (!t->killed) {
+			t->killed = true;
+			kill(t->tid, SIGKILL);
+		}
+}
+
+/*
+ * The next stop; while stopping, without blocking past the deadline.  A
+ * stop request (the caller's signal handler) interrupts the blocking wait
+ * (EINTR); one that comes just before the wait starts is seen at the next
+ * stop of any traced thread.
+ */
+static pid_t next_stop(struct emu_tracer *tr, int *status)
+{
+	struct timespec nap = {0, 1000000};
+	pid_t tid;
+	int i;
+
+	if (!tr->stopping)
+		return tr->ops->wait(tr->ops_ctx, status, 0);
+	for (i = 0; i < 1000; i++) {
+		tid = tr->ops->wait(tr->ops_ctx, status, WNOHANG);
+		if (tid)
+			return tid;
+		if (i < 100)
+			sched_yield();
+		else
+			nanosleep(&nap, NULL);
+		stop_check(tr);
+	}
+	return 0;
+}
+
 static int loop(struct emu_tracer *tr)
 {
 	int status, err = 0;
@@ -588,11 +827,12 @@ static int loop(struct emu_tracer *tr)
 			if (err)
 				return err;
 		}
-		tid = waitpid(-1, &status, __WALL);
-		if (tid < 0) {
-			if (errno == EINTR)
+		stop_check(tr);
+		tid = next_stop(tr, &status);
+		if (tid <= 0) {
+			if (!tid || tid == -EINTR)
 				continue;
-			return errno == ECHILD ? 0 : -errno;
+			return tid == -ECHILD ? 0 : tid;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			err = on_gone(tr, tid, status);
@@ -609,102 +849,28 @@ static int loop(struct emu_tracer *tr)
 	return 0;
 }
 
-static void child_exec(char *const argv[], bool no_aslr, int fd)
-{
-	int e;
-
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
-		e = -errno; /* negative: tracing, not the command, failed */
-		if (write(fd, &e, sizeof(e)) < 0)
-			_exit(126);
-		_exit(126);
-	}
-	if (no_aslr)
-		personality(ADDR_NO_RANDOMIZE);
-	raise(SIGSTOP);
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(fd, &e, sizeof(e)) < 0)
-		_exit(126);
-	_exit(127);
-}
-
-/*
- * Kill @pid (-1: every tracee) and wait until it is gone.  A tracee killed
- * while traced still stops at PTRACE_EVENT_EXIT (and one already there
- * does not die of SIGKILL): each stop is continued.
- */
-static void reap(pid_t pid)
-{
-	int status;
-	pid_t w;
-
-	if (pid > 0)
-		kill(pid, SIGKILL);
-	for (;;) {
-		w = waitpid(pid, &status, __WALL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (WIFSTOPPED(status))
-			ptrace(PTRACE_CONT, w, NULL, NULL);
-		else if (w == pid)
-			break;
-	}
-}
-
 /* Fork the command and bring it to its exec stop. */
 static int launch(struct emu_tracer *tr, char *const argv[])
 {
 	long options = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
 		       PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
-	int pfd[2], status, e = 0;
 	struct emu_thread *t;
-	pid_t pid;
+	int err;
 
 	if (tr->opts->inherit)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return -e;
+	err = emu_ptrace_launch(argv, tr->opts->no_aslr, options, &tr->child,
+				&tr->res->exec_failed);
+	if (err) {
+		if (!tr->res->exec_failed)
+			logf_(tr, QPT_LOG_WARN, "cannot trace the command: %s",
+			      strerror(-err));
+		return err;
 	}
-	if (!pid)
-		child_exec(argv, tr->opts->no_aslr, pfd[1]);
-	close(pfd[1]);
-	tr->child = pid;
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
-		goto failed;
-	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)options) < 0 ||
-	    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
-		goto failed;
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
-	    status >> 16 != PTRACE_EVENT_EXEC)
-		goto failed;
-	close(pfd[0]);
-	t = add_thread(tr, pid, pid);
+	t = add_thread(tr, tr->child, tr->child);
 	if (!t)
 		return -ENOMEM;
 	return on_exec(t, true);
-
-failed:
-	if (read(pfd[0], &e, sizeof(e)) != sizeof(e))
-		e = ECHILD;
-	close(pfd[0]);
-	reap(pid);
-	if (e < 0) {
-		logf_(tr, QPT_LOG_WARN, "cannot trace the command: %s",
-		      strerror(-e));
-		return e;
-	}
-	tr->res->exec_failed = true;
-	return -e;
 }
 
 int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
@@ -713,6 +879,8 @@ int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
 {
 	struct emu_tracer tr = {
 	    .opts = opts,
+	    .ops = opts->ptrace ? opts->ptrace : &emu_ptrace_sys,
+	    .ops_ctx = opts->ptrace_ctx,
 	    .sb = {sink, sink_ctx, opts->sample_id},
 	    .res = res,
 	};
@@ -736,7 +904,7 @@ int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
 		kill(tr.child, SIGKILL);
 		while (tr.threads)
 			drop_thread(&tr, tr.threads);
-		reap(-1);
+		emu_ptrace_reap(-1);
 	}
 	return err;
 }

@@ -9,9 +9,11 @@
 #ifndef QPT_CAPTURE_EMU_TRACE_H
 #define QPT_CAPTURE_EMU_TRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 #include <linux/perf_event.h>
 
 #include "qpt/qpt.h"
@@ -27,11 +29,35 @@ struct emu_sink_ops {
 		      const struct perf_event_header *rec);
 	/* The thread is gone; nothing more arrives for it. */
 	int (*thread_exit)(void *ctx, pid_t tid);
+	/* The bytes of the [vdso] mapped in process @pid and its build-id
+	 * (@bid_len 0: none) (may be NULL): the code that MMAP2 records name
+	 * "[vdso]" as the kernel does, with that build-id. */
+	int (*vdso)(void *ctx, pid_t pid, const uint8_t *buf, size_t len,
+		    const uint8_t *bid, size_t bid_len);
 	/* Called every few thousand stops (may be NULL) with the count of
 	 * instructions so far: snapshot requests, progress.  Returns 0 or
 	 * an error that ends the run. */
 	int (*poll)(void *ctx, uint64_t insns);
 };
+
+/*
+ * The ptrace requests and waits of the stepping loop, a seam for tests (a
+ * host that swallows single-step traps is simulated over the real calls).
+ * Each returns 0 (wait: the task id, 0 with WNOHANG when none) or -errno.
+ */
+struct emu_ptrace_ops {
+	/* waitpid(-1, status, __WALL | flags) */
+	pid_t (*wait)(void *ctx, int *status, int flags);
+	/* PTRACE_SINGLESTEP delivering @sig (0: none) */
+	int (*step)(void *ctx, pid_t tid, int sig);
+	int (*getregs)(void *ctx, pid_t tid, struct user_regs_struct *regs);
+	int (*getsiginfo)(void *ctx, pid_t tid, siginfo_t *si);
+	/* PTRACE_PEEKDATA: 8 bytes at @addr */
+	int (*peek)(void *ctx, pid_t tid, uint64_t addr, uint64_t *val);
+};
+
+/* The real system calls (their ctx is unused). */
+extern const struct emu_ptrace_ops emu_ptrace_sys;
 
 struct emu_trace_opts {
 	bool no_aslr;
@@ -43,7 +69,13 @@ struct emu_trace_opts {
 	uint32_t psb_period;   /* bytes */
 	uint32_t chunk;	       /* trace bytes per sink->aux call, about */
 	uint64_t sample_id;    /* the identifier in every record's trailer */
-	const char *vdso_path; /* write [vdso] here and name it in MMAP2 */
+	/* Polled between stops: non-zero (a signal number) asks to end the
+	 * run: the signal goes on to the command, which gets stop_grace_ms
+	 * (0: 2000) to end before every traced task is killed.  May be NULL. */
+	volatile int *stop_request;
+	uint32_t stop_grace_ms;
+	const struct emu_ptrace_ops *ptrace; /* NULL: emu_ptrace_sys */
+	void *ptrace_ctx;
 	qpt_log_fn log;
 	void *log_ctx;
 };
@@ -53,7 +85,12 @@ struct emu_trace_result {
 	uint64_t bytes; /* trace bytes generated */
 	uint32_t threads;
 	int exit_status;  /* of the command: exit code, or 128 + signal */
+	int term_signal;  /* the signal that killed the command, or 0 */
 	bool exec_failed; /* the command could not be started */
+	uint64_t lost_traps; /* stops that came an instruction late or more
+			      * (the single-step trap was swallowed) */
+	uint64_t gaps;	     /* of those, where what ran was not known: an
+			      * overflow (OVF) in the trace */
 };
 
 /*

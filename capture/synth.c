@@ -160,26 +160,19 @@ int qpt_synth_process(const char *proc, int pid, size_t id_hdr_size,
 	return err < 0 ? err : n;
 }
 
-int qpt_build_id_read(const char *path, uint8_t *id, size_t cap)
+/* The GNU build-id note of @elf: its length, 0 when none, or
+ * -QPT_E_FORMAT. */
+static int build_id_elf(Elf *elf, uint8_t *id, size_t cap)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	GElf_Nhdr nh;
 	Elf_Data *data;
 	size_t off, next, name_off, desc_off;
-	int fd, ret = 0;
-	Elf *elf;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		ret = -QPT_E_FORMAT;
-		goto out;
-	}
-	while (!ret && (scn = elf_nextscn(elf, scn))) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return -QPT_E_FORMAT;
+	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		data = elf_getdata(scn, NULL);
@@ -192,14 +185,39 @@ int qpt_build_id_read(const char *path, uint8_t *id, size_t cap)
 			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
 				continue;
 			if (nh.n_descsz > cap || !nh.n_descsz)
-				break;
+				return 0;
 			memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
-			ret = (int)nh.n_descsz;
-			break;
+			return (int)nh.n_descsz;
 		}
 	}
-out:
+	return 0;
+}
+
+int qpt_build_id_read(const char *path, uint8_t *id, size_t cap)
+{
+	int fd, ret;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ret = build_id_elf(elf, id, cap);
 	elf_end(elf);
 	close(fd);
+	return ret;
+}
+
+int qpt_build_id_mem(const void *buf, size_t len, uint8_t *id, size_t cap)
+{
+	Elf *elf;
+	int ret;
+
+	elf_version(EV_CURRENT);
+	/* libelf only reads the image: the cast drops const for its API */
+	elf = elf_memory((char *)(uintptr_t)buf, len);
+	ret = build_id_elf(elf, id, cap);
+	elf_end(elf);
 	return ret;
 }

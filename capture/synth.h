@@ -40,5 +40,7 @@ int qpt_synth_mmap2(const char *line, int pid, int tid, size_t id_hdr_size,
  * -QPT_E_FORMAT when it is not ELF.
  */
 int qpt_build_id_read(const char *path, uint8_t *id, size_t cap);
+/* The same for an ELF image in memory (@len bytes at @buf). */
+int qpt_build_id_mem(const void *buf, size_t len, uint8_t *id, size_t cap);
 
 #endif /* QPT_CAPTURE_SYNTH_H */

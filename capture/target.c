@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,21 @@
 
 #include "capture/target.h"
 #include "qpt/qpt.h"
+
+void qpt_target_reset_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
 
 int qpt_target_child_fork(char *const argv[], pid_t *pid, int *go_fd,
 			  int *err_fd)
@@ -37,6 +53,7 @@ int qpt_target_child_fork(char *const argv[], pid_t *pid, int *go_fd,
 	if (!*pid) {
 		close(go[1]);
 		close(ep[0]);
+		qpt_target_reset_signals();
 		/* Held until the parent has opened the events. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);

@@ -8,6 +8,13 @@
 #include <sys/types.h>
 
 /*
+ * In a forked child before exec: the command starts as a shell starts it,
+ * with default signal dispositions (none of the recorder's handlers or
+ * ignored SIGPIPE and SIGINT) and no signal blocked.
+ */
+void qpt_target_reset_signals(void);
+
+/*
  * Fork @argv, held before exec until qpt_target_child_go.  *@go_fd and
  * *@err_fd are the parent's ends of the two pipes.  Returns 0 or -errno.
  */

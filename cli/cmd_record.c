@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,50 +59,58 @@ static void ignore_here(int sig)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: qpt record [OPTIONS] -- COMMAND [ARGS]\n"
-		"       qpt record [OPTIONS] -p PID | -a | -C CPUS\n\n"
-		"  -e, --event EVENT     event (repeatable): intel_pt//u "
-		"(default),\n"
-		"                        intel_pt/tsc,cyc,noretcomp=1/u, "
-		"intel_bts//, PMU/terms/,\n"
-		"                        task-clock, cycles:u, ...\n"
-		"  -o, --output FILE     output file (default perf.data; - "
-		"for a pipe)\n"
-		"  -p, --pid PID         record a running process (all its "
-		"threads)\n"
-		"  -a, --all-cpus        record every CPU\n"
-		"  -C, --cpu LIST        record these CPUs (0-3,5)\n"
-		"      --per-thread      one buffer per thread, no "
-		"inheritance\n"
-		"  -m, --mmap-pages D[,A] data ring and AUX area size in "
-		"pages\n"
-		"                        (powers of two) or bytes with "
-		"B/K/M/G\n"
-		"  -S, --snapshot[=SIZE] snapshot mode: AUX kept in an "
-		"overwritten buffer,\n"
-		"                        written on SIGUSR2 and at the end\n"
-		"      --control FIFO    read commands (snapshot, stop) from "
-		"FIFO\n"
-		"  -c, --count N         sample period of sampling events\n"
-		"  -F, --freq N          sample frequency (default 4000)\n"
-		"  -z, --compression-level[=N]  zstd-compress records "
-		"(default 1)\n"
-		"      --sysfs DIR       PMU directory instead of "
-		"/sys/bus/event_source/devices\n"
-		"  -q, --quiet           no closing summary\n"
-		"      --emulate         emulated Intel PT: run COMMAND "
-		"single-stepped under\n"
-		"                        ptrace and write the trace the "
-		"hardware would (user\n"
-		"                        space; -e intel_pt/noretcomp,tsc,"
-		"psb_period=N,mtc,\n"
-		"                        mtc_period=N,cyc,cyc_thresh=N/u "
-		"are honoured)\n"
-		"      --inherit         with --emulate: follow fork/vfork "
-		"children\n"
-		"      --aslr            with --emulate: keep address space "
-		"randomization\n");
+	fprintf(
+	    out,
+	    "usage: qpt record [OPTIONS] -- COMMAND [ARGS]\n"
+	    "       qpt record [OPTIONS] -p PID | -a | -C CPUS\n\n"
+	    "  -e, --event EVENT     event (repeatable): intel_pt//u "
+	    "(default),\n"
+	    "                        intel_pt/tsc,cyc,noretcomp=1/u, "
+	    "intel_bts//, PMU/terms/,\n"
+	    "                        task-clock, cycles:u, ...\n"
+	    "  -o, --output FILE     output file (default perf.data; - "
+	    "for a pipe)\n"
+	    "  -p, --pid PID         record a running process (all its "
+	    "threads)\n"
+	    "  -a, --all-cpus        record every CPU\n"
+	    "  -C, --cpu LIST        record these CPUs (0-3,5)\n"
+	    "      --per-thread      one buffer per thread, no "
+	    "inheritance\n"
+	    "  -m, --mmap-pages D[,A] data ring and AUX area size in "
+	    "pages\n"
+	    "                        (powers of two) or bytes with "
+	    "B/K/M/G\n"
+	    "  -S, --snapshot[=SIZE] snapshot mode: AUX kept in an "
+	    "overwritten buffer,\n"
+	    "                        written on SIGUSR2 and at the end\n"
+	    "      --control FIFO    read commands (snapshot, stop) from "
+	    "FIFO\n"
+	    "  -c, --count N         sample period of sampling events\n"
+	    "  -F, --freq N          sample frequency (default 4000)\n"
+	    "  -z, --compression-level[=N]  zstd-compress records "
+	    "(default 1)\n"
+	    "      --sysfs DIR       PMU directory instead of "
+	    "/sys/bus/event_source/devices\n"
+	    "  -q, --quiet           no closing summary\n"
+	    "      --emulate         emulated Intel PT: run COMMAND "
+	    "single-stepped under\n"
+	    "                        ptrace and write the trace the "
+	    "hardware would (user\n"
+	    "                        space; -e intel_pt/noretcomp,tsc,"
+	    "psb_period=N,mtc,\n"
+	    "                        mtc_period=N,cyc,cyc_thresh=N/u "
+	    "are honoured)\n"
+	    "      --inherit         with --emulate: follow fork/vfork "
+	    "children\n"
+	    "      --aslr            with --emulate: keep address space "
+	    "randomization\n"
+	    "  -N, --no-buildid-cache with --emulate: do not put the vDSO "
+	    "in the build-id\n"
+	    "                        cache (~/.debug), where perf finds it\n"
+	    "\nSIGINT, SIGTERM or SIGHUP end the recording: the signal "
+	    "goes on to the\ncommand, which is killed if it has not ended "
+	    "2 seconds later.  qpt record\nexits with the command's status "
+	    "(128+N when signal N killed it).\n");
 }
 
 static int parse_u64_arg(const char *s, uint64_t *v)
@@ -184,7 +193,7 @@ struct record_args {
 	const char *events[MAX_EVENTS];
 	const char *control;
 	bool quiet;
-	bool emulate, inherit, aslr;
+	bool emulate, inherit, aslr, no_buildid_cache;
 };
 
 enum {
@@ -197,26 +206,46 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"event", required_argument, NULL, 'e'},
-	{"output", required_argument, NULL, 'o'},
-	{"pid", required_argument, NULL, 'p'},
-	{"all-cpus", no_argument, NULL, 'a'},
-	{"cpu", required_argument, NULL, 'C'},
-	{"per-thread", no_argument, NULL, OPT_PER_THREAD},
-	{"mmap-pages", required_argument, NULL, 'm'},
-	{"snapshot", optional_argument, NULL, 'S'},
-	{"control", required_argument, NULL, OPT_CONTROL},
-	{"count", required_argument, NULL, 'c'},
-	{"freq", required_argument, NULL, 'F'},
-	{"compression-level", optional_argument, NULL, 'z'},
-	{"sysfs", required_argument, NULL, OPT_SYSFS},
-	{"quiet", no_argument, NULL, 'q'},
-	{"emulate", no_argument, NULL, OPT_EMULATE},
-	{"inherit", no_argument, NULL, OPT_INHERIT},
-	{"aslr", no_argument, NULL, OPT_ASLR},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"event", required_argument, NULL, 'e'},
+    {"output", required_argument, NULL, 'o'},
+    {"pid", required_argument, NULL, 'p'},
+    {"all-cpus", no_argument, NULL, 'a'},
+    {"cpu", required_argument, NULL, 'C'},
+    {"per-thread", no_argument, NULL, OPT_PER_THREAD},
+    {"mmap-pages", required_argument, NULL, 'm'},
+    {"snapshot", optional_argument, NULL, 'S'},
+    {"control", required_argument, NULL, OPT_CONTROL},
+    {"count", required_argument, NULL, 'c'},
+    {"freq", required_argument, NULL, 'F'},
+    {"compression-level", optional_argument, NULL, 'z'},
+    {"sysfs", required_argument, NULL, OPT_SYSFS},
+    {"quiet", no_argument, NULL, 'q'},
+    {"emulate", no_argument, NULL, OPT_EMULATE},
+    {"inherit", no_argument, NULL, OPT_INHERIT},
+    {"aslr", no_argument, NULL, OPT_ASLR},
+    {"no-buildid-cache", no_argument, NULL, 'N'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
+
+/* The options together.  Returns -1 to go on, else the exit code. */
+static int check_args(const struct record_args *a)
+{
+	/* -C also narrows a command or process to those CPUs, as perf. */
+	if (!!a->o.argv + !!a->o.pid + a->o.all_cpus +
+		    (a->o.cpu_list && !a->o.argv && !a->o.pid) != 1)
+		return cli_usage_error("record",
+				       "give one target: -- COMMAND, -p PID, "
+				       "-a or -C CPUS");
+	if (a->emulate && !a->o.argv)
+		return cli_usage_error("record", "--emulate needs -- COMMAND");
+	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
+		return cli_usage_error("record", "--inherit, --aslr and -N go "
+						 "with --emulate");
+	if (a->control && !a->o.snapshot)
+		return cli_usage_error("record", "--control needs -S");
+	return -1;
+}
 
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, struct record_args *a)
@@ -224,7 +253,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:o:p:aC:m:S::c:F:z::qh",
+	while ((c = getopt_long(argc, argv, "+e:o:p:aC:m:S::c:F:z::qNh",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -308,6 +337,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case OPT_ASLR:
 			a->aslr = true;
 			break;
+		case 'N':
+			a->no_buildid_cache = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return QPT_EXIT_OK;
@@ -317,20 +349,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	}
 	if (optind < argc)
 		a->o.argv = argv + optind;
-	/* -C also narrows a command or process to those CPUs, as perf. */
-	if (!!a->o.argv + !!a->o.pid + a->o.all_cpus +
-		    (a->o.cpu_list && !a->o.argv && !a->o.pid) != 1)
-		return cli_usage_error("record",
-				       "give one target: -- COMMAND, -p PID, "
-				       "-a or -C CPUS");
-	if (a->emulate && !a->o.argv)
-		return cli_usage_error("record", "--emulate needs -- COMMAND");
-	if ((a->inherit || a->aslr) && !a->emulate)
-		return cli_usage_error("record",
-				       "--inherit and --aslr go with --emulate");
-	if (a->control && !a->o.snapshot)
-		return cli_usage_error("record", "--control needs -S");
-	return -1;
+	return check_args(a);
 }
 
 /* Like a shell: is @cmd an executable file, by path or in $PATH?  0 or
@@ -360,20 +379,21 @@ static int find_command(const char *cmd)
 	return err;
 }
 
-/* @emulate: the command gets SIGINT (from the terminal) and ends the run */
-static void install_signals(bool emulate)
+/* SIGINT, SIGTERM and SIGHUP end the run (the emulator passes them on) */
+static void install_signals(void)
 {
 	struct sigaction sa;
 
+	/* no SA_RESTART: a wait for the command returns at once */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
-	if (emulate)
-		ignore_here(SIGINT);
-	else
-		sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_snapshot;
 	sigaction(SIGUSR2, &sa, NULL);
+	/* qpt's own writes fail with EPIPE; the command does not inherit
+	 * an ignored SIGPIPE */
 	ignore_here(SIGPIPE);
 }
 
@@ -400,7 +420,8 @@ static void read_control(int fd)
 	}
 }
 
-static void print_summary(struct qpt_recorder *rec, const char *out)
+static void print_summary(struct qpt_recorder *rec, const char *out,
+			  const char *note)
 {
 	struct qpt_capture_stats st;
 
@@ -426,11 +447,11 @@ static void print_summary(struct qpt_recorder *rec, const char *out)
 	fprintf(stderr,
 		"[ qpt record: captured %" PRIu64 " bytes of trace in %" PRIu64
 		" buffers, %" PRIu64 " bytes lost%s; %" PRIu64
-		" records; wrote %.3f MB %s ]\n",
+		" records; wrote %.3f MB %s%s ]\n",
 		st.aux_bytes, st.aux_buffers, st.aux_overwritten,
 		st.aux_truncated ? " (and truncations)" : "", st.records,
-		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0),
-		out);
+		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0), out,
+		note);
 }
 
 static int report_new_error(int err, struct record_args *a, const char *msg)
@@ -504,7 +525,45 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 	return err < 0 ? err : 0;
 }
 
-/* The terms of -e intel_pt/TERMS/MODS that the emulation honours. */
+/*
+ * An event string as the PMU reads it: its terms known and their values
+ * within their bits, as perf checks them (the emulation describes the
+ * intel_pt PMU as the Linux driver does where there is none).  Returns -1
+ * when it parses (*@psb_period: its psb_period when an intel_pt event,
+ * else -1), else the usage error's exit code.
+ */
+static int check_event(const char *ev, const struct record_args *a,
+		       int *psb_period)
+{
+	struct qpt_event_opts eopts;
+	struct qpt_event *e = NULL;
+	char msg[256] = "";
+	int err;
+
+	qpt_event_opts_init(&eopts);
+	eopts.sysfs_root = a->o.sysfs_root;
+	eopts.errbuf = msg;
+	eopts.errlen = sizeof(msg);
+	eopts.builtin_intel_pt = a->emulate;
+	eopts.builtin_intel_pt_type = QPT_EMULATE_PMU_TYPE;
+	err = qpt_event_parse(ev, &eopts, &e);
+	*psb_period = -1;
+	if (!err && !strcmp(qpt_event_pmu(e), "intel_pt"))
+		/* config:24-27, the driver's format (perf reads it there) */
+		*psb_period = (int)(qpt_event_attr(e)->config >> 24 & 15);
+	if (!err && a->emulate && qpt_event_attr(e)->exclude_user) {
+		snprintf(msg, sizeof(msg),
+			 "the emulation traces user space: '%s'", ev);
+		err = -QPT_E_INVAL;
+	}
+	qpt_event_free(e);
+	if (err == -QPT_E_INVAL)
+		return cli_usage_error("record", "%s", msg);
+	return -1; /* a missing PMU: the recorder says so */
+}
+
+/* The terms of -e intel_pt/TERMS/MODS (checked) that the emulation
+ * honours. */
 static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
 {
 	char buf[256], *terms, *end, *t, *save = NULL, *val;
@@ -516,9 +575,8 @@ static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
 	strcpy(buf, ev + 9);
 	terms = buf;
 	end = strchr(terms, '/');
-	if (!end || strspn(end + 1, "u") != strlen(end + 1))
-		return cli_usage_error("record", "bad event '%s' (the "
-				       "emulation traces user space: /u)", ev);
+	if (!end)
+		return cli_usage_error("record", "bad event '%s'", ev);
 	*end = '\0';
 	for (t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		val = strchr(t, '=');
@@ -527,7 +585,7 @@ static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
 		v = val ? strtoul(val, NULL, 0) : 1;
 		if (!strcmp(t, "noretcomp"))
 			eo->noretcomp = v != 0;
-		else if (!strcmp(t, "psb_period") && v <= 15)
+		else if (!strcmp(t, "psb_period"))
 			eo->psb_period = (uint32_t)v;
 		else if (!strcmp(t, "tsc"))
 			eo->tsc = v != 0;
@@ -535,15 +593,59 @@ static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
 			eo->mtc = v != 0;
 		else if (!strcmp(t, "cyc"))
 			eo->cyc = v != 0;
-		else if (!strcmp(t, "mtc_period") && v <= 15)
+		else if (!strcmp(t, "mtc_period"))
 			eo->mtc_period = (uint32_t)v;
-		else if (!strcmp(t, "cyc_thresh") && v <= 15)
+		else if (!strcmp(t, "cyc_thresh"))
 			eo->cyc_thresh = (uint32_t)v;
-		else if (strcmp(t, "pt") && strcmp(t, "branch"))
+		else if ((strcmp(t, "pt") && strcmp(t, "branch")) || !v)
 			return cli_usage_error("record", "--emulate: term '%s' "
 					       "is not emulated", t);
 	}
 	return -1;
+}
+
+/*
+ * A snapshot must hold a PSB+ and the trace up to the next PSB to decode
+ * anything: with the worst start, just after a PSB, that is two PSB
+ * periods of 2^(psb_period + 11) bytes.  @aux: the AUX area's bytes when
+ * given (a snapshot without -S SIZE is all of it).
+ */
+static int check_snapshot(const struct record_args *a, int psb_period,
+			  uint64_t aux)
+{
+	uint64_t need = 2ULL << (psb_period + 11);
+	uint64_t size = a->o.snapshot_size ? a->o.snapshot_size : aux;
+
+	if (!a->o.snapshot || psb_period < 0 || !size || size >= need)
+		return -1;
+	return cli_usage_error("record",
+			       "%s of %llu bytes cannot hold a whole PSB "
+			       "period after its first PSB: psb_period=%d "
+			       "puts one every %llu bytes; give at least %llu",
+			       a->o.snapshot_size ? "-S" : "the AUX area (-m)",
+			       (unsigned long long)size, psb_period,
+			       (unsigned long long)(need / 2),
+			       (unsigned long long)need);
+}
+
+/* Every -e checked; the snapshot size against the AUX event's PSB
+ * period.  Returns -1 or the usage error's exit code. */
+static int check_events(const struct record_args *a)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	int ret, psb, aux_psb = -1;
+	size_t i;
+
+	for (i = 0; i < a->o.nr_events; i++) {
+		ret = check_event(a->events[i], a, &psb);
+		if (ret >= 0)
+			return ret;
+		if (psb >= 0)
+			aux_psb = psb;
+	}
+	if (a->emulate && aux_psb < 0)
+		aux_psb = 3; /* qpt_emulate_opts_init's psb_period */
+	return check_snapshot(a, aux_psb, a->o.aux_pages * page);
 }
 
 static void emulate_progress(uint64_t insns, void *ctx)
@@ -553,29 +655,95 @@ static void emulate_progress(uint64_t insns, void *ctx)
 	*(bool *)ctx = true;
 }
 
+/* Library messages worth a user's attention, as qpt's warnings. */
+static void log_warnings(enum qpt_log_level lvl, const char *msg, void *ctx)
+{
+	if (lvl <= QPT_LOG_WARN)
+		cli_warn("%s", msg);
+}
+
+/* perf's build-id cache: $HOME/.debug, the user's home by the password
+ * database without HOME (perf itself would use ./.debug then). */
+static char *buildid_dir(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+	char *dir;
+
+	if (!home || !*home) {
+		pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home || asprintf(&dir, "%s/.debug", home) < 0)
+		return NULL;
+	return dir;
+}
+
+/* "; program killed by SIGSEGV" for the summary, or "". */
+static const char *killed_note(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+
+	if (sig <= 0)
+		return "";
+	if (abbrev)
+		snprintf(buf, len, "; program killed by SIG%s", abbrev);
+	else
+		snprintf(buf, len, "; program killed by signal %d", sig);
+	return buf;
+}
+
+static void emulate_summary(const struct qpt_emulate_result *res,
+			    const char *out)
+{
+	char note[64];
+
+	if (res->gaps)
+		cli_warn("%" PRIu64 " places where this host lost single-step "
+			 "traps and what ran could not be told: the trace has "
+			 "an overflow (OVF) there",
+			 res->gaps);
+	fprintf(stderr,
+		"[ qpt record --emulate: %" PRIu64 " instructions in %u "
+		"thread(s), %" PRIu64 " bytes of trace in %" PRIu64 " buffers, "
+		"%" PRIu64 " truncations; wrote %.3f MB %s%s ]\n",
+		res->insns, res->threads, res->capture.aux_bytes,
+		res->capture.aux_buffers, res->capture.aux_truncated,
+		(double)res->output_bytes / (1024.0 * 1024.0), out,
+		killed_note(res->term_signal, note, sizeof(note)));
+}
+
+static void emulate_opts(struct record_args *a, int argc, char **argv,
+			 struct qpt_emulate_opts *eo)
+{
+	qpt_emulate_opts_init(eo);
+	if (a->o.output)
+		eo->output = a->o.output;
+	eo->argv = a->o.argv;
+	eo->aslr = a->aslr;
+	eo->inherit = a->inherit;
+	eo->data_pages = a->o.data_pages;
+	eo->aux_pages = a->o.aux_pages;
+	eo->snapshot = a->o.snapshot;
+	eo->snapshot_size = a->o.snapshot_size;
+	eo->snapshot_request = (volatile int *)&snapshot_requested;
+	eo->stop_request = (volatile int *)&stop_requested;
+	eo->compress = a->o.compress;
+	eo->cmd_argc = argc;
+	eo->cmd_argv = argv;
+	eo->log = log_warnings;
+}
+
 static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 {
 	bool shown = false;
 	struct qpt_emulate_opts eo;
 	struct qpt_emulate_result res;
-	char msg[512] = "";
+	char msg[512] = "", *cache = NULL;
 	size_t i;
 	int err, ret;
 
-	qpt_emulate_opts_init(&eo);
-	if (a->o.output)
-		eo.output = a->o.output;
-	eo.argv = a->o.argv;
-	eo.aslr = a->aslr;
-	eo.inherit = a->inherit;
-	eo.data_pages = a->o.data_pages;
-	eo.aux_pages = a->o.aux_pages;
-	eo.snapshot = a->o.snapshot;
-	eo.snapshot_size = a->o.snapshot_size;
-	eo.snapshot_request = (volatile int *)&snapshot_requested;
-	eo.compress = a->o.compress;
-	eo.cmd_argc = argc;
-	eo.cmd_argv = argv;
+	emulate_opts(a, argc, argv, &eo);
 	eo.errbuf = msg;
 	eo.errlen = sizeof(msg);
 	if (cli_show_progress() && !a->quiet) {
@@ -590,8 +758,11 @@ static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 	if (a->o.pid || a->o.all_cpus || a->o.cpu_list || a->control)
 		return cli_usage_error("record", "--emulate runs a command: "
 				       "no -p, -a, -C or --control");
-	install_signals(true);
+	if (!a->no_buildid_cache)
+		eo.buildid_dir = cache = buildid_dir();
+	install_signals();
 	err = qpt_emulate_record(&eo, &res);
+	free(cache);
 	if (shown)
 		fputc('\n', stderr);
 	if (res.exec_failed) {
@@ -606,28 +777,112 @@ static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
 			cli_error(eo.output, "%s", qpt_strerror(err));
 		return QPT_EXIT_ERROR;
 	}
+	if (res.gaps)
+		cli_warn("%" PRIu64 " places where this host lost single-step "
+			 "traps and what ran could not be told: the trace has "
+			 "an overflow (OVF) there", res.gaps);
 	if (!a->quiet)
-		fprintf(stderr,
-			"[ qpt record --emulate: %" PRIu64 " instructions in %u "
-			"thread(s), %" PRIu64 " bytes of trace in %" PRIu64
-			" buffers, %" PRIu64 " truncations; wrote %.3f MB %s ]\n",
-			res.insns, res.threads, res.capture.aux_bytes,
-			res.capture.aux_buffers, res.capture.aux_truncated,
-			(double)res.output_bytes / (1024.0 * 1024.0),
-			eo.output);
+		emulate_summary(&res, eo.output);
+	/* as perf: the command's own exit status */
+	return res.exit_status;
+}
+
+/*
+ * The recording stopped before the command ended (a stop signal, the
+ * control FIFO): the signal goes on to it, and what has not ended two
+ * seconds later is killed.  Returns its wait status.
+ */
+static int end_command(pid_t pid, int sig)
+{
+	struct timespec nap = {0, 10000000};
+	int status = 0, i;
+
+	kill(pid, sig > 0 ? sig : SIGTERM);
+	for (i = 0; i < 200; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* The command's exit status as qpt record's: its code, 128 + signal. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
 	return QPT_EXIT_OK;
+}
+
+static int start_failed(struct qpt_recorder *rec, struct record_args *a,
+			const char *msg)
+{
+	int ret = qpt_recorder_exec_failed(rec) ? 127 : QPT_EXIT_ERROR;
+
+	cli_error(NULL, "%s", msg);
+	qpt_recorder_stop(rec);
+	qpt_recorder_free(rec);
+	if (ret == 127 && strcmp(a->o.output, "-"))
+		unlink(a->o.output);
+	return ret;
+}
+
+static int record_hw(struct record_args *a, int argc, char **argv)
+{
+	struct qpt_recorder *rec;
+	char msg[512] = "", note[64];
+	int ret, err, pid, status;
+
+	a->o.events = a->events;
+	a->o.errbuf = msg;
+	a->o.errlen = sizeof(msg);
+	a->o.cmd_argc = argc;
+	a->o.cmd_argv = argv;
+	install_signals();
+	err = qpt_recorder_new(&a->o, &rec);
+	if (err < 0)
+		return report_new_error(err, a, msg);
+	err = qpt_recorder_start(rec);
+	if (err < 0)
+		return start_failed(rec, a, msg);
+	err = run(rec, a);
+	ret = qpt_recorder_stop(rec);
+	if (err >= 0)
+		err = ret;
+	pid = qpt_recorder_pid(rec);
+	status = qpt_recorder_status(rec);
+	if (pid && status == -1)
+		status = end_command(pid, stop_requested);
+	if (err < 0)
+		cli_error(a->o.output, "%s", qpt_strerror(err));
+	else if (!a->quiet)
+		print_summary(
+		    rec, a->o.output,
+		    pid && WIFSIGNALED(status)
+			? killed_note(WTERMSIG(status), note, sizeof(note))
+			: "");
+	qpt_recorder_free(rec);
+	if (err < 0)
+		return QPT_EXIT_ERROR;
+	/* Like perf: the command's own exit status. */
+	return pid ? command_status(status) : QPT_EXIT_OK;
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a;
-	struct qpt_recorder *rec;
-	char msg[512] = "";
-	int ret, err, pid, status;
+	int ret, err;
 
 	memset(&a, 0, sizeof(a));
 	qpt_recorder_opts_init(&a.o);
 	ret = parse_args(argc, argv, &a);
+	if (ret < 0)
+		ret = check_events(&a);
 	if (ret >= 0)
 		return ret;
 	/* getopt is done with argv[0] ("qpt record", for its messages); the
@@ -643,47 +898,5 @@ int cmd_record(int argc, char **argv)
 	}
 	if (a.emulate)
 		return cmd_record_emulate(&a, argc, argv);
-	a.o.events = a.events;
-	a.o.errbuf = msg;
-	a.o.errlen = sizeof(msg);
-	a.o.cmd_argc = argc;
-	a.o.cmd_argv = argv;
-	install_signals(false);
-	err = qpt_recorder_new(&a.o, &rec);
-	if (err < 0)
-		return report_new_error(err, &a, msg);
-	err = qpt_recorder_start(rec);
-	if (err < 0) {
-		cli_error(NULL, "%s", msg);
-		ret = qpt_recorder_exec_failed(rec) ? 127 : QPT_EXIT_ERROR;
-		qpt_recorder_stop(rec);
-		qpt_recorder_free(rec);
-		if (ret == 127 && strcmp(a.o.output, "-"))
-			unlink(a.o.output);
-		return ret;
-	}
-	err = run(rec, &a);
-	ret = qpt_recorder_stop(rec);
-	if (err >= 0)
-		err = ret;
-	pid = qpt_recorder_pid(rec);
-	status = qpt_recorder_status(rec);
-	if (pid && status == -1) {
-		/* Stopped before the command ended, as perf does. */
-		kill(pid, SIGTERM);
-		waitpid(pid, NULL, 0);
-	}
-	if (err < 0)
-		cli_error(a.o.output, "%s", qpt_strerror(err));
-	else if (!a.quiet)
-		print_summary(rec, a.o.output);
-	qpt_recorder_free(rec);
-	if (err < 0)
-		return QPT_EXIT_ERROR;
-	/* Like perf: the command's own exit status. */
-	if (pid && status != -1 && WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (pid && status != -1 && WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return QPT_EXIT_OK;
+	return record_hw(&a, argc, argv);
 }

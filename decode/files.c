@@ -465,14 +465,29 @@ static bool bid_matches(const struct qd_file *file, const uint8_t *bid,
 	return !memcmp(file->build_id, bid, n);
 }
 
+/* Where to look first for @file: the vDSO's bytes that qpt record
+ * --emulate keeps beside the recording (FILE.vdso), else the recorded
+ * path (under the sysroot). */
+static char *first_candidate(const struct qd_files *files,
+			     const struct qd_file *file)
+{
+	char *cand;
+
+	if (strcmp(file->path, "[vdso]") || !files->data_path)
+		return files->sysroot ? path_join(files->sysroot, file->path)
+				      : strdup(file->path);
+	if (asprintf(&cand, "%s.vdso", files->data_path) < 0)
+		return NULL;
+	return cand;
+}
+
 static int file_locate(struct qd_files *files, struct qd_file *file,
 		       const uint8_t *bid, size_t bid_size, bool raw)
 {
 	char *cand;
 	int err;
 
-	cand = files->sysroot ? path_join(files->sysroot, file->path)
-			      : strdup(file->path);
+	cand = first_candidate(files, file);
 	if (!cand)
 		return -ENOMEM;
 	err = file_open(files, file, cand, raw);
@@ -503,8 +518,14 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 			 hex + 2);
 		dir = path_join(base, sub);
 		if (dir && access(dir, R_OK)) {
+			/* perf's [vdso] entries: .build-id/xx/yyyy/vdso */
+			strcpy(sub + strlen(sub) - 3, "vdso");
+			free(dir);
+			dir = path_join(base, sub);
+		}
+		if (dir && access(dir, R_OK)) {
 			/* older layout: .build-id/xx/yyyy is the file */
-			sub[strlen(sub) - 4] = '\0';
+			sub[strlen(sub) - 5] = '\0';
 			free(dir);
 			dir = path_join(base, sub);
 		}

@@ -50,6 +50,7 @@ struct qd_file {
 struct qd_files {
 	const char *sysroot;
 	const char *buildid_dir;
+	const char *data_path; /* the recording: FILE.vdso beside it */
 	struct qd_file *head;
 	qpt_log_fn log;
 	void *log_ctx;

@@ -625,6 +625,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	}
 	s.stable = !qpt_reader_is_pipe(r) && !qpt_reader_is_stream(r);
 	s.reader = r;
+	dec->files.data_path = strcmp(path, "-") ? path : NULL;
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		s.feat = qpt_reader_features(r);
@@ -649,6 +650,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	if (!err)
 		err = qd_decoder_collect_missing(dec);
 out:
+	dec->files.data_path = NULL;
 	qpt_reader_free(r);
 	session_free(&s);
 	return err;

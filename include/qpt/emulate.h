@@ -10,9 +10,14 @@
  * libipt decode the file as a real recording.
  *
  * What marks a file as emulated: its event is named QPT_EMULATE_EVENT_NAME
- * in EVENT_DESC, and the CMDLINE feature holds the qpt command line.  The
- * [vdso] of each process is written to OUTPUT.vdso and MMAP2 names that
- * file, so decoders find the vDSO's code.
+ * in EVENT_DESC, and the CMDLINE feature holds the qpt command line.
+ *
+ * The vDSO: MMAP2 names it "[vdso]" as the kernel does and the BUILD_ID
+ * feature (HEADER_BUILD_ID in a pipe) holds its build-id, as perf record
+ * writes them.  Its bytes go to OUTPUT.vdso beside the output (qpt decode
+ * looks there; the pair can move together) and, as perf record does, to
+ * the build-id cache (buildid_dir/[vdso]/BUILD-ID/vdso with the
+ * .build-id/ link), where perf and qpt find them by build-id.
  */
 #ifndef QPT_EMULATE_H
 #define QPT_EMULATE_H
@@ -63,6 +68,17 @@ struct qpt_emulate_opts {
 	/* Polled while running: non-zero asks for a snapshot (the library
 	 * clears it).  May be NULL. */
 	volatile int *snapshot_request;
+	/* Polled while running: non-zero (a signal number) asks to end the
+	 * run as perf record ends its workload: the signal goes on to the
+	 * command, still traced; what has not ended stop_grace_ms later (0:
+	 * 2000) is killed, and every thread's trace ends at its exit.  The
+	 * library installs no signal handler: the caller's sets this.  May
+	 * be NULL. */
+	volatile int *stop_request;
+	uint32_t stop_grace_ms;
+	/* The build-id cache to put the vDSO's bytes in (perf's ~/.debug);
+	 * NULL: none. */
+	const char *buildid_dir;
 	/* Called now and then with the instructions traced so far (may be
 	 * NULL), e.g. to show progress. */
 	void (*progress)(uint64_t insns, void *ctx);
@@ -83,7 +99,11 @@ struct qpt_emulate_result {
 	uint64_t trace_bytes;  /* Intel PT bytes generated */
 	uint32_t threads;      /* threads traced */
 	int exit_status;       /* command: exit code, or 128 + signal */
+	int term_signal;       /* the signal that killed it, or 0 */
 	bool exec_failed;      /* the command could not be started */
+	uint64_t lost_traps;   /* single-step traps the host swallowed (the
+				* instructions were recovered) */
+	uint64_t gaps;	       /* where they could not be: OVF in the trace */
 	uint64_t output_bytes; /* written to the output */
 	struct qpt_capture_stats capture; /* as the consumer saw it */
 };

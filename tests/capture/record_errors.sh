@@ -37,8 +37,32 @@ grep -q "power of two" err.txt || fail "-m 3 message"
 "$QPT" record -e task-clock 2>err.txt; rc=$?
 test $rc -eq 2 || fail "no target: exit $rc"
 "$QPT" record -e 'intel_pt/tsc' -- true 2>err.txt; rc=$?
-test $rc -eq 1 || fail "bad event: exit $rc"
-one_line err.txt "bad event"
+test $rc -eq 2 || fail "bad event: exit $rc"
+grep -q "missing closing" err.txt || fail "bad event message: $(cat err.txt)"
+
+# Event terms the PMU does not have, values too large for their bits, and
+# a snapshot smaller than two PSB periods are usage errors (a fake intel_pt
+# PMU with the Linux driver's format; --emulate describes the same one).
+mkdir -p fsys/intel_pt/format
+echo 8 >fsys/intel_pt/type
+for f in pt:config:0 tsc:config:10 branch:config:13 \
+	psb_period:config:24-27; do
+	echo "${f#*:}" >"fsys/intel_pt/format/${f%%:*}"
+done
+for em in "" --emulate; do
+	for ev in intel_pt/tsc=2/u intel_pt/nosuch/u intel_pt/psb_period=16/u; do
+		"$QPT" record $em --sysfs "$PWD/fsys" -e "$ev" -- true \
+			2>err.txt; rc=$?
+		test $rc -eq 2 || fail "$em $ev: exit $rc"
+		grep -q "^qpt record: .*\(too large\|unknown term\)" err.txt ||
+			fail "$em $ev: $(cat err.txt)"
+	done
+	"$QPT" record $em --sysfs "$PWD/fsys" -S8K \
+		-e intel_pt/psb_period=2/u -- true 2>err.txt; rc=$?
+	test $rc -eq 2 || fail "$em -S8K psb_period=2: exit $rc"
+	grep -q "^qpt record: -S of 8192 bytes cannot hold" err.txt ||
+		fail "$em -S8K: $(cat err.txt)"
+done
 
 # An event this machine lacks (no hardware PMU in a VM) or has: either a
 # clean recording or one line.

@@ -1,18 +1,33 @@
 // SPDX-License-Identifier: MIT
 /*
  * Ground truth for the emulated source: a plain ptrace single-stepper,
- * independent of qpt's classifier and encoder.  It prints "TID IP" (hex IP)
- * for every instruction each thread retires, ASLR off:
+ * independent of qpt's classifier and encoder (instructions are decoded
+ * with Zydis).  It prints "TID IP" (hex IP) for every instruction each
+ * thread retires, ASLR off:
  *
- *   gt_step [-c] [-f] OUT -- CMD ARGS
+ *   gt_step [-c] [-f] [-s KINDS [-S]] OUT -- CMD ARGS
  *
  * An instruction counts when the step that runs it completes.  It does not
  * count when a signal stop arrives with the IP still on it (a fault or an
  * asynchronous signal taken before it) and a handler runs; a rep-prefixed
- * string instruction, trapping once per iteration, counts once.  -c only
- * counts (the bare single-step loop of the benchmark): prints the
- * instructions and the completed steps (rep iterations included).  -f
- * follows fork and vfork children too.
+ * string instruction, trapping once per iteration, counts once.  A new
+ * thread's (or, with -f, child's) first instruction is the one after the
+ * clone (fork) that made it.  -c only counts, as the bare single-step loop
+ * of the benchmark (read RIP at each trap, nothing else): prints the
+ * instructions and the completed steps (rep iterations included), threads
+ * and signals aside.  -f follows fork and vfork children too.
+ *
+ * Some hosts swallow the single-step trap after an instruction (after
+ * CPUID under some hypervisors): the stop comes one instruction late.
+ * Before each step the instruction's destination is worked out from the
+ * registers; a stop elsewhere means the instructions from there ran too,
+ * and they are printed (recovered from their bytes up to one whose
+ * outcome the stop shows; gt_step fails, exit 3, where it cannot tell).
+ * -s KINDS simulates such a host: the trap after each instruction of
+ * these kinds (gt_x86.h: jcc, jmp-ind, call, call-ind, ret, other, cpuid,
+ * ..., all) is swallowed, unless the next one is a system call; -S
+ * swallows the next trap too when the instruction after is a direct call
+ * or a Jcc (after a Jcc what ran cannot be told: exit 3).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -28,20 +43,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gt_x86.h"
+
 #define MAX_THREADS 64
+#define MAX_CHAIN 8
 
 struct thr {
 	pid_t tid;
-	bool pending;
-	unsigned long long ip, last;
+	bool pending, next_known;
+	struct gt_insn in; /* the stepped instruction (pending) */
+	unsigned long long last;
+	uint64_t next; /* where it goes (next_known) */
 	int sig;
+	int swallow; /* -s: swallow the next trap (2: after first) */
+	uint64_t first;
 };
 
 static struct thr thr[MAX_THREADS];
 static int nthr;
 static FILE *out;
-static bool count_only;
-static unsigned long long total, steps;
+static bool count_only, double_swallow;
+static int swallow_kinds;
+static unsigned long long total, steps, lost;
 
 static struct thr *get(pid_t tid)
 {
@@ -59,42 +82,10 @@ static struct thr *get(pid_t tid)
 	return &thr[nthr++];
 }
 
-static int read_code(pid_t tid, unsigned long long ip, unsigned char *b)
+static void getregs(pid_t tid, struct user_regs_struct *r)
 {
-	struct iovec l = {b, 16}, r = {(void *)ip, 16};
-
-	memset(b, 0, 16);
-	return process_vm_readv(tid, &l, 1, &r, 1, 0) > 0 ? 0 : -1;
-}
-
-/* rep/repne + movs, cmps, stos, lods, scas, ins, outs */
-static bool is_rep_string(pid_t tid, unsigned long long ip)
-{
-	unsigned char b[16];
-	bool rep = false;
-	int i = 0;
-
-	if (read_code(tid, ip, b))
-		return false;
-	for (; i < 15; i++) {
-		if (b[i] == 0xf2 || b[i] == 0xf3)
-			rep = true;
-		else if (!(b[i] == 0x66 || b[i] == 0x67 || b[i] == 0x2e ||
-			   b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 ||
-			   b[i] == 0x64 || b[i] == 0x65 ||
-			   (b[i] & 0xf0) == 0x40))
-			break;
-	}
-	return rep && ((b[i] >= 0xa4 && b[i] <= 0xa7) ||
-		       (b[i] >= 0xaa && b[i] <= 0xaf) ||
-		       (b[i] >= 0x6c && b[i] <= 0x6f));
-}
-
-static bool is_syscall(pid_t tid, unsigned long long ip)
-{
-	unsigned char b[16];
-
-	return !read_code(tid, ip, b) && b[0] == 0x0f && b[1] == 0x05;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, r) < 0)
+		memset(r, 0, sizeof(*r));
 }
 
 static bool caught(pid_t tid, int sig)
@@ -114,62 +105,147 @@ static bool caught(pid_t tid, int sig)
 	return (m >> (sig - 1)) & 1;
 }
 
-static void retire(struct thr *t)
+/* @in retired (a rep iteration after the first counts as a step only). */
+static void retire_insn(struct thr *t, const struct gt_insn *in)
 {
+	steps++;
+	if (in->ip == t->last && in->rep)
+		return;
+	t->last = in->ip;
+	total++;
+	if (!count_only)
+		fprintf(out, "%d %llx\n", t->tid, (unsigned long long)in->ip);
+}
+
+/* The thread stopped at @regs (not a fault on the pending instruction). */
+static void complete(struct thr *t, const struct user_regs_struct *regs)
+{
+	uint64_t cur = regs->rip, ip, next;
+	struct gt_insn in;
+	int i;
+
 	if (!t->pending)
 		return;
 	t->pending = false;
-	steps++;
-	if (t->ip == t->last && is_rep_string(t->tid, t->ip))
+	retire_insn(t, &t->in);
+	if (!t->next_known || cur == t->next ||
+	    (cur == t->in.ip && (t->in.rep || t->in.kind == GT_SYSCALL)))
 		return;
-	t->last = t->ip;
-	total++;
-	if (!count_only)
-		fprintf(out, "%d %llx\n", t->tid, t->ip);
+	/* the trap after it was swallowed: more ran, from t->next */
+	lost++;
+	for (ip = t->next, i = 0; i < MAX_CHAIN; i++, ip = next) {
+		gt_decode(t->tid, ip, &in);
+		retire_insn(t, &in);
+		if (gt_ran_last(t->tid, &in, regs))
+			return;
+		if (!gt_only_next(&in, &next))
+			break;
+	}
+	fprintf(stderr,
+		"gt_step: thread %d: lost a single-step trap; what ran from "
+		"%#llx to %#llx cannot be told\n",
+		t->tid, (unsigned long long)t->next, (unsigned long long)cur);
+	exit(3);
 }
 
-static unsigned long long rip(pid_t tid)
+/* The thread will run the instruction at @regs->rip next. */
+static void arm(struct thr *t, const struct user_regs_struct *regs)
 {
-	return (unsigned long long)ptrace(
+	gt_decode(t->tid, regs->rip, &t->in);
+	t->pending = true;
+	t->next_known = gt_next(t->tid, &t->in, regs, &t->next) > 0;
+	if (swallow_kinds & (1 << t->in.kind))
+		t->swallow = 1;
+}
+
+/* -s: a trap stop to swallow?  Steps on and says so. */
+static bool swallowed(struct thr *t, const struct user_regs_struct *regs)
+{
+	int r;
+
+	if (!t->swallow)
+		return false;
+	r = gt_swallow(t->tid, regs, double_swallow,
+		       t->swallow == 2 ? t->first : 0);
+	t->swallow = 0;
+	if (r < 0)
+		return false;
+	if (r == 1) {
+		t->swallow = 2;
+		t->first = regs->rip;
+	}
+	ptrace(PTRACE_SINGLESTEP, t->tid, NULL, NULL);
+	return true;
+}
+
+static void on_signal(struct thr *t, int sig,
+		      const struct user_regs_struct *regs)
+{
+	if (t->pending && t->in.ip != regs->rip)
+		complete(t, regs);
+	t->pending = false;
+	t->sig = sig;
+	if (!caught(t->tid, sig))
+		arm(t, regs);
+}
+
+/* -c: a trap is one more step; the instruction it ends counts unless a
+ * REP string instruction stopped on itself again. */
+static void count(pid_t tid)
+{
+	struct thr *t = get(tid);
+	unsigned long long ip;
+	struct gt_insn in;
+
+	errno = 0;
+	ip = (unsigned long long)ptrace(
 	    PTRACE_PEEKUSER, tid,
 	    (void *)offsetof(struct user_regs_struct, rip), NULL);
+	steps++;
+	if (ip == t->last) {
+		gt_decode(tid, ip, &in);
+		if (in.rep)
+			return;
+	}
+	t->last = ip;
+	total++;
 }
 
-static void stop(pid_t tid, int status, pid_t child)
+static void stop(pid_t tid, int status)
 {
 	struct thr *t = get(tid);
 	int sig = WSTOPSIG(status), ev = status >> 16;
-	unsigned long long cur;
+	struct user_regs_struct regs;
 
 	t->sig = 0;
-	if (ev == PTRACE_EVENT_EXIT) {
-		if (t->pending && is_syscall(tid, t->ip))
-			retire(t);
-		t->pending = false;
-	} else if (ev == PTRACE_EVENT_EXEC) {
-		if (tid != child || t->last || t->pending)
-			retire(t);
+	if (ev || sig != SIGTRAP)
+		t->swallow = 0; /* only a trap right after the step */
+	if (ev == PTRACE_EVENT_EXEC) {
+		if (t->pending)
+			retire_insn(t, &t->in); /* the execve */
 		t->pending = false;
 		t->last = 0;
+	} else if (ev == PTRACE_EVENT_EXIT) {
+		/* the last instruction ran when the thread left it */
+		getregs(tid, &regs);
+		if (t->pending && regs.rip && regs.rip != t->in.ip)
+			complete(t, &regs);
+		t->pending = false;
 	} else if (ev) {
 		/* clone/fork/vfork: nothing executes */
 	} else if (sig == SIGTRAP) {
-		cur = rip(tid);
-		retire(t);
-		t->ip = cur;
-		t->pending = true;
+		getregs(tid, &regs);
+		if (swallowed(t, &regs))
+			return;
+		complete(t, &regs);
+		arm(t, &regs);
 	} else if (sig == SIGSTOP && !t->pending && !t->last) {
-		/* a new thread's first stop */
+		/* a new thread's first stop: its first instruction next */
+		getregs(tid, &regs);
+		arm(t, &regs);
 	} else {
-		cur = rip(tid);
-		if (t->pending && t->ip != cur)
-			retire(t);
-		t->pending = false;
-		t->sig = sig;
-		if (!caught(tid, sig)) {
-			t->ip = cur;
-			t->pending = true;
-		}
+		getregs(tid, &regs);
+		on_signal(t, sig, &regs);
 	}
 	ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)t->sig);
 }
@@ -186,13 +262,18 @@ int main(int argc, char **argv)
 			count_only = true;
 		else if (!strcmp(argv[argi], "-f"))
 			opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
-		else if (!strcmp(argv[argi], "--"))
-			break;
+		else if (!strcmp(argv[argi], "-S"))
+			double_swallow = true;
+		else if (!strcmp(argv[argi], "-s") && argi + 1 < argc &&
+			 (swallow_kinds = gt_kinds(argv[argi + 1])) >= 0)
+			argi++;
 		else
 			break;
 	}
-	if (argc < argi + 3 || strcmp(argv[argi + 1], "--")) {
-		fprintf(stderr, "usage: gt_step [-c] [-f] OUT -- CMD ARGS\n");
+	if (argc < argi + 3 || strcmp(argv[argi + 1], "--") ||
+	    swallow_kinds < 0) {
+		fprintf(stderr, "usage: gt_step [-c] [-f] [-s KINDS [-S]] OUT "
+				"-- CMD ARGS\n");
 		return 2;
 	}
 	out = fopen(argv[argi], "w");
@@ -224,11 +305,23 @@ int main(int argc, char **argv)
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0)
 			break;
-		if (WIFSTOPPED(status))
-			stop(tid, status, child);
+		if (!WIFSTOPPED(status))
+			continue;
+		if (count_only && !(status >> 16) &&
+		    WSTOPSIG(status) == SIGTRAP) {
+			count(tid);
+			ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL);
+		} else {
+			stop(tid, status);
+		}
 	}
 	if (count_only)
 		fprintf(out, "%llu %llu\n", total, steps);
 	fclose(out);
+	if (lost)
+		fprintf(stderr,
+			"gt_step: %llu lost single-step traps "
+			"recovered\n",
+			lost);
 	return 0;
 }

@@ -11,6 +11,10 @@
  * before and after the run, no MTC or CYC is lost (libipt could use them
  * all), and MTC and CYC give more distinct times than TSC alone.
  *
+ * The same engine on a simulated host that swallows single-step traps
+ * (inject.h) after each kind of instruction: the decode is still the
+ * ground truth (test_emu_swallow, this file built with EMU_SWALLOW_TESTS).
+ *
  * argv[1]: gt_step, argv[2]: the folder of the test programs.
  */
 #include <errno.h>
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,8 +34,11 @@
 
 #include "capture/emu_pt.h"
 #include "capture/emu_trace.h"
+#include "gt_x86.h"
+#include "inject.h"
 
 #define MAX_T 8
+#define GAP UINT64_MAX /* an overflow in the decoded sequence */
 
 static const char *gt_tool, *prog_dir;
 
@@ -67,6 +75,7 @@ struct mem_sink {
 	struct mem_map maps[128];
 	int nmaps;
 	int itrace_starts, forks, exits, comms;
+	char vdso[64]; /* the [vdso] bytes the engine handed on, in a file */
 };
 
 static struct mem_thread *mem_find(struct mem_sink *s, pid_t tid)
@@ -152,13 +161,35 @@ static int mem_thread_exit(void *ctx, pid_t tid)
 	return 0;
 }
 
+static int mem_vdso(void *ctx, pid_t pid, const uint8_t *buf, size_t len,
+		    const uint8_t *bid, size_t bid_len)
+{
+	struct mem_sink *s = ctx;
+	FILE *f = fopen(s->vdso, "w");
+
+	if (!f)
+		return -errno;
+	if (fwrite(buf, 1, len, f) != len) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) ? -errno : 0;
+}
+
 static const struct emu_sink_ops mem_ops = {
-    mem_thread_new, mem_aux, mem_record, mem_thread_exit, NULL,
+    .thread_new = mem_thread_new,
+    .aux = mem_aux,
+    .record = mem_record,
+    .thread_exit = mem_thread_exit,
+    .vdso = mem_vdso,
 };
 
-/* Ground truth: per thread, in order of first appearance. */
-static int ground_truth(const char *prog, struct seq *seqs)
+/* Ground truth (gt_step with @flag, e.g. "-s" "jcc", or none): per
+ * thread, in order of first appearance. */
+static int ground_truth(const char *prog, char *const *flags, struct seq *seqs)
 {
+	char *args[8];
+	int a = 0;
 	char out[] = "/tmp/qpt-gt-XXXXXX", line[128];
 	pid_t tids[MAX_T];
 	int fd, nt = 0, i, status;
@@ -168,9 +199,16 @@ static int ground_truth(const char *prog, struct seq *seqs)
 	fd = mkstemp(out);
 	assert_true(fd >= 0);
 	close(fd);
+	args[a++] = (char *)gt_tool;
+	while (flags && *flags && a < 4)
+		args[a++] = *flags++;
+	args[a++] = out;
+	args[a++] = (char *)"--";
+	args[a++] = (char *)prog;
+	args[a] = NULL;
 	pid = fork();
 	if (!pid) {
-		execl(gt_tool, gt_tool, out, "--", prog, (char *)NULL);
+		execv(gt_tool, args);
 		_exit(127);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -247,8 +285,11 @@ static int decode(const struct mem_sink *s, const struct mem_thread *t,
 	image = pt_image_alloc(NULL);
 	assert_non_null(image);
 	for (i = 0; i < s->nmaps; i++)
-		pt_image_add_file(image, s->maps[i].name, s->maps[i].pgoff,
-				  s->maps[i].len, NULL, s->maps[i].addr);
+		pt_image_add_file(
+		    image,
+		    strcmp(s->maps[i].name, "[vdso]") ? s->maps[i].name
+						      : s->vdso,
+		    s->maps[i].pgoff, s->maps[i].len, NULL, s->maps[i].addr);
 	pt_config_init(&cfg);
 	cfg.begin = t->buf;
 	cfg.end = t->buf + t->n;
@@ -270,6 +311,8 @@ static int decode(const struct mem_sink *s, const struct mem_thread *t,
 				status = pt_insn_event(dec, &ev, sizeof(ev));
 				if (status < 0)
 					break;
+				if (ev.type == ptev_overflow)
+					seq_add(seq, GAP);
 			}
 			if (status < 0)
 				break;
@@ -290,43 +333,70 @@ static int decode(const struct mem_sink *s, const struct mem_thread *t,
 	return errors;
 }
 
-static void compare(const struct seq *want, const struct seq *got, int thr)
+/* The decoded sequence against the ground truth: equal, but for two
+ * instructions the ground truth has at each gap (overflow) the trace
+ * shows.  Returns the gaps. */
+static uint64_t compare(const struct seq *want, const struct seq *got, int thr)
 {
-	size_t i, n = want->n < got->n ? want->n : got->n;
+	size_t i = 0, j;
+	uint64_t gaps = 0;
 
-	for (i = 0; i < n; i++)
-		if (want->ip[i] != got->ip[i])
+	for (j = 0; j < got->n; j++) {
+		if (got->ip[j] == GAP) {
+			i += 2;
+			gaps++;
+			continue;
+		}
+		if (i >= want->n || want->ip[i] != got->ip[j])
 			fail_msg("thread %d insn %zu: decoded %#llx, stepped "
 				 "%#llx",
-				 thr, i, (unsigned long long)got->ip[i],
-				 (unsigned long long)want->ip[i]);
-	if (want->n != got->n)
-		fail_msg("thread %d: decoded %zu insns, stepped %zu", thr,
-			 got->n, want->n);
+				 thr, i, (unsigned long long)got->ip[j],
+				 i < want->n ? (unsigned long long)want->ip[i]
+					     : 0ULL);
+		i++;
+	}
+	if (i != want->n)
+		fail_msg("thread %d: decoded %zu insns (%llu gaps), stepped "
+			 "%zu",
+			 thr, got->n, (unsigned long long)gaps, want->n);
+	return gaps;
 }
 
+/*
+ * Run @name under gt_step (with @gt_flags) and under the engine (through
+ * @inj, the simulated host that swallows traps, when not NULL): libipt's
+ * decode of each thread is the ground truth, gaps aside, and there are as
+ * many gaps as traps swallowed where what ran cannot be told (none on a
+ * real host).
+ */
 static void run_opts(const char *name, struct emu_trace_opts *opts,
-		     struct tcheck *tc)
+		     struct tcheck *tc, struct inject *inj,
+		     char *const *gt_flags)
 {
 	struct seq want[MAX_T], got[MAX_T];
-	char prog[4096], vdso[] = "/tmp/qpt-vdso-XXXXXX";
+	char prog[4096];
 	struct emu_trace_result res;
 	struct mem_sink *s;
+	uint64_t gaps = 0;
 	int nt, i, fd;
 	char *argv[2];
 
 	memset(want, 0, sizeof(want));
 	memset(got, 0, sizeof(got));
 	snprintf(prog, sizeof(prog), "%s/%s", prog_dir, name);
-	fd = mkstemp(vdso);
-	assert_true(fd >= 0);
-	close(fd);
-	opts->vdso_path = vdso;
-	nt = ground_truth(prog, want);
+	nt = ground_truth(prog, gt_flags, want);
 	s = calloc(1, sizeof(*s));
 	assert_non_null(s);
+	strcpy(s->vdso, "/tmp/qpt-vdso-XXXXXX");
+	fd = mkstemp(s->vdso);
+	assert_true(fd >= 0);
+	close(fd);
 	argv[0] = prog;
 	argv[1] = NULL;
+	if (inj) {
+		opts->ptrace = &inject_ops;
+		opts->ptrace_ctx = inj;
+	}
 	if (tc)
 		tc->lo = host_ns();
 	assert_int_equal(emu_trace_run(argv, opts, &mem_ops, s, &res), 0);
@@ -340,7 +410,19 @@ static void run_opts(const char *name, struct emu_trace_opts *opts,
 	for (i = 0; i < nt; i++) {
 		assert_true(s->t[i].exited);
 		assert_int_equal(decode(s, &s->t[i], &got[i], tc), 0);
-		compare(&want[i], &got[i], i);
+		gaps += compare(&want[i], &got[i], i);
+	}
+	assert_int_equal(gaps, res.gaps);
+	assert_int_equal(res.gaps, inj ? inj->twice_n : 0);
+	if (inj) {
+		print_message("%s: %lu traps swallowed, %llu seen lost, %llu "
+			      "gaps\n",
+			      name, inj->swallowed,
+			      (unsigned long long)res.lost_traps,
+			      (unsigned long long)res.gaps);
+		assert_true(inj->swallowed > 0);
+		assert_true(res.lost_traps > 0);
+		assert_true(res.lost_traps <= inj->swallowed);
 	}
 	for (i = 0; i < MAX_T; i++) {
 		free(want[i].ip);
@@ -348,8 +430,8 @@ static void run_opts(const char *name, struct emu_trace_opts *opts,
 		if (i < s->nt)
 			free(s->t[i].buf);
 	}
+	unlink(s->vdso);
 	free(s);
-	unlink(vdso);
 }
 
 static void run_prog(const char *name, bool retcomp, uint32_t psb)
@@ -361,7 +443,7 @@ static void run_prog(const char *name, bool retcomp, uint32_t psb)
 	    .sample_id = 1,
 	};
 
-	run_opts(name, &opts, NULL);
+	run_opts(name, &opts, NULL, NULL, NULL);
 }
 
 /* Distinct libipt times of emu_flow_static with these timing packets. */
@@ -380,7 +462,7 @@ static uint64_t run_timed(bool mtc, bool cyc, uint8_t mtc_period)
 			    .what = mtc ? (cyc ? "mtc+cyc" : "mtc") :
 					  (cyc ? "cyc" : "tsc")};
 
-	run_opts("emu_flow_static", &opts, &tc);
+	run_opts("emu_flow_static", &opts, &tc, NULL, NULL);
 	return tc.distinct;
 }
 
@@ -425,8 +507,154 @@ static void test_flow_small_psb(void **state)
 	run_prog("emu_flow", true, 256);
 }
 
+/* CPUID right before each kind of branch: on a host that swallows the trap
+ * after CPUID this is the real thing; here as any program. */
+PROG_TEST(cpuid)
+
+/* The engine on a simulated host that swallows the trap after each
+ * instruction of @kinds: the decode is still the ground truth. */
+static void run_swallow(const char *name, const char *kinds, bool twice)
+{
+	struct emu_trace_opts opts = {
+	    .no_aslr = true,
+	    .retcomp = true,
+	    .sample_id = 1,
+	};
+	struct inject *inj = calloc(1, sizeof(*inj));
+
+	assert_non_null(inj);
+	inj->kinds = gt_kinds(kinds);
+	assert_true(inj->kinds > 0);
+	inj->twice = twice;
+	run_opts(name, &opts, NULL, inj, NULL);
+	if (twice)
+		assert_true(inj->twice_n > 0);
+	free(inj);
+}
+
+#define SWALLOW_TEST(n, prog, kinds)                                           \
+	static void test_swallow_##n(void **state)                             \
+	{                                                                      \
+		run_swallow(prog, kinds, false);                               \
+	}
+
+SWALLOW_TEST(jcc, "emu_flow", "jcc")
+SWALLOW_TEST(jmp_ind, "emu_flow", "jmp-ind")
+SWALLOW_TEST(call, "emu_flow", "call")
+SWALLOW_TEST(call_ind, "emu_flow", "call-ind")
+SWALLOW_TEST(ret, "emu_flow", "ret")
+SWALLOW_TEST(other, "emu_flow_static", "other")
+SWALLOW_TEST(cpuid, "emu_cpuid", "cpuid")
+SWALLOW_TEST(cpuid_static, "emu_cpuid_static", "cpuid")
+SWALLOW_TEST(all_threads, "emu_threads", "all")
+SWALLOW_TEST(all_sig, "emu_sig_static", "all")
+SWALLOW_TEST(all_crash, "emu_crash", "all")
+
+/* Two traps in a row lost, the second after a Jcc: what ran cannot be
+ * told: an overflow, and the trace goes on right after. */
+static void test_swallow_gaps(void **state)
+{
+	run_swallow("emu_flow_static", "other", true);
+}
+
+/* Two traps in a row lost after CPUID, the second after a call (whose
+ * callee starts with a Jcc): recovered through the call. */
+static void test_swallow_chain(void **state)
+{
+	run_swallow("emu_cpuid_static", "cpuid", true);
+}
+
+/* gt_step on the same simulated host gives what it gives on this one. */
+static void test_gt_swallow(void **state)
+{
+	static const char *const kinds[] = {"jcc",	"jmp-ind", "call",
+					    "call-ind", "ret",	   "all"};
+	struct seq want[MAX_T], got[MAX_T];
+	char prog[4096], *flags[3] = {(char *)"-s", NULL, NULL};
+	size_t k;
+	int nt, i;
+
+	snprintf(prog, sizeof(prog), "%s/emu_threads", prog_dir);
+	memset(want, 0, sizeof(want));
+	nt = ground_truth(prog, NULL, want);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		memset(got, 0, sizeof(got));
+		flags[1] = (char *)kinds[k];
+		assert_int_equal(ground_truth(prog, flags, got), nt);
+		for (i = 0; i < nt; i++) {
+			assert_int_equal(compare(&want[i], &got[i], i), 0);
+			free(got[i].ip);
+		}
+	}
+	for (i = 0; i < MAX_T; i++)
+		free(want[i].ip);
+}
+
+/* The address emu_clone prints: its new thread's first instruction. */
+static uint64_t clone_child_start(const char *prog)
+{
+	unsigned long long a = 0;
+	char line[128];
+	int pfd[2], status;
+	pid_t pid;
+	FILE *f;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	if (!pid) {
+		dup2(pfd[1], 1);
+		personality(ADDR_NO_RANDOMIZE);
+		execl(prog, prog, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	f = fdopen(pfd[0], "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "child %llx", &a);
+	fclose(f);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(a != 0);
+	return a;
+}
+
+/* A new thread's (and, with inherit, a forked or vforked child's) trace
+ * starts at its first instruction, the one after the clone system call:
+ * by the program's own label, in the ground truth and in the decode. */
+static void test_clone_first(void **state)
+{
+	static const char *const progs[] = {"emu_clone", "emu_clone_static",
+					    "emu_clone_fork",
+					    "emu_clone_vfork"};
+	char prog[4096], *flags[2] = {(char *)"-f", NULL};
+	struct emu_trace_opts opts;
+	struct seq want[MAX_T];
+	uint64_t start;
+	size_t p;
+	int i;
+
+	for (p = 0; p < sizeof(progs) / sizeof(progs[0]); p++) {
+		snprintf(prog, sizeof(prog), "%s/%s", prog_dir, progs[p]);
+		start = clone_child_start(prog);
+		memset(want, 0, sizeof(want));
+		assert_int_equal(ground_truth(prog, flags, want), 2);
+		assert_true(want[1].n > 5);
+		assert_int_equal(want[1].ip[0], start);
+		for (i = 0; i < MAX_T; i++)
+			free(want[i].ip);
+		/* and the engine's, decoded, is that ground truth */
+		memset(&opts, 0, sizeof(opts));
+		opts.no_aslr = true;
+		opts.inherit = true;
+		opts.retcomp = true;
+		opts.sample_id = 1;
+		run_opts(progs[p], &opts, NULL, NULL, flags);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	/* two programs of this file (CMakeLists.txt), run side by side */
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flow),
 	    cmocka_unit_test(test_flow_static),
@@ -439,11 +667,36 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_crash_static),
 	    cmocka_unit_test(test_threads),
 	    cmocka_unit_test(test_threads_static),
+	    cmocka_unit_test(test_cpuid),
+	    cmocka_unit_test(test_cpuid_static),
+	    cmocka_unit_test(test_clone_first),
+	};
+	const struct CMUnitTest swallow[] = {
+	    cmocka_unit_test(test_gt_swallow),
+	    cmocka_unit_test(test_swallow_jcc),
+	    cmocka_unit_test(test_swallow_jmp_ind),
+	    cmocka_unit_test(test_swallow_call),
+	    cmocka_unit_test(test_swallow_call_ind),
+	    cmocka_unit_test(test_swallow_ret),
+	    cmocka_unit_test(test_swallow_other),
+	    cmocka_unit_test(test_swallow_cpuid),
+	    cmocka_unit_test(test_swallow_cpuid_static),
+	    cmocka_unit_test(test_swallow_all_threads),
+	    cmocka_unit_test(test_swallow_all_sig),
+	    cmocka_unit_test(test_swallow_all_crash),
+	    cmocka_unit_test(test_swallow_gaps),
+	    cmocka_unit_test(test_swallow_chain),
 	};
 
 	if (argc < 3)
 		return 77;
 	gt_tool = argv[1];
 	prog_dir = argv[2];
+#ifdef EMU_SWALLOW_TESTS
+	(void)tests;
+	return cmocka_run_group_tests(swallow, NULL, NULL);
+#else
+	(void)swallow;
 	return cmocka_run_group_tests(tests, NULL, NULL);
+#endif
 }

@@ -147,27 +147,84 @@ static void test_sequence(void **state)
 	assert_non_null(pt);
 	assert_int_equal(emu_pt_start(pt), 0);
 	assert_false(emu_pt_enabled(pt));
-	assert_int_equal(emu_pt_insn(pt, 0x401000, &(struct emu_insn){0, 0},
-				     0x401003), 0);
+	assert_int_equal(emu_pt_insn(pt, 0x401000,
+				     &(struct emu_insn){.cls = 0, .len = 0},
+				     0x401003),
+			 0);
 	assert_true(emu_pt_enabled(pt));
-	emu_pt_insn(pt, 0x401003, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x401005);
-	emu_pt_insn(pt, 0x401005, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x401020);
-	emu_pt_insn(pt, 0x401020, &(struct emu_insn){EMU_INSN_CALL, 5}, 0x402000);
-	emu_pt_insn(pt, 0x402000, &(struct emu_insn){EMU_INSN_RET, 1}, 0x401025);
-	emu_pt_insn(pt, 0x401025, &(struct emu_insn){EMU_INSN_CALL_IND, 2},
+	emu_pt_insn(pt, 0x401003,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    0x401005);
+	emu_pt_insn(pt, 0x401005,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    0x401020);
+	emu_pt_insn(pt, 0x401020,
+		    &(struct emu_insn){.cls = EMU_INSN_CALL, .len = 5},
+		    0x402000);
+	emu_pt_insn(pt, 0x402000,
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
+		    0x401025);
+	emu_pt_insn(pt, 0x401025,
+		    &(struct emu_insn){.cls = EMU_INSN_CALL_IND, .len = 2},
 		    0x403000);
-	emu_pt_insn(pt, 0x403010, &(struct emu_insn){EMU_INSN_RET, 1}, 0x401027);
+	emu_pt_insn(pt, 0x403010,
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
+		    0x401027);
 	/* a RET with nothing pushed since the last PSB: not compressed */
-	emu_pt_insn(pt, 0x401030, &(struct emu_insn){EMU_INSN_RET, 1},
+	emu_pt_insn(pt, 0x401030,
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
 		    0x7f0000500000);
-	emu_pt_insn(pt, 0x7f0000500010, &(struct emu_insn){EMU_INSN_FAR, 2}, 0);
+	emu_pt_insn(pt, 0x7f0000500010,
+		    &(struct emu_insn){.cls = EMU_INSN_FAR, .len = 2}, 0);
 	assert_false(emu_pt_enabled(pt));
-	emu_pt_insn(pt, 0x7f0000500012, &(struct emu_insn){0, 0}, 0x7f0000500015);
+	emu_pt_insn(pt, 0x7f0000500012, &(struct emu_insn){.cls = 0, .len = 0},
+		    0x7f0000500015);
 	assert_int_equal(emu_pt_async(pt, 0x7f0000500020), 0);
 	assert_false(emu_pt_enabled(pt));
 	assert_int_equal(emu_pt_async(pt, 0x7f0000500020), 0); /* nothing */
 	assert_int_equal(emu_pt_flush(pt), 0);
 	assert_int_equal(emu_pt_bytes(pt), b->n);
+	check(b, w, sizeof(w) / sizeof(w[0]));
+	emu_pt_free(pt);
+	free(b);
+}
+
+/* A gap (what ran after a lost single-step trap is not known): the trace
+ * stops where it begins (FUP + TIP.PGD, pending TNT first), OVF, and goes
+ * on with the full address (decoders forget the last IP); no RET is
+ * compressed against calls from before it. */
+static void test_gap(void **state)
+{
+	static const struct want w[] = {
+	    PKT(ppt_psb),
+	    PKT(ppt_mode),
+	    PKT(ppt_psbend),
+	    PKT(ppt_mode),
+	    IPP(ppt_tip_pge, pt_ipc_update_32, 0x401000),
+	    TNT(ppt_tnt_8, 1, 0x1),
+	    IPP(ppt_fup, pt_ipc_update_16, 0x401003),
+	    IPP(ppt_tip_pgd, pt_ipc_suppressed, 0),
+	    PKT(ppt_ovf),
+	    IPP(ppt_tip_pge, pt_ipc_sext_48, 0x401100),
+	    IPP(ppt_tip, pt_ipc_update_16, 0x401008),
+	};
+	struct emu_pt_opts o = {.retcomp = true};
+	struct buf *b = calloc(1, sizeof(*b));
+	struct emu_pt *pt = emu_pt_new(&o, out, b);
+
+	emu_pt_start(pt);
+	emu_pt_insn(pt, 0x401000,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    0x401010);
+	emu_pt_insn(pt, 0x401010,
+		    &(struct emu_insn){.cls = EMU_INSN_CALL, .len = 5},
+		    0x401003);
+	assert_int_equal(emu_pt_gap(pt, 0x401003, 0x401100), 0);
+	assert_true(emu_pt_enabled(pt));
+	emu_pt_insn(pt, 0x401100,
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
+		    0x401008);
+	emu_pt_flush(pt);
 	check(b, w, sizeof(w) / sizeof(w[0]));
 	emu_pt_free(pt);
 	free(b);
@@ -190,9 +247,12 @@ static void test_retcomp_rules(void **state)
 	struct emu_pt *pt = emu_pt_new(&o, out, b);
 
 	emu_pt_start(pt);
-	emu_pt_insn(pt, 0x1000, &(struct emu_insn){EMU_INSN_CALL, 5}, 0x2000);
-	emu_pt_insn(pt, 0x2000, &(struct emu_insn){EMU_INSN_FAR, 2}, 0);
-	emu_pt_insn(pt, 0x2002, &(struct emu_insn){EMU_INSN_RET, 1}, 0x1005);
+	emu_pt_insn(pt, 0x1000,
+		    &(struct emu_insn){.cls = EMU_INSN_CALL, .len = 5}, 0x2000);
+	emu_pt_insn(pt, 0x2000,
+		    &(struct emu_insn){.cls = EMU_INSN_FAR, .len = 2}, 0);
+	emu_pt_insn(pt, 0x2002,
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1}, 0x1005);
 	emu_pt_flush(pt);
 	check(b, w, sizeof(w) / sizeof(w[0]));
 	emu_pt_free(pt);
@@ -212,7 +272,8 @@ static void test_long_tnt_and_psb(void **state)
 
 	emu_pt_start(pt);
 	for (i = 0; i < 600; i++, ip += 2)
-		emu_pt_insn(pt, ip, &(struct emu_insn){EMU_INSN_JCC, 2},
+		emu_pt_insn(pt, ip,
+			    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
 			    ip + 2);
 	emu_pt_flush(pt);
 	pt_config_init(&cfg);
@@ -302,10 +363,16 @@ static void test_timing(void **state)
 	struct emu_pt *pt = emu_pt_new(&o, out, b);
 
 	assert_int_equal(emu_pt_start(pt), 0);
-	emu_pt_insn(pt, 0x401000, &(struct emu_insn){0, 3}, 0x401003);
-	emu_pt_insn(pt, 0x401003, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x401020);
-	emu_pt_insn(pt, 0x401020, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x401022);
-	emu_pt_insn(pt, 0x401022, &(struct emu_insn){EMU_INSN_JMP_IND, 2},
+	emu_pt_insn(pt, 0x401000, &(struct emu_insn){.cls = 0, .len = 3},
+		    0x401003);
+	emu_pt_insn(pt, 0x401003,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    0x401020);
+	emu_pt_insn(pt, 0x401020,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    0x401022);
+	emu_pt_insn(pt, 0x401022,
+		    &(struct emu_insn){.cls = EMU_INSN_JMP_IND, .len = 2},
 		    0x402000);
 	assert_int_equal(emu_pt_async(pt, 0x402000), 0);
 	assert_int_equal(emu_pt_flush(pt), 0);
@@ -336,10 +403,13 @@ static void test_cyc_thresh(void **state)
 	struct emu_pt *pt = emu_pt_new(&o, out, b);
 
 	emu_pt_start(pt);
-	emu_pt_insn(pt, 0x1000, &(struct emu_insn){0, 2}, 0x1002);
-	emu_pt_insn(pt, 0x1002, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x2000);
-	emu_pt_insn(pt, 0x2000, &(struct emu_insn){EMU_INSN_JCC, 2}, 0x2002);
-	emu_pt_insn(pt, 0x2002, &(struct emu_insn){EMU_INSN_JMP_IND, 2},
+	emu_pt_insn(pt, 0x1000, &(struct emu_insn){.cls = 0, .len = 2}, 0x1002);
+	emu_pt_insn(pt, 0x1002,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2}, 0x2000);
+	emu_pt_insn(pt, 0x2000,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2}, 0x2002);
+	emu_pt_insn(pt, 0x2002,
+		    &(struct emu_insn){.cls = EMU_INSN_JMP_IND, .len = 2},
 		    0x3000);
 	emu_pt_flush(pt);
 	assert_int_equal(c.i, c.n);
@@ -351,11 +421,12 @@ static void test_cyc_thresh(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sequence),
-		cmocka_unit_test(test_retcomp_rules),
-		cmocka_unit_test(test_long_tnt_and_psb),
-		cmocka_unit_test(test_timing),
-		cmocka_unit_test(test_cyc_thresh),
+	    cmocka_unit_test(test_sequence),
+	    cmocka_unit_test(test_retcomp_rules),
+	    cmocka_unit_test(test_gap),
+	    cmocka_unit_test(test_long_tnt_and_psb),
+	    cmocka_unit_test(test_timing),
+	    cmocka_unit_test(test_cyc_thresh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

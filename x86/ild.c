@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "decode/ild.h"
+#include "x86/ild.h"
 
 /* One-byte opcodes with a ModRM byte (bit set). */
 static const uint8_t modrm_1b[256 / 8] = {
@@ -134,15 +134,17 @@ int qd_ild_decode(const uint8_t *p, size_t len, int bits, uint64_t ip,
 		else if (b == 0x67) {
 			addr16 = bits == 32;
 			has67 = true;
-		}
-		else if (b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e ||
-			 b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 ||
-			 b == 0x65)
-			;
-		else
+		} else if (b == 0xf2 || b == 0xf3)
+			out->rep = b;
+		else if (b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 ||
+			 b == 0x64 || b == 0x65)
+			out->seg = b;
+		else if (b != 0xf0)
 			break;
 	}
+	out->addr_size = has67;
 	if (bits == 64 && i < len && (p[i] & 0xf0) == 0x40) {
+		out->rex = p[i];
 		rexw = p[i] & 8;
 		i++;
 	}
@@ -170,7 +172,9 @@ int qd_ild_decode(const uint8_t *p, size_t len, int bits, uint64_t ip,
 		if (i >= len)
 			return -1;
 		op = p[i++];
+		out->vex = true;
 		if (!(map == 1 && op == 0x77)) { /* vzeroupper/all */
+			out->modrm_off = (uint8_t)i;
 			m = modrm_len(p + i, len - i, addr16);
 			if (m < 0)
 				return -1;
@@ -264,6 +268,7 @@ legacy:
 
 		if (i >= len)
 			return -1;
+		out->modrm_off = (uint8_t)i;
 		reg = (p[i] >> 3) & 7;
 		if (map == 0 && (op == 0xf6 || op == 0xf7) && reg <= 1)
 			imm = op == 0xf6 ? 1 : opsz16 ? 2 : 4;
@@ -273,6 +278,8 @@ legacy:
 		i += (size_t)m;
 	}
 finish:
+	out->op = op;
+	out->map = (uint16_t)map;
 	left = len - i;
 	if ((size_t)(imm + rel) > left)
 		return -1;
