@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "x86/ild.h"
+#include "auxfmt/x86/ild.h"
 #include "decode/internal.h"
 
 /* Decoded instructions by ip (direct-mapped): loops decode once.  An

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "x86/ild.h"
+#include "auxfmt/x86/ild.h"
 #include "qpt/decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "x86/ild.h"
+#include "auxfmt/x86/ild.h"
 
 struct ild_case {
 	int bits;

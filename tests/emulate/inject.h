@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "capture/emu_trace.h"
+#include "capture/emulate/trace.h"
 
 #define INJECT_THREADS 64
 

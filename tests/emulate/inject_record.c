@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/emu_record.h"
+#include "capture/emulate/record.h"
 #include "gt_x86.h"
 #include "inject.h"
 

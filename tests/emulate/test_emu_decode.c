@@ -32,8 +32,8 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "capture/emu_pt.h"
-#include "capture/emu_trace.h"
+#include "capture/emulate/pt.h"
+#include "capture/emulate/trace.h"
 #include "gt_x86.h"
 #include "inject.h"
 

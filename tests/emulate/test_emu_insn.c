@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "capture/emu_insn.h"
+#include "capture/emulate/insn.h"
 
 struct row {
 	uint8_t bytes[15];

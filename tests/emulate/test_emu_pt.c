@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "capture/emu_pt.h"
+#include "capture/emulate/pt.h"
 
 struct buf {
 	uint8_t b[65536];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ptrace side of the emulated source: emu_ptrace_sys (emu_trace.h),
+ * The ptrace side of the emulated source: emu_ptrace_sys (emulate/trace.h),
  * the command started traced, and reaping.
  */
 #ifndef QPT_CAPTURE_EMU_PTRACE_H
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "capture/emu_trace.h"
+#include "capture/emulate/trace.h"
 
 /*
  * Fork and exec @argv traced (default signal dispositions, nothing

@@ -3,7 +3,7 @@
 #ifndef QPT_CAPTURE_EMU_RECORD_H
 #define QPT_CAPTURE_EMU_RECORD_H
 
-#include "capture/emu_trace.h"
+#include "capture/emulate/trace.h"
 #include "qpt/emulate.h"
 
 /* qpt_emulate_record stepping through @ops (NULL: the real calls), e.g.

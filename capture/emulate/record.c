@@ -18,10 +18,10 @@
 
 #include "capture/auxtrace.h"
 #include "capture/buildid_cache.h"
-#include "capture/emu_record.h"
-#include "capture/emu_pt.h"
-#include "capture/emu_sideband.h"
-#include "capture/emu_trace.h"
+#include "capture/emulate/record.h"
+#include "capture/emulate/pt.h"
+#include "capture/emulate/sideband.h"
+#include "capture/emulate/trace.h"
 #include "capture/ring.h"
 #include "capture/simkern.h"
 #include "qpt/emulate.h"
@@ -139,7 +139,7 @@ static int write_header(struct emu_rec *er)
 	p.snapshot_mode = o->snapshot;
 	p.per_cpu_mmaps = false;
 	/* the emulated CPU: CPUID 0x15 and the max non-turbo ratio of
-	 * emu_pt.h, whatever the host has */
+	 * emulate/pt.h, whatever the host has */
 	p.tsc_ctc_n = EMU_PT_TSC_CTC_N;
 	p.tsc_ctc_d = EMU_PT_TSC_CTC_D;
 	p.max_nonturbo_ratio = EMU_PT_CBR;

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "x86/ild.h"
+#include "auxfmt/x86/ild.h"
 
 /* One-byte opcodes with a ModRM byte (bit set). */
 static const uint8_t modrm_1b[256 / 8] = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Code page cache and executable-mapping tracking of a traced process. */
-#include "capture/emu_proc.h"
+#include "capture/emulate/proc.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "capture/emu_proc.h"
-#include "capture/emu_trace.h"
+#include "capture/emulate/proc.h"
+#include "capture/emulate/trace.h"
 
 /* The sample_type the records' trailer follows. */
 #define EMU_SAMPLE_TYPE                                                        \

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/emu_insn.h"
+#include "capture/emulate/insn.h"
 
 struct emu_pt;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Sideband records (COMM, MMAP2, FORK, EXIT, ITRACE_START) as the kernel
  * lays them out, handed to the sink. */
-#include "capture/emu_sideband.h"
+#include "capture/emulate/sideband.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * a RET only when it returns to the top of both models.  Any other RET gets
  * a TIP, which both decoders accept.
  */
-#include "capture/emu_pt.h"
+#include "capture/emulate/pt.h"
 
 #include <errno.h>
 #include <stdlib.h>

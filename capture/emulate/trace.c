@@ -18,7 +18,7 @@
  * the new stop (recover()); where that cannot be known the trace gets an
  * overflow (OVF) and goes on at cur, never a wrong flow.
  */
-#include "capture/emu_trace.h"
+#include "capture/emulate/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,11 +37,11 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "capture/emu_insn.h"
-#include "capture/emu_proc.h"
-#include "capture/emu_pt.h"
-#include "capture/emu_ptrace.h"
-#include "capture/emu_sideband.h"
+#include "capture/emulate/insn.h"
+#include "capture/emulate/proc.h"
+#include "capture/emulate/pt.h"
+#include "capture/emulate/ptrace.h"
+#include "capture/emulate/sideband.h"
 #include "capture/synth.h"
 
 /* Instructions recovered in a row after a lost single-step trap before
@@ -95,7 +95,7 @@ static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
 
 /* The emulated TSC is the host clock in perf's time base (nanoseconds of
  * CLOCK_MONOTONIC), with time_mult 1 and time_shift 0 in AUXTRACE_INFO;
- * the crystal and core clocks derive from it (emu_pt.h). */
+ * the crystal and core clocks derive from it (emulate/pt.h). */
 static uint64_t emu_tsc(void *ctx)
 {
 	return emu_sb_time();

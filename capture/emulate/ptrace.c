@@ -3,7 +3,7 @@
  * The ptrace side of the emulated source: the system calls of the stepping
  * loop (the seam's real ops), starting the command traced, and reaping.
  */
-#include "capture/emu_ptrace.h"
+#include "capture/emulate/ptrace.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,14 +6,14 @@
  * instruction (VEX, EVEX and XOP encoded ones included) is "other" and goes
  * to the next one.
  */
-#include "capture/emu_insn.h"
+#include "capture/emulate/insn.h"
 
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 
-#include "x86/ild.h"
+#include "auxfmt/x86/ild.h"
 
 #define NR32_SIGRETURN 119
 #define NR32_RT_SIGRETURN 173
