@@ -343,7 +343,7 @@ int cmd_convert(int argc, char **argv)
 	struct qpt_perfmon *pm = NULL;
 	bool to_perfmon = false;
 	int c, level = 0, ret;
-	char *end;
+	uint64_t v;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:z::fh", longopts, NULL)) !=
@@ -362,12 +362,10 @@ int cmd_convert(int argc, char **argv)
 			level = 1;
 			if (!optarg)
 				break;
-			level = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || level < 1 || level > 22)
-				return cli_usage_error(
-				    "convert",
-				    "compression level '%s' is not 1..22",
-				    optarg);
+			if (cli_number("convert", "compression level", optarg,
+				       1, 22, &v))
+				return QPT_EXIT_USAGE;
+			level = (int)v;
 			break;
 		case 'F':
 			if (strcmp(optarg, "perfmon"))
