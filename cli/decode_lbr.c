@@ -152,8 +152,6 @@ int lbr_start(struct lbr_run *lr, const struct lbr_args *a, struct out *w,
 	struct qpt_perfmon_header h = { 0, QPT_PERFMON_ARCH_X86_64, 0,
 					1000000000, 0 };
 	struct qpt_lbr_opts o;
-	uint64_t pos = 0;
-	char msg[256];
 	int err;
 
 	memset(lr, 0, sizeof(*lr));
@@ -171,11 +169,12 @@ int lbr_start(struct lbr_run *lr, const struct lbr_args *a, struct out *w,
 	}
 	if (!input)
 		return 0;
-	err = qpt_lbr_add_file_samples(lr->lbr, input, &pos, msg, sizeof(msg));
+	err = qpt_lbr_add_file_samples(lr->lbr, input);
 	if (err >= 0)
 		return 0;
-	if (msg[0])
-		cli_error_at(input, pos, "%s", msg);
+	if (qpt_lbr_errmsg(lr->lbr)[0])
+		cli_error_at(input, qpt_lbr_errpos(lr->lbr), "%s",
+			     qpt_lbr_errmsg(lr->lbr));
 	else
 		cli_error(input, "%s", qpt_strerror(err));
 	return QPT_EXIT_ERROR;

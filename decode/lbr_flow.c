@@ -6,6 +6,7 @@
  * newest), handed out at the points asked for.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,25 @@ struct qpt_lbr {
 	size_t nr_th, cap_th;
 	struct qd_tidmap map;
 	struct qpt_lbr_entry *scratch;
+	uint64_t errpos;
+	char errmsg[256];
 };
+
+void qd_lbr_set_error(struct qpt_lbr *l, uint64_t pos, const char *msg)
+{
+	l->errpos = pos;
+	snprintf(l->errmsg, sizeof(l->errmsg), "%s", msg ? msg : "");
+}
+
+uint64_t qpt_lbr_errpos(const struct qpt_lbr *l)
+{
+	return l ? l->errpos : 0;
+}
+
+const char *qpt_lbr_errmsg(const struct qpt_lbr *l)
+{
+	return l ? l->errmsg : "";
+}
 
 void qpt_lbr_opts_init(struct qpt_lbr_opts *opts)
 {

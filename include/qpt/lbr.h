@@ -137,12 +137,14 @@ QPT_API int qpt_lbr_add_point(struct qpt_lbr *lbr, int32_t tid,
 /*
  * Add a point for every PERF_RECORD_SAMPLE with a tid and a time in the
  * perf.data @path (any event).  Returns the number added, -errno,
- * -QPT_E_FORMAT/TRUNCATED (then *@errpos and @errmsg, @msgsz bytes, say
- * where and what), -ENOMEM.
+ * -QPT_E_FORMAT/TRUNCATED (then qpt_lbr_errpos/errmsg say where and
+ * what), -ENOMEM.
  */
-QPT_API int qpt_lbr_add_file_samples(struct qpt_lbr *lbr, const char *path,
-				     uint64_t *errpos, char *errmsg,
-				     size_t msgsz);
+QPT_API int qpt_lbr_add_file_samples(struct qpt_lbr *lbr, const char *path);
+/* After a failed call: the input offset and a one-line message ("" when
+ * there is none). */
+QPT_API uint64_t qpt_lbr_errpos(const struct qpt_lbr *lbr);
+QPT_API const char *qpt_lbr_errmsg(const struct qpt_lbr *lbr);
 
 /*
  * A qpt_item_fn: pass it to qpt_decoder_run_* with the tracker as

@@ -8,8 +8,18 @@
  *   int return; >= 0 is success (and may carry a count);
  *   -errno for operating-system failures;
  *   -QPT_E_* (4096 and up) for format, decode and usage failures.
- * qpt_strerror() names any of them.  The library never prints or exits:
- * diagnostics go through a qpt_log_fn the caller installs in a context.
+ * qpt_strerror() names any of them.  Where the code alone cannot say what
+ * was wrong, there is also one optional line (no newline), never more:
+ *   - an object keeps it for its last failed call: qpt_X_errmsg() ("" when
+ *     none) and, for input, qpt_X_errpos(), the input offset (the reader,
+ *     the decoder, the LBR tracker and reader, the perfmon reader; a
+ *     reader that fails to open is handed back for this, to be freed);
+ *   - the capture calls that take options write it into the caller's
+ *     opts.errbuf (opts.errlen bytes; NULL: none).
+ * Nothing else carries errors: no bare -1, no NULL-for-error pointers, no
+ * errno left for the caller to read.  The library never prints or exits:
+ * diagnostics that are not errors (warnings about a file, progress) go
+ * through a qpt_log_fn the caller installs in a context.
  */
 #ifndef QPT_QPT_H
 #define QPT_QPT_H

@@ -335,6 +335,43 @@ static void test_points(void **state)
 	assert_int_equal(qpt_lbr_new(&o, keep, &g, &l), -QPT_E_INVAL);
 }
 
+/* A malformed sample file: the tracker's error is the reader's (the
+ * oracle: the same file through qpt_reader_open), kept in the tracker. */
+static void test_file_samples_error(void **state)
+{
+	char path[] = "/tmp/qpt-test-lbrerr-XXXXXX";
+	/* PERFILE2 with a header size that is not 104 */
+	static const uint8_t bad[16] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2',
+					0xff, 0xff};
+	struct qpt_reader *r = NULL;
+	struct qpt_lbr *l;
+	struct got g;
+	int fd, err, rerr;
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(qpt_lbr_new(NULL, keep, &g, &l), 0);
+	assert_string_equal(qpt_lbr_errmsg(l), "");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bad, sizeof(bad)), (int)sizeof(bad));
+	close(fd);
+	rerr = qpt_reader_open(path, NULL, &r);
+	assert_true(rerr < 0);
+	assert_non_null(r);
+	err = qpt_lbr_add_file_samples(l, path);
+	assert_int_equal(err, rerr);
+	assert_string_not_equal(qpt_reader_errmsg(r), "");
+	assert_string_equal(qpt_lbr_errmsg(l), qpt_reader_errmsg(r));
+	assert_int_equal(qpt_lbr_errpos(l), qpt_reader_errpos(r));
+	qpt_reader_free(r);
+	unlink(path);
+	/* a missing file: -ENOENT, and the earlier message is gone */
+	assert_int_equal(qpt_lbr_add_file_samples(l, path), -ENOENT);
+	assert_string_equal(qpt_lbr_errmsg(l), "");
+	qpt_lbr_free(l);
+	assert_string_equal(qpt_lbr_errmsg(NULL), "");
+}
+
 /* ---- stitching ---- */
 
 /* Calls of the program below: _start->main, main->rec, rec->rec,
@@ -512,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_ring_and_trace_gaps),
 		cmocka_unit_test(test_call_stack_mode),
 		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_file_samples_error),
 		cmocka_unit_test(test_stitch_recursion),
 		cmocka_unit_test(test_stitch_full_first),
 		cmocka_unit_test(test_stitch_link_fn),
