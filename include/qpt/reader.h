@@ -94,10 +94,14 @@ qpt_reader_file_header(const struct qpt_reader *reader);
 QPT_API uint64_t qpt_reader_errpos(const struct qpt_reader *reader);
 QPT_API const char *qpt_reader_errmsg(const struct qpt_reader *reader);
 
-/* One event description: the attr (any on-disk attr size, widened to the
- * host's struct, host order) with its ids and its name when known. */
+/* One event description: the attr (any on-disk attr size, host order, in
+ * a qpt-owned shape: see QPT_ATTR_BYTES) with its ids and its name when
+ * known. */
 struct qpt_attr {
-	struct perf_event_attr attr;
+	union {
+		struct perf_event_attr attr;
+		uint8_t attr_bytes[QPT_ATTR_BYTES];
+	};
 	uint32_t nr_ids;
 	const uint64_t *ids;
 	const char *name; /* from EVENT_DESC / EVENT_UPDATE, or NULL */
@@ -142,7 +146,10 @@ struct qpt_build_id {
 };
 
 struct qpt_event_desc {
-	struct perf_event_attr attr; /* widened to the host's struct */
+	union { /* as in struct qpt_attr */
+		struct perf_event_attr attr;
+		uint8_t attr_bytes[QPT_ATTR_BYTES];
+	};
 	const char *name;
 	uint32_t nr_ids;
 	const uint64_t *ids;

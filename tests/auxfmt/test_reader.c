@@ -32,6 +32,10 @@ struct layout {
 	size_t auxtrace_at, sample_at, data_at, data_end;
 };
 
+/* What a kernel after Linux 6.3 (attr VER8, 136 bytes) may put in the
+ * fields it adds. */
+#define LATER 0x7766554433221100ULL
+
 /* One attr of @asz bytes (its size field says @asz), fields cut at @asz. */
 static void put_attr(struct pb *p, uint32_t asz, uint64_t sample_type,
 		     uint64_t bst, uint64_t config)
@@ -64,8 +68,9 @@ static void put_attr(struct pb *p, uint32_t asz, uint64_t sample_type,
 	F(4, 0);	   /* aux_sample_size */
 	F(4, 0);
 	F(8, 0x5151);	   /* sig_data */
+	F(8, 0);	   /* config3 */
 	while (p->n - start < asz)
-		F(8, 0);   /* a later kernel's fields: config3, ... */
+		F(8, LATER);   /* a later kernel's fields */
 #undef F
 }
 
@@ -303,8 +308,11 @@ static void check_trailer(const struct qpt_record *rec, uint64_t time,
 	assert_int_equal(rec->attr->attr.config, 1);
 }
 
-static void check_attr_a(const struct qpt_attr *a, uint32_t asz)
+static void check_attr_a(const struct qpt_attr *a, uint32_t asz, bool be)
 {
+	uint64_t v;
+	size_t i;
+
 	assert_int_equal(a->attr.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(a->attr.config, 1);
 	assert_int_equal(a->attr.sample_period, 4000);
@@ -323,6 +331,15 @@ static void check_attr_a(const struct qpt_attr *a, uint32_t asz)
 		assert_int_equal(a->attr.aux_watermark, 0x1000);
 		assert_int_equal(a->attr.sample_max_stack, 127);
 		assert_int_equal(a->attr.sig_data, 0x5151);
+	}
+	/* The attr keeps QPT_ATTR_BYTES whatever the kernel header says: the
+	 * fields of a later kernel as they are in the file where its byte
+	 * order is the host's (their widths are unknown: in a swapped file
+	 * they read as zero), zeros past the attr. */
+	assert_int_equal(sizeof(a->attr_bytes), QPT_ATTR_BYTES);
+	for (i = 136; i < QPT_ATTR_BYTES; i += 8) { /* VER8 */
+		memcpy(&v, a->attr_bytes + i, 8);
+		assert_int_equal(v, i + 8 <= asz && !be ? LATER : 0);
 	}
 }
 
@@ -343,7 +360,7 @@ static void check_file(bool be, uint32_t asz)
 	assert_false(qpt_reader_is_pipe(r));
 	assert_int_equal(qpt_reader_file_header(r)->data.offset, l.data_at);
 	assert_int_equal(qpt_reader_nr_attrs(r), 2);
-	check_attr_a(qpt_reader_attr(r, 0), asz);
+	check_attr_a(qpt_reader_attr(r, 0), asz, be);
 	assert_ptr_equal(qpt_reader_attr_by_id(r, 8), qpt_reader_attr(r, 0));
 	assert_ptr_equal(qpt_reader_attr_by_id(r, 10), qpt_reader_attr(r, 1));
 	assert_null(qpt_reader_attr_by_id(r, 11));
