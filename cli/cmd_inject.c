@@ -113,7 +113,7 @@ static int on_truth(const struct qpt_lbr_record *r, void *ctx)
 	out_array(w, "callchain");
 	for (i = 0; i < r->nr; i++) {
 		out_elem(w);
-		out_val_hex(w, r->entries[i].from);
+		out_val_hex(w, qpt_lbr_record_entry(r, i)->from);
 	}
 	out_array_end(w);
 	out_end(w);

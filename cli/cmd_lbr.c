@@ -158,7 +158,7 @@ static void text_sample(struct out *w, const struct qpt_lbr_sample *s)
 		out_esc(w, s->event, strlen(s->event));
 	out_lit(w, ": \n");
 	for (i = 0; i < s->nr_frames; i++)
-		text_frame(w, &s->frames[i]);
+		text_frame(w, qpt_lbr_sample_frame(s, i));
 	out_char(w, '\n');
 }
 

@@ -37,7 +37,7 @@ static void json_record(struct out *w, const struct qpt_lbr_record *r)
 	out_kv_cstr(w, "point", point_names[r->point]);
 	out_array(w, "entries");
 	for (i = 0; i < r->nr; i++) {
-		const struct qpt_lbr_entry *e = &r->entries[i];
+		const struct qpt_lbr_entry *e = qpt_lbr_record_entry(r, i);
 
 		out_elem(w);
 		out_begin(w);
@@ -76,7 +76,7 @@ static void text_record(struct out *w, const struct qpt_lbr_record *r)
 	out_dec(w, r->nr);
 	out_cstr(w, r->nr == 1 ? " entry\n" : " entries\n");
 	for (i = 0; i < r->nr; i++) {
-		const struct qpt_lbr_entry *e = &r->entries[i];
+		const struct qpt_lbr_entry *e = qpt_lbr_record_entry(r, i);
 
 		out_char(w, '\t');
 		out_dec_pad(w, i, 3, ' ');
@@ -120,7 +120,7 @@ static int perfmon_record(struct qpt_perfmon_writer *pm,
 	rec.num_branches = r->nr < QPT_PERFMON_MAX_BRANCHES ?
 				   (uint32_t)r->nr : QPT_PERFMON_MAX_BRANCHES;
 	for (i = 0; i < rec.num_branches; i++) {
-		const struct qpt_lbr_entry *e = &r->entries[i];
+		const struct qpt_lbr_entry *e = qpt_lbr_record_entry(r, i);
 
 		rec.branches[i].from = e->from;
 		rec.branches[i].to = e->to;

@@ -181,6 +181,8 @@ static int emit(struct qpt_lbr *l, const struct lthread *t, unsigned point,
 	struct qpt_lbr_record rec;
 
 	memset(&rec, 0, sizeof(rec));
+	rec.struct_size = sizeof(rec);
+	rec.entry_size = sizeof(*rec.entries);
 	rec.point = point;
 	rec.pid = t->pid;
 	rec.tid = t->tid;
@@ -323,12 +325,18 @@ static int due_points(struct qpt_lbr *l, struct lthread *t, uint64_t time)
 	return 0;
 }
 
+/* The first version's item ends with cycles. */
+#define ITEM_SIZE_V1 (offsetof(struct qpt_item, cycles) + 8)
+
 int qpt_lbr_item(const struct qpt_item *it, void *arg)
 {
 	struct qpt_lbr *l = arg;
-	struct lthread *t = thread_get(l, it->tid);
+	struct lthread *t;
 	int err;
 
+	if (!it || !l || it->struct_size < ITEM_SIZE_V1)
+		return -QPT_E_INVAL;
+	t = thread_get(l, it->tid);
 	if (!t)
 		return -ENOMEM;
 	if (it->pid >= 0)

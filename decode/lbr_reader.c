@@ -420,6 +420,8 @@ static int on_sample(struct qpt_lbr_reader *r, const struct qpt_reader *rd,
 			return -ENOMEM;
 	}
 	memset(&out, 0, sizeof(out));
+	out.struct_size = sizeof(out);
+	out.frame_size = sizeof(*out.frames);
 	out.pid = (int32_t)s.pid;
 	out.tid = (int32_t)s.tid;
 	out.cpu = s.cpu;

@@ -20,6 +20,19 @@
  * errno left for the caller to read.  The library never prints or exits:
  * diagnostics that are not errors (warnings about a file, progress) go
  * through a qpt_log_fn the caller installs in a context.
+ *
+ * Structs grow at their end, as libipt's do, and carry their size:
+ *   - options (qpt_X_opts): .size, set by qpt_X_opts_init(); the library
+ *     reads what it knows and rejects unknown bytes that are not zero;
+ *   - outputs filled into the caller's struct: the qpt_X_sized() function
+ *     takes the caller's sizeof (the inline wrapper without _sized passes
+ *     it); the library fills what fits, zeros what it does not know, and
+ *     returns -QPT_E_INVAL for a size below the first version's;
+ *   - structs handed to a callback (items, LBR records and samples):
+ *     .struct_size first, the bytes the library filled;
+ *     read a later field only where QPT_SIZED_HAS() says it is there.
+ *     Their arrays carry the element size (e.g. qpt_lbr_record's
+ *     entry_size) and are read through an accessor.
  */
 #ifndef QPT_QPT_H
 #define QPT_QPT_H
@@ -63,6 +76,11 @@ enum qpt_error {
  * -QPT_E_*.  The sign is ignored.  Returns a static string; never NULL.
  */
 QPT_API const char *qpt_strerror(int err);
+
+/* Whether *@p, a struct @type handed to a callback, holds @field. */
+#define QPT_SIZED_HAS(type, p, field)                                      \
+	((p)->struct_size >=                                               \
+	 offsetof(type, field) + sizeof(((type *)0)->field))
 
 enum qpt_log_level {
 	QPT_LOG_WARN,

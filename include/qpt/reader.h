@@ -274,7 +274,13 @@ struct qpt_record {
  * Returns 1 with a record, 0 at the end, or a negative error (errpos and
  * errmsg say where and what).
  */
-QPT_API int qpt_reader_next(struct qpt_reader *reader, struct qpt_record *rec);
+QPT_API int qpt_reader_next_sized(struct qpt_reader *reader,
+				  struct qpt_record *rec, size_t size);
+static inline int qpt_reader_next(struct qpt_reader *reader,
+				  struct qpt_record *rec)
+{
+	return qpt_reader_next_sized(reader, rec, sizeof(*rec));
+}
 
 /*
  * Map or read @size bytes of the input at @pos (AUXTRACE payload access by
@@ -312,8 +318,13 @@ struct qpt_mmap_event {
  * Returns 0, -QPT_E_INVAL (another type), -QPT_E_TRUNCATED (too short for
  * its fields).
  */
-QPT_API int qpt_mmap_parse(const struct qpt_record *rec,
-			   struct qpt_mmap_event *m);
+QPT_API int qpt_mmap_parse_sized(const struct qpt_record *rec,
+				 struct qpt_mmap_event *m, size_t size);
+static inline int qpt_mmap_parse(const struct qpt_record *rec,
+				 struct qpt_mmap_event *m)
+{
+	return qpt_mmap_parse_sized(rec, m, sizeof(*m));
+}
 
 /* The build-id the BUILD_ID feature has for @filename, or NULL. */
 QPT_API const struct qpt_build_id *
@@ -366,8 +377,15 @@ struct qpt_sample {
  * misaligned @rec is -QPT_E_INVAL.
  * Returns 0 or -QPT_E_FORMAT / -QPT_E_TRUNCATED.
  */
-QPT_API int qpt_sample_parse(const struct qpt_attr *attr, const void *rec,
-			     size_t size, struct qpt_sample *out);
+QPT_API int qpt_sample_parse_sized(const struct qpt_attr *attr,
+				   const void *rec, size_t size,
+				   struct qpt_sample *out, size_t out_size);
+static inline int qpt_sample_parse(const struct qpt_attr *attr,
+				   const void *rec, size_t size,
+				   struct qpt_sample *out)
+{
+	return qpt_sample_parse_sized(attr, rec, size, out, sizeof(*out));
+}
 
 #ifdef __cplusplus
 }

@@ -489,6 +489,103 @@ static void test_attr_larger(void **state)
 	check_file(true, PERF_ATTR_SIZE_VER7 + 32);
 }
 
+/*
+ * Sized outputs (libipt's convention): a caller built against an older,
+ * smaller struct gets the bytes that fit and nothing past them; one built
+ * against a newer, larger struct gets zeros in the fields this library
+ * does not know; one below the first version is refused.  The oracle is
+ * the same record read into the library's own struct.
+ */
+/* Two readers' copies of one record: the same fields, the same bytes. */
+static void same_record(const struct qpt_record *a, const struct qpt_record *b)
+{
+	assert_int_equal(a->pos, b->pos);
+	assert_int_equal(a->type, b->type);
+	assert_int_equal(a->misc, b->misc);
+	assert_int_equal(a->size, b->size);
+	assert_int_equal(a->depth, b->depth);
+	assert_memory_equal(a->data, b->data, a->size);
+	assert_int_equal(!a->attr, !b->attr);
+	assert_memory_equal(&a->sid, &b->sid, sizeof(a->sid));
+	assert_int_equal(a->aux_size, b->aux_size);
+	assert_int_equal(a->aux_pos, b->aux_pos);
+}
+
+static void test_sized_outputs(void **state)
+{
+	static struct pb p;
+	struct qpt_reader *r1, *r2;
+	struct layout l;
+	struct {
+		struct qpt_record rec;
+		uint8_t later[24];
+		uint8_t guard[8];
+	} big;
+	struct {
+		struct qpt_sample s;
+		uint8_t later[16];
+	} bigs;
+	struct qpt_record rec;
+	struct qpt_sample s;
+	uint8_t small[sizeof(struct qpt_record) + 8];
+	size_t cut = offsetof(struct qpt_record, aux_pos) + 8;
+	int ret;
+
+	build_file(&p, false, PERF_ATTR_SIZE_VER7, true, &l);
+	r1 = open_pb(&p);
+	r2 = open_pb(&p);
+	assert_int_equal(qpt_reader_next_sized(r1, &rec, cut - 1),
+			 -QPT_E_INVAL);
+	do {
+		memset(&big, 0xa5, sizeof(big));
+		memset(small, 0x5a, sizeof(small));
+		ret = qpt_reader_next(r1, &rec);
+		assert_int_equal(qpt_reader_next_sized(
+				     r2, &big.rec, sizeof(big.rec) + 24),
+				 ret);
+		if (ret <= 0)
+			break;
+		same_record(&big.rec, &rec);
+		assert_true(!memcmp(big.later, (uint8_t[24]){0}, 24));
+		assert_int_equal(big.guard[0], 0xa5);
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			assert_int_equal(qpt_sample_parse(rec.attr, rec.data,
+							  rec.size, &s),
+					 0);
+			memset(&bigs, 0xa5, sizeof(bigs));
+			assert_int_equal(
+			    qpt_sample_parse_sized(rec.attr, rec.data,
+						   rec.size, &bigs.s,
+						   sizeof(bigs)),
+			    0);
+			assert_int_equal(bigs.s.ip, s.ip);
+			assert_int_equal(bigs.s.tid, s.tid);
+			assert_int_equal(bigs.s.time, s.time);
+			assert_int_equal(bigs.s.sample_type, s.sample_type);
+			assert_int_equal(bigs.s.aux_size, s.aux_size);
+			assert_true(!memcmp(bigs.later, (uint8_t[16]){0}, 16));
+			assert_int_equal(
+			    qpt_sample_parse_sized(rec.attr, rec.data,
+						   rec.size, &bigs.s, 8),
+			    -QPT_E_INVAL);
+		}
+	} while (ret > 0);
+	qpt_reader_free(r1);
+	qpt_reader_free(r2);
+	/* the first version's size: the fields that fit, no byte past */
+	r1 = open_pb(&p);
+	r2 = open_pb(&p);
+	while ((ret = qpt_reader_next(r1, &rec)) > 0) {
+		assert_int_equal(qpt_reader_next_sized(
+				     r2, (struct qpt_record *)small, cut),
+				 1);
+		same_record((struct qpt_record *)small, &rec);
+		assert_int_equal(small[cut], 0x5a);
+	}
+	qpt_reader_free(r1);
+	qpt_reader_free(r2);
+}
+
 /* VER0 attrs (64 bytes, size field 0): the later fields read as zero */
 static void test_attr_ver0(void **state)
 {
@@ -980,6 +1077,7 @@ int main(void)
 		cmocka_unit_test(test_file_be),
 		cmocka_unit_test(test_attr_larger),
 		cmocka_unit_test(test_attr_ver0),
+		cmocka_unit_test(test_sized_outputs),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_truncations),

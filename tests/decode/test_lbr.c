@@ -206,6 +206,8 @@ static int keep(const struct qpt_lbr_record *r, void *ctx)
 	struct got *g = ctx;
 
 	assert_true(g->n < 8 && r->nr <= 8);
+	assert_int_equal(r->struct_size, sizeof(*r));
+	assert_int_equal(r->entry_size, sizeof(*r->entries));
 	g->rec[g->n] = *r;
 	memcpy(g->ent[g->n], r->entries, r->nr * sizeof(*r->entries));
 	g->n++;
@@ -218,6 +220,7 @@ static void branch(struct qpt_lbr *l, unsigned kind, uint64_t from,
 	struct qpt_item it;
 
 	memset(&it, 0, sizeof(it));
+	it.struct_size = sizeof(it);
 	it.type = QPT_ITEM_BRANCH;
 	it.kind = kind;
 	it.ip = from;
@@ -315,6 +318,9 @@ static void test_points(void **state)
 	it.type = QPT_ITEM_INSN;
 	it.tid = 7;
 	it.flags = QPT_ITEM_HAS_TID | QPT_ITEM_HAS_TIME;
+	/* an item of no known size is refused */
+	assert_int_equal(qpt_lbr_item(&it, l), -QPT_E_INVAL);
+	it.struct_size = sizeof(it);
 	for (i = 0; i < 5; i++) {
 		it.ip = 0x1000 + i;
 		it.time = 1000 * (uint64_t)i;
@@ -441,6 +447,59 @@ static void test_stitch_recursion(void **state)
 	qpt_lbr_stitch_free(st);
 }
 
+/*
+ * A caller built against a later, larger struct qpt_lbr_entry (a field
+ * added at its end): the same samples give the same frames, at the
+ * caller's stride, with the unknown field zero.  The oracle: the
+ * library's own struct through qpt_lbr_stitch_sample.
+ */
+struct later_entry {
+	struct qpt_lbr_entry e;
+	uint64_t later;
+};
+
+static void test_stitch_sized(void **state)
+{
+	const struct qpt_lbr_entry *fr, *got;
+	struct qpt_lbr_stitch_opts o;
+	struct qpt_lbr_stitch *st, *st2;
+	struct later_entry in[4];
+	size_t i, j, stitched, stitched2;
+	int n;
+
+	qpt_lbr_stitch_opts_init(&o);
+	o.max_lbr = 4;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), 0);
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st2), 0);
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		const struct sample *s = &samples[i];
+
+		for (j = 0; j < s->nr; j++) {
+			in[j].e = s->e[j];
+			in[j].later = 0xdeadbeef;
+		}
+		n = qpt_lbr_stitch_sample(st, 1, s->e, s->nr, s->hw_idx, &fr,
+					  &stitched);
+		assert_int_equal(qpt_lbr_stitch_sample_sized(
+				     st2, 1, &in[0].e, s->nr, s->hw_idx, &got,
+				     &stitched2, sizeof(in[0])),
+				 n);
+		assert_int_equal(stitched2, stitched);
+		for (j = 0; j < (size_t)n; j++) {
+			const struct later_entry *le =
+			    (const struct later_entry *)got + j;
+
+			assert_memory_equal(&le->e, &fr[j], sizeof(fr[j]));
+			assert_int_equal(le->later, 0);
+		}
+	}
+	assert_int_equal(qpt_lbr_stitch_sample_sized(st2, 1, &in[0].e, 1, 0,
+						     &got, &stitched2, 8),
+			 -QPT_E_INVAL);
+	qpt_lbr_stitch_free(st);
+	qpt_lbr_stitch_free(st2);
+}
+
 /* A full first sample cannot tell depths: nothing is stitched until a
  * sample that fits the LBR comes. */
 static void test_stitch_full_first(void **state)
@@ -551,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_file_samples_error),
 		cmocka_unit_test(test_stitch_recursion),
+		cmocka_unit_test(test_stitch_sized),
 		cmocka_unit_test(test_stitch_full_first),
 		cmocka_unit_test(test_stitch_link_fn),
 		cmocka_unit_test(test_stitch_links_and_empty),
