@@ -343,22 +343,15 @@ static void check_attr_a(const struct qpt_attr *a, uint32_t asz, bool be)
 	}
 }
 
-/* Every record of the two-attr file, in either byte order. */
-static void check_file(bool be, uint32_t asz)
+/* check_file's parts, in record order. */
+static void check_file_header(struct qpt_reader *r, const struct layout *l,
+			      bool be, uint32_t asz)
 {
-	static struct pb p;
-	struct qpt_record rec;
-	struct qpt_sample s;
-	struct qpt_reader *r;
-	struct layout l;
 	const struct qpt_auxtrace_index_entry *idx;
-	int i;
 
-	build_file(&p, be, asz, true, &l);
-	r = open_pb(&p);
 	assert_int_equal(qpt_reader_is_swapped(r), be);
 	assert_false(qpt_reader_is_pipe(r));
-	assert_int_equal(qpt_reader_file_header(r)->data.offset, l.data_at);
+	assert_int_equal(qpt_reader_file_header(r)->data.offset, l->data_at);
 	assert_int_equal(qpt_reader_nr_attrs(r), 2);
 	check_attr_a(qpt_reader_attr(r, 0), asz, be);
 	assert_ptr_equal(qpt_reader_attr_by_id(r, 8), qpt_reader_attr(r, 0));
@@ -369,11 +362,16 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(qpt_reader_features(r)->nr_cpus_avail, 4);
 	assert_int_equal(qpt_reader_features(r)->nr_cpus_online, 2);
 	assert_int_equal(qpt_reader_auxtrace_index(r, &idx), 1);
-	assert_int_equal(idx[0].file_offset, l.auxtrace_at);
+	assert_int_equal(idx[0].file_offset, l->auxtrace_at);
 	assert_int_equal(idx[0].sz, 0x30);
+}
+
+static void check_file_sideband(struct qpt_reader *r, const struct layout *l)
+{
+	struct qpt_record rec;
 
 	next_ok(r, &rec, PERF_RECORD_MMAP2);
-	assert_int_equal(rec.pos, l.data_at);
+	assert_int_equal(rec.pos, l->data_at);
 	assert_int_equal(rec.misc, PERF_RECORD_MISC_USER);
 	assert_int_equal(f32(&rec, 8), 100);
 	assert_int_equal(f32(&rec, 12), 101);
@@ -399,9 +397,16 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(f64(&rec, 16), 0x40);
 	assert_int_equal(f64(&rec, 24), PERF_AUX_FLAG_TRUNCATED);
 	check_trailer(&rec, 1002, 8);
+}
+
+static void check_file_auxtrace(struct qpt_reader *r, const struct pb *p,
+				const struct layout *l)
+{
+	struct qpt_record rec;
+	int i;
 
 	next_ok(r, &rec, QPT_RECORD_AUXTRACE);
-	assert_int_equal(rec.pos, l.auxtrace_at);
+	assert_int_equal(rec.pos, l->auxtrace_at);
 	assert_int_equal(rec.size, 0x30);
 	assert_int_equal(f64(&rec, 8), 16);
 	assert_int_equal(f64(&rec, 16), 0x100);
@@ -410,14 +415,20 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(f32(&rec, 36), 101);
 	assert_int_equal(f32(&rec, 40), 3);
 	assert_int_equal(rec.aux_size, 16);
-	assert_int_equal(rec.aux_pos, l.auxtrace_at + 0x30);
+	assert_int_equal(rec.aux_pos, l->auxtrace_at + 0x30);
 	/* a span of the input, not a copy */
-	assert_ptr_equal(rec.aux, p.b + l.auxtrace_at + 0x30);
+	assert_ptr_equal(rec.aux, p->b + l->auxtrace_at + 0x30);
 	for (i = 0; i < 16; i++)
 		assert_int_equal(((const uint8_t *)rec.aux)[i], i);
+}
+
+static void check_file_samples(struct qpt_reader *r, const struct layout *l)
+{
+	struct qpt_record rec;
+	struct qpt_sample s;
 
 	next_ok(r, &rec, PERF_RECORD_SAMPLE);
-	assert_int_equal(rec.pos, l.sample_at);
+	assert_int_equal(rec.pos, l->sample_at);
 	assert_ptr_equal(rec.attr, qpt_reader_attr(r, 0));
 	assert_int_equal(qpt_sample_parse(rec.attr, rec.data, rec.size, &s),
 			 0);
@@ -466,7 +477,22 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(s.ip, 0x999);
 	assert_int_equal(s.time, 1004);
 	assert_int_equal(s.period, 3);
+}
 
+/* Every record of the two-attr file, in either byte order. */
+static void check_file(bool be, uint32_t asz)
+{
+	static struct pb p;
+	struct qpt_record rec;
+	struct qpt_reader *r;
+	struct layout l;
+
+	build_file(&p, be, asz, true, &l);
+	r = open_pb(&p);
+	check_file_header(r, &l, be, asz);
+	check_file_sideband(r, &l);
+	check_file_auxtrace(r, &p, &l);
+	check_file_samples(r, &l);
 	next_ok(r, &rec, QPT_RECORD_FINISHED_ROUND);
 	assert_int_equal(qpt_reader_next(r, &rec), 0);
 	qpt_reader_free(r);
