@@ -84,10 +84,10 @@ static void put_trailer(struct pb *p, uint64_t time, uint64_t id)
 	pb_u64(p, id);	 /* IDENTIFIER */
 }
 
-static void put_records(struct pb *p, struct layout *l, uint64_t st)
+/* put_records' parts: MMAP2, ITRACE_START, AUX; AUXTRACE; the samples. */
+static void put_sideband(struct pb *p)
 {
 	size_t r;
-	int i;
 
 	r = pb_rec(p, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
 	pb_u32(p, 100);
@@ -117,6 +117,12 @@ static void put_records(struct pb *p, struct layout *l, uint64_t st)
 	pb_u64(p, PERF_AUX_FLAG_TRUNCATED);
 	put_trailer(p, 1002, 8);
 	pb_end(p, r);
+}
+
+static void put_auxtrace(struct pb *p, struct layout *l)
+{
+	size_t r;
+	int i;
 
 	l->auxtrace_at = r = pb_rec(p, QPT_RECORD_AUXTRACE, 0);
 	pb_u64(p, 16);	  /* size */
@@ -129,6 +135,11 @@ static void put_records(struct pb *p, struct layout *l, uint64_t st)
 	pb_end(p, r);
 	for (i = 0; i < 16; i++)
 		pb_u8(p, (uint8_t)i);
+}
+
+static void put_samples(struct pb *p, struct layout *l, uint64_t st)
+{
+	size_t r;
 
 	l->sample_at = r = pb_rec(p, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	if (st & PERF_SAMPLE_IDENTIFIER)
@@ -178,6 +189,15 @@ static void put_records(struct pb *p, struct layout *l, uint64_t st)
 		pb_u64(p, 3);
 		pb_end(p, r);
 	}
+}
+
+static void put_records(struct pb *p, struct layout *l, uint64_t st)
+{
+	size_t r;
+
+	put_sideband(p);
+	put_auxtrace(p, l);
+	put_samples(p, l, st);
 	r = pb_rec(p, QPT_RECORD_FINISHED_ROUND, 0);
 	pb_end(p, r);
 }
