@@ -13,12 +13,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auxfmt/sized.h"
 #include "auxfmt/reader_internal.h"
 
-void qpt_reader_opts_init(struct qpt_reader_opts *opts)
+void qpt_reader_opts_init_sized(struct qpt_reader_opts *out, size_t size)
 {
+	struct qpt_reader_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,

@@ -9,11 +9,16 @@
 #include "auxfmt/sized.h"
 #include "decode/decoder.h"
 
-void qpt_decoder_opts_init(struct qpt_decoder_opts *opts)
+void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *out, size_t size)
 {
+	struct qpt_decoder_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->want = QPT_WANT_INSN;
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 static bool opts_valid(const struct qpt_decoder_opts *opts)

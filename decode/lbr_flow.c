@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "decode/lbr_priv.h"
 
 struct point {
@@ -61,12 +62,17 @@ const char *qpt_lbr_errmsg(const struct qpt_lbr *l)
 	return l ? l->errmsg : "";
 }
 
-void qpt_lbr_opts_init(struct qpt_lbr_opts *opts)
+void qpt_lbr_opts_init_sized(struct qpt_lbr_opts *out, size_t size)
 {
+	struct qpt_lbr_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->depth = 32;
 	opts->mode = QPT_LBR_ANY;
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int qpt_lbr_new(const struct qpt_lbr_opts *opts, qpt_lbr_fn fn, void *ctx,

@@ -41,11 +41,16 @@ struct qpt_lbr_stitch {
 	size_t cap_out_sized;
 };
 
-void qpt_lbr_stitch_opts_init(struct qpt_lbr_stitch_opts *opts)
+void qpt_lbr_stitch_opts_init_sized(struct qpt_lbr_stitch_opts *out, size_t size)
 {
+	struct qpt_lbr_stitch_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->max_lbr = 32;
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int qpt_lbr_stitch_new(const struct qpt_lbr_stitch_opts *opts,

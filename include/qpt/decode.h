@@ -55,7 +55,12 @@ struct qpt_decoder_opts {
 };
 
 /* Initialise @opts to defaults (instructions and errors), setting size. */
-QPT_API void qpt_decoder_opts_init(struct qpt_decoder_opts *opts);
+QPT_API void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *opts,
+					size_t size);
+static inline void qpt_decoder_opts_init(struct qpt_decoder_opts *opts)
+{
+	qpt_decoder_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * Create a decoder.  @opts may be NULL for defaults.  Returns 0, -ENOMEM,

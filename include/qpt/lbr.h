@@ -91,7 +91,12 @@ struct qpt_lbr_opts {
 	bool no_end;
 };
 
-QPT_API void qpt_lbr_opts_init(struct qpt_lbr_opts *opts);
+QPT_API void qpt_lbr_opts_init_sized(struct qpt_lbr_opts *opts,
+					size_t size);
+static inline void qpt_lbr_opts_init(struct qpt_lbr_opts *opts)
+{
+	qpt_lbr_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * One record.  @entries (newest first) and the record are borrowed for
@@ -194,7 +199,12 @@ struct qpt_lbr_stitch_opts {
 	void *link_ctx;
 };
 
-QPT_API void qpt_lbr_stitch_opts_init(struct qpt_lbr_stitch_opts *opts);
+QPT_API void qpt_lbr_stitch_opts_init_sized(struct qpt_lbr_stitch_opts *opts,
+					size_t size);
+static inline void qpt_lbr_stitch_opts_init(struct qpt_lbr_stitch_opts *opts)
+{
+	qpt_lbr_stitch_opts_init_sized(opts, sizeof(*opts));
+}
 
 struct qpt_lbr_stitch;
 
@@ -303,7 +313,12 @@ struct qpt_lbr_reader_opts {
 	void *log_ctx;
 };
 
-QPT_API void qpt_lbr_reader_opts_init(struct qpt_lbr_reader_opts *opts);
+QPT_API void qpt_lbr_reader_opts_init_sized(struct qpt_lbr_reader_opts *opts,
+					size_t size);
+static inline void qpt_lbr_reader_opts_init(struct qpt_lbr_reader_opts *opts)
+{
+	qpt_lbr_reader_opts_init_sized(opts, sizeof(*opts));
+}
 
 struct qpt_lbr_reader;
 
@@ -333,7 +348,12 @@ struct qpt_lbr_inject_opts {
 	void *truth_ctx;
 };
 
-QPT_API void qpt_lbr_inject_opts_init(struct qpt_lbr_inject_opts *opts);
+QPT_API void qpt_lbr_inject_opts_init_sized(struct qpt_lbr_inject_opts *opts,
+					size_t size);
+static inline void qpt_lbr_inject_opts_init(struct qpt_lbr_inject_opts *opts)
+{
+	qpt_lbr_inject_opts_init_sized(opts, sizeof(*opts));
+}
 
 struct qpt_writer;
 

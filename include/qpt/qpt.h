@@ -22,8 +22,10 @@
  * through a qpt_log_fn the caller installs in a context.
  *
  * Structs grow at their end, as libipt's do, and carry their size:
- *   - options (qpt_X_opts): .size, set by qpt_X_opts_init(); the library
- *     reads what it knows and rejects unknown bytes that are not zero;
+ *   - options (qpt_X_opts): .size, the caller's sizeof, set with the
+ *     defaults by qpt_X_opts_init() (an inline wrapper of
+ *     qpt_X_opts_init_sized(), which writes no byte past that size); the
+ *     library reads what both know and rejects unknown non-zero bytes;
  *   - outputs filled into the caller's struct: the qpt_X_sized() function
  *     takes the caller's sizeof (the inline wrapper without _sized passes
  *     it); the library fills what fits, zeros what it does not know, and

@@ -37,7 +37,12 @@ struct qpt_reader_opts {
 };
 
 /* Initialise @opts to defaults, setting its size. */
-QPT_API void qpt_reader_opts_init(struct qpt_reader_opts *opts);
+QPT_API void qpt_reader_opts_init_sized(struct qpt_reader_opts *opts,
+					size_t size);
+static inline void qpt_reader_opts_init(struct qpt_reader_opts *opts)
+{
+	qpt_reader_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * Open @path ("-" is standard input).  On success *@reader owns the file

@@ -378,6 +378,48 @@ static void test_file_samples_error(void **state)
 	assert_string_equal(qpt_lbr_errmsg(NULL), "");
 }
 
+/*
+ * Options of another version (libipt's convention): init writes no byte
+ * past the caller's size and records that size; the tracker takes an
+ * older (smaller) struct with defaults for the rest, and a newer (larger)
+ * one whose bytes it does not know are zero, but not one with them set.
+ */
+static void test_opts_sized(void **state)
+{
+	size_t old = offsetof(struct qpt_lbr_opts, period);
+	struct {
+		struct qpt_lbr_opts o;
+		uint8_t later[8];
+	} big;
+	union {
+		struct qpt_lbr_opts o;
+		uint8_t b[sizeof(struct qpt_lbr_opts)];
+	} u;
+	struct qpt_lbr *l;
+	struct got g;
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	qpt_lbr_opts_init_sized(&u.o, old);
+	assert_int_equal(u.o.size, old);
+	assert_int_equal(u.o.depth, 32);
+	for (i = old; i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0xa5);
+	u.o.depth = 4;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(qpt_lbr_new(&u.o, keep, &g, &l), 0);
+	qpt_lbr_free(l);
+	memset(&big, 0xa5, sizeof(big));
+	qpt_lbr_opts_init_sized(&big.o, sizeof(big));
+	assert_int_equal(big.o.size, sizeof(big));
+	for (i = 0; i < sizeof(big.later); i++)
+		assert_int_equal(big.later[i], 0);
+	assert_int_equal(qpt_lbr_new(&big.o, keep, &g, &l), 0);
+	qpt_lbr_free(l);
+	big.later[3] = 1;
+	assert_int_equal(qpt_lbr_new(&big.o, keep, &g, &l), -QPT_E_INVAL);
+}
+
 /* ---- stitching ---- */
 
 /* Calls of the program below: _start->main, main->rec, rec->rec,
@@ -609,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_call_stack_mode),
 		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_file_samples_error),
+		cmocka_unit_test(test_opts_sized),
 		cmocka_unit_test(test_stitch_recursion),
 		cmocka_unit_test(test_stitch_sized),
 		cmocka_unit_test(test_stitch_full_first),
