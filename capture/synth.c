@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* Synthesized sideband and build-ids (see synth.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -13,6 +12,7 @@
 
 #include "auxfmt/elfnote.h"
 #include "capture/synth.h"
+#include "capture/target.h"
 #include "qpt/qpt.h"
 
 #define REC_MAX 8192
@@ -104,27 +104,21 @@ static int synth_comm(const char *proc, int pid, int tid, size_t id_hdr_size,
 static int synth_comms(const char *proc, int pid, size_t id_hdr_size,
 		       qpt_synth_emit_fn emit, void *ctx)
 {
-	char path[256];
-	struct dirent *de;
-	int n = 0, err = 0, tid;
-	DIR *d;
+	int *tids, n = 0, err;
+	size_t nr, i;
 
-	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(d))) {
-		tid = atoi(de->d_name);
-		if (tid <= 0)
-			continue;
-		err = synth_comm(proc, pid, tid, id_hdr_size, emit, ctx);
+	err = qpt_target_threads(proc, pid, &tids, &nr);
+	if (err < 0)
+		return err;
+	for (i = 0; i < nr; i++) {
+		err = synth_comm(proc, pid, tids[i], id_hdr_size, emit, ctx);
 		if (err == -ENOENT) /* the thread just ended */
 			continue;
 		if (err < 0)
 			break;
 		n++;
 	}
-	closedir(d);
+	free(tids);
 	return err < 0 ? err : n;
 }
 
