@@ -199,10 +199,10 @@ static int write_pmu_mappings(struct qpt_recorder *rec)
 	return err;
 }
 
-int rec_open_output(struct qpt_recorder *rec)
+/* The writer on the output, the host features, the consumers' sink. */
+int rec_open_writer(struct qpt_recorder *rec)
 {
 	struct qpt_writer_opts wo;
-	size_t i;
 	int err;
 
 	qpt_writer_opts_init(&wo);
@@ -213,6 +213,21 @@ int rec_open_output(struct qpt_recorder *rec)
 	if (err < 0)
 		return rec_fail(rec, err, "%s: %s", rec->o.output,
 				qpt_strerror(err));
+	rec->sink.record = sink_record;
+	rec->sink.auxtrace = sink_auxtrace;
+	rec->sink.ctx = rec;
+	return qpt_writer_set_host_features(rec->writer, rec->o.cmd_argc,
+					    rec->o.cmd_argv);
+}
+
+int rec_open_output(struct qpt_recorder *rec)
+{
+	size_t i;
+	int err;
+
+	err = rec_open_writer(rec);
+	if (err < 0)
+		return err;
 	for (i = 0; i < rec->nr_evs; i++) {
 		err = qpt_writer_add_attr(rec->writer, &rec->evs[i].attr,
 					  rec->evs[i].ids, rec->evs[i].nr_ids,
@@ -220,16 +235,9 @@ int rec_open_output(struct qpt_recorder *rec)
 		if (err < 0)
 			return err;
 	}
-	err = qpt_writer_set_host_features(rec->writer, rec->o.cmd_argc,
-					   rec->o.cmd_argv);
-	if (err < 0)
-		return err;
 	err = write_pmu_mappings(rec);
 	if (err < 0)
 		return err;
-	rec->sink.record = sink_record;
-	rec->sink.auxtrace = sink_auxtrace;
-	rec->sink.ctx = rec;
 	if (rec->aux_ev) {
 		err = write_auxtrace_info(rec);
 		if (err < 0)
