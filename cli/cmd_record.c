@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -498,6 +499,24 @@ static void show_progress(struct qpt_recorder *rec, time_t *last, bool end)
 		st.aux_bytes);
 }
 
+/*
+ * The emulated source waits for the command's next stop, which a command
+ * blocked in the kernel puts off: with a control FIFO to read, a tick
+ * every 100 ms (@on) ends that wait.  (Timers are not inherited: the
+ * command started already, and fork clears them.)
+ */
+static void control_tick(bool on)
+{
+	struct itimerval it = {{0, on ? 100000 : 0}, {0, on ? 100000 : 0}};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_nothing;
+	if (on)
+		sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 static int run(struct qpt_recorder *rec, struct record_args *a)
 {
 	time_t last = time(NULL);
@@ -511,6 +530,8 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 			cli_error(a->control, "%s", strerror(-err));
 			return err;
 		}
+		if (a->emulate)
+			control_tick(true);
 	}
 	while (!stop_requested) {
 		err = qpt_recorder_poll(rec, 100);
@@ -527,8 +548,11 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 			}
 		}
 	}
-	if (ctl >= 0)
+	if (ctl >= 0) {
+		if (a->emulate)
+			control_tick(false);
 		close(ctl);
+	}
 	show_progress(rec, &last, true);
 	return err < 0 ? err : 0;
 }
