@@ -469,6 +469,9 @@ static int trace_error(struct qpt_recorder *rec, int err)
 	if (err == -EPERM || err == -EACCES)
 		return rec_fail(rec, err, "%s: cannot trace it with ptrace: %s",
 				rec->o.argv[0], strerror(-err));
+	if (er->tres.pt_error)
+		return rec_fail(rec, err, "%s: the Intel PT encoder failed: %s",
+				rec->o.argv[0], er->tres.pt_error);
 	return rec_fail(rec, err, "%s: %s", rec->o.output, qpt_strerror(err));
 }
 

@@ -927,10 +927,13 @@ int emu_trace_start(char *const argv[], const struct emu_trace_opts *opts,
 int emu_trace_continue(struct emu_tracer *tr, uint64_t until_ns)
 {
 	int err;
+	struct emu_thread *t;
 
 	if (tr->done)
 		return 1;
 	err = loop(tr, until_ns);
+	for (t = tr->threads; err < 0 && t && !tr->res->pt_error; t = t->next)
+		tr->res->pt_error = emu_pt_errstr(t->pt);
 	/* threads that vanished unreported (a non-leader's exec) */
 	while (err == 1 && tr->threads) {
 		err = end_thread(tr, tr->threads);

@@ -92,6 +92,8 @@ struct emu_trace_result {
 			      * (the single-step trap was swallowed) */
 	uint64_t gaps;	     /* of those, where what ran was not known: an
 			      * overflow (OVF) in the trace */
+	const char *pt_error; /* the run failed in libipt's encoder: its
+			       * message (static), else NULL */
 };
 
 struct emu_tracer;
