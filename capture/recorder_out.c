@@ -11,35 +11,31 @@
 
 #include "capture/recorder.h"
 #include "capture/synth.h"
+#include "qpt/reader.h"
 
 int rec_remember_file(struct qpt_recorder *rec,
 		      const struct perf_event_header *h)
 {
-	const char *name;
+	struct qpt_record r = {.type = h->type, .misc = h->misc,
+			       .size = h->size, .data = h};
+	struct qpt_mmap_event m;
 	struct rec_file *nf;
-	size_t i, off, max;
+	size_t i;
 
-	if (h->type == PERF_RECORD_MMAP2)
-		off = 8 + 8 + 24 + 8 + 16 + 8;
-	else if (h->type == PERF_RECORD_MMAP)
-		off = 8 + 8 + 24;
-	else
-		return 0;
-	if (h->size <= off)
-		return 0;
-	name = (const char *)h + off;
-	max = h->size - off;
-	if (name[0] != '/' || !memchr(name, '\0', max))
+	/* a path, NUL-terminated within the record */
+	if (qpt_mmap_parse(&r, &m) < 0 ||
+	    m.filename + m.filename_len >= (const char *)h + h->size ||
+	    m.filename[0] != '/')
 		return 0;
 	for (i = 0; i < rec->nr_files; i++)
-		if (!strcmp(rec->files[i].name, name))
+		if (!strcmp(rec->files[i].name, m.filename))
 			return 0;
 	nf = realloc(rec->files, (rec->nr_files + 1) * sizeof(*nf));
 	if (!nf)
 		return -ENOMEM;
 	rec->files = nf;
 	nf += rec->nr_files;
-	nf->name = strdup(name);
+	nf->name = strndup(m.filename, m.filename_len);
 	if (!nf->name)
 		return -ENOMEM;
 	nf->misc = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;

@@ -122,6 +122,22 @@ QPT_API int qpt_writer_add_build_id(struct qpt_writer *writer, int32_t pid,
 				    const char *filename, uint16_t misc);
 
 /*
+ * Lay out a PERF_RECORD_MMAP2 record at @buf (host order, perf_event.h's
+ * layout) from @m's pid, tid, start, len, pgoff, prot, flags, filename
+ * (up to filename_len bytes or its NUL; NUL-padded to 8 bytes) and either
+ * its build_id (build_id_size 1..20: the build-id form, misc gets
+ * PERF_RECORD_MISC_MMAP_BUILD_ID) or maj, min, ino, ino_generation.
+ * @misc: the header's (e.g. PERF_RECORD_MISC_USER); @trailer zeroed bytes
+ * at the end for the sample_id the caller fills.  The reader's side is
+ * qpt_mmap_parse (reader.h).  Returns the record's size, -ENOSPC when
+ * @cap is too small, -QPT_E_INVAL (NULL, a build-id over 20 bytes, a
+ * record over 64 KiB).
+ */
+struct qpt_mmap_event;
+QPT_API int qpt_mmap2_build(const struct qpt_mmap_event *m, uint16_t misc,
+			    size_t trailer, void *buf, size_t cap);
+
+/*
  * Write one record (header.size bytes at @record, host order).  Neither
  * AUXTRACE (use qpt_writer_write_auxtrace) nor HEADER_ATTR/feature records
  * (the writer makes those), nor COMPRESSED (-QPT_E_INVAL).  The first
