@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "capture/recorder.h"
+#include "capture/hostinfo.h"
 #include "capture/synth.h"
 #include "qpt/reader.h"
 
@@ -198,6 +199,7 @@ static int write_pmu_mappings(struct qpt_recorder *rec)
 /* The writer on the output, the host features, the consumers' sink. */
 int rec_open_writer(struct qpt_recorder *rec)
 {
+	struct qpt_host_probe *host;
 	struct qpt_writer_opts wo;
 	int err;
 
@@ -212,8 +214,13 @@ int rec_open_writer(struct qpt_recorder *rec)
 	rec->sink.record = sink_record;
 	rec->sink.auxtrace = sink_auxtrace;
 	rec->sink.ctx = rec;
-	return qpt_writer_set_host_features(rec->writer, rec->o.cmd_argc,
-					    rec->o.cmd_argv);
+	host = malloc(sizeof(*host));
+	if (!host)
+		return -ENOMEM;
+	qpt_host_probe(host, rec->o.cmd_argc, rec->o.cmd_argv);
+	err = qpt_writer_set_host_info(rec->writer, &host->info);
+	free(host);
+	return err;
 }
 
 int rec_open_output(struct qpt_recorder *rec)

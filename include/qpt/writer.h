@@ -89,14 +89,34 @@ QPT_API int qpt_writer_set_feature_raw(struct qpt_writer *writer,
 				       enum qpt_feature feat, const void *data,
 				       size_t size);
 /*
- * Fill HOSTNAME, OSRELEASE, VERSION ("qpt X.Y.Z"), ARCH, NRCPUS, CPUDESC,
- * CPUID, TOTAL_MEM from this machine (uname, /proc, /sys) and CMDLINE from
- * the running executable's path and @argc/@argv as a subcommand receives
- * them (argv[0] "record", ...), as perf writes "/usr/bin/perf record ...".
- * What the machine does not tell is left out (logged at INFO).
+ * The recording machine's facts for HOSTNAME, OSRELEASE, ARCH, CPUDESC,
+ * CPUID, NRCPUS, TOTAL_MEM and CMDLINE, gathered by the caller (capture
+ * probes the host: the writer makes no system call beyond its output).
+ * NULL strings and zero counts are left out.
  */
-QPT_API int qpt_writer_set_host_features(struct qpt_writer *writer, int argc,
-					 char *const argv[]);
+struct qpt_host_info {
+	size_t size; /* sizeof(struct qpt_host_info) */
+	const char *hostname, *osrelease, *arch; /* uname's */
+	const char *cpudesc;			 /* perf's brand string */
+	const char *cpuid; /* x86: "vendor,family,model,stepping" */
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	/* CMDLINE: the recording program's path (NULL: ""), then @argc
+	 * strings as a subcommand receives them (argv[0] "record", ...), as
+	 * perf writes "/usr/bin/perf record ...". */
+	const char *exe;
+	int argc;
+	char *const *argv;
+};
+
+/*
+ * Set the features of @info, and VERSION ("qpt X.Y.Z").  What @info
+ * leaves out is logged at INFO.  Returns 0, -QPT_E_INVAL (NULL, a size
+ * too small, argc < 0 or argv NULL with argc), -QPT_E_STATE after close,
+ * -ENOMEM, or an output error (pipe mode after the prologue).
+ */
+QPT_API int qpt_writer_set_host_info(struct qpt_writer *writer,
+				     const struct qpt_host_info *info);
 /*
  * Set CMDLINE to exactly @argc strings (perf's form: argv[0] is the path of
  * the recording program, e.g. "/usr/bin/perf", "record", ...).
