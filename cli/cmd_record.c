@@ -494,9 +494,12 @@ static void show_progress(struct qpt_recorder *rec, time_t *last, bool end)
 	}
 	qpt_recorder_stats(rec, &st);
 	fprintf(stderr, "\r[ qpt record: %.3f MB written, %" PRIu64
-		" bytes of trace ]\033[K",
+		" bytes of trace",
 		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0),
 		st.aux_bytes);
+	if (st.insns) /* the emulated source */
+		fprintf(stderr, ", %" PRIu64 " instructions", st.insns);
+	fputs(" ]\033[K", stderr);
 }
 
 /*

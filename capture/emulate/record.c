@@ -520,6 +520,8 @@ static int emu_poll(struct qpt_recorder *rec, int timeout_ms)
 	struct emu_src *er = src_of(rec);
 	int ret;
 
+	if (!er->tr)
+		return -QPT_E_STATE; /* not started */
 	if (er->done)
 		return 1;
 	ret = emu_trace_continue(er->tr, now_ns() + (uint64_t)(timeout_ms > 0
