@@ -29,23 +29,6 @@ run() { # MODE
 	fi
 }
 
-finish() { # WHAT: qpt ends, exit 143, the command gone
-	local rc i
-	for i in $(seq 300); do # 15 s at most
-		kill -0 "$qpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$qpid" 2>/dev/null; then
-		bad "$1: qpt still runs after 15 s"
-		kill -KILL "$qpid" "$cmd" 2>/dev/null
-	fi
-	wait "$qpid"
-	rc=$?
-	exec 3<&-
-	[ -e "/proc/$cmd" ] && bad "$1: the command ($cmd) was left behind"
-	[ $rc -eq 143 ] || bad "$1: qpt exits $rc, want 143: $(cat rec.err)"
-}
-
 # a snapshot on request while the command computes, then stop
 run spin
 echo snapshot >ctl.fifo
@@ -57,7 +40,7 @@ n=$(auxtraces c.data)
 [ "$n" -ge 1 ] || bad "snapshot: no AUXTRACE in the file while qpt runs"
 kill -0 "$qpid" 2>/dev/null || bad "snapshot: qpt ended early"
 echo stop >ctl.fifo
-finish "spin"
+await_qpt spin 143
 n=$(auxtraces c.data)
 [ "$n" -ge 2 ] || bad "spin: $n snapshots, want 2 (requested, final)"
 d=$(perf script -i c.data --itrace=i0ns -F ip 2>/dev/null | wc -l)
@@ -68,7 +51,7 @@ e=$(perf script -i c.data --itrace=e 2>&1 | grep -ci error)
 # stop while the command is blocked in the kernel
 run block
 echo stop >ctl.fifo
-finish "block"
+await_qpt block 143
 perf report -D -i c.data >/dev/null 2>&1 || bad "block: perf cannot read it"
 
 [ $fail -eq 0 ] && echo "ok: snapshots on request and stop by the FIFO"
