@@ -473,7 +473,8 @@ static int report_new_error(int err, struct record_args *a, const char *msg)
 				  "");
 		return QPT_EXIT_ERROR;
 	}
-	if (err == -QPT_E_INVAL && !a->o.argv && !a->o.pid)
+	/* the emulated source's options are checked there */
+	if (err == -QPT_E_INVAL && ((!a->o.argv && !a->o.pid) || a->emulate))
 		return cli_usage_error("record", "%s", msg);
 	cli_error(NULL, "%s", msg[0] ? msg : qpt_strerror(err));
 	return QPT_EXIT_ERROR;
@@ -586,25 +587,6 @@ static int check_event(const char *ev, const struct record_args *a,
 	if (!err && !strcmp(qpt_event_pmu(e), "intel_pt"))
 		/* config:24-27, the driver's format (perf reads it there) */
 		*psb_period = (int)(qpt_event_attr(e)->config >> 24 & 15);
-	if (!err && a->emulate && strcmp(qpt_event_pmu(e), "intel_pt")) {
-		snprintf(msg, sizeof(msg),
-			 "--emulate records intel_pt only, not '%s'", ev);
-		err = -QPT_E_INVAL;
-	} else if (!err && a->emulate && qpt_event_attr(e)->exclude_user) {
-		snprintf(msg, sizeof(msg),
-			 "the emulation traces user space: '%s'", ev);
-		err = -QPT_E_INVAL;
-	} else if (!err && a->emulate &&
-		   ((qpt_event_attr(e)->config & ~QPT_EMULATE_CONFIG_MASK) ||
-		    !(qpt_event_attr(e)->config & 1) ||
-		    !(qpt_event_attr(e)->config & 1ULL << 13))) {
-		snprintf(msg, sizeof(msg),
-			 "--emulate: '%s' asks for what is not emulated "
-			 "(config 0x%llx; emulated: pt, branch, tsc, mtc, "
-			 "mtc_period, cyc, cyc_thresh, noretcomp, psb_period)",
-			 ev, (unsigned long long)qpt_event_attr(e)->config);
-		err = -QPT_E_INVAL;
-	}
 	qpt_event_free(e);
 	if (err == -QPT_E_INVAL)
 		return cli_usage_error("record", "%s", msg);

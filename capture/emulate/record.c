@@ -394,9 +394,10 @@ static int check_opts(struct qpt_recorder *rec)
 	if ((c & ~QPT_EMULATE_CONFIG_MASK) || !(c & 1) || !(c & 1ULL << 13) ||
 	    attr->config1 || attr->config2)
 		return rec_fail(rec, -QPT_E_INVAL,
-				"%s: config 0x%llx: the emulation has pt, "
-				"branch, tsc, mtc, mtc_period, cyc, "
-				"cyc_thresh, noretcomp and psb_period",
+				"%s: config 0x%llx is not emulated (pt and "
+				"branch are needed; tsc, mtc, mtc_period, "
+				"cyc, cyc_thresh, noretcomp, psb_period are "
+				"there)",
 				ev->str, (unsigned long long)c);
 	if (rec->data_pages > (1u << 20) || rec->aux_pages > (1u << 20))
 		return rec_fail(rec, -QPT_E_INVAL,
