@@ -154,6 +154,7 @@ int rec_new(const struct qpt_recorder_opts *opts, const void *seam,
 	rec->src = opts->source == QPT_SOURCE_EMULATE ? &rec_source_emulate
 						      : &rec_source_pmu;
 	rec->status = -1;
+	rec->go_fd = rec->err_fd = -1; /* the PMU source's, not open yet */
 	err = parse_events(rec);
 	if (err < 0)
 		goto out_free;

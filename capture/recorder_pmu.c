@@ -230,7 +230,6 @@ static int pmu_open(struct qpt_recorder *rec)
 {
 	int err;
 
-	rec->go_fd = rec->err_fd = -1;
 	err = set_targets(rec);
 	if (!err)
 		err = rec_open_events(rec);
