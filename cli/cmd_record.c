@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "qpt/capture.h"
 #include "qpt/emulate.h"
+#include "cli/signals.h"
 
 #define MAX_EVENTS 32
 
@@ -107,6 +108,10 @@ static void usage(FILE *out)
 	    "  -N, --no-buildid-cache with --emulate: do not put the vDSO "
 	    "in the build-id\n"
 	    "                        cache (~/.debug), where perf finds it\n"
+	    "      --on-signal LIST  with --emulate: the fatal signals "
+	    "recorded as a crash\n"
+	    "                        for qpt crash (default SEGV,BUS,ILL,"
+	    "FPE,ABRT,SYS,TRAP)\n"
 	    "\nSIGINT, SIGTERM or SIGHUP end the recording: the signal "
 	    "goes on to the\ncommand, which is killed if it has not ended "
 	    "2 seconds later.  qpt record\nexits with the command's status "
@@ -194,6 +199,7 @@ struct record_args {
 	const char *control;
 	bool quiet;
 	bool emulate, inherit, aslr, no_buildid_cache;
+	uint64_t crash_signals; /* --on-signal; 0: the default set */
 };
 
 enum {
@@ -203,6 +209,7 @@ enum {
 	OPT_EMULATE,
 	OPT_INHERIT,
 	OPT_ASLR,
+	OPT_ON_SIGNAL,
 };
 
 static const struct option long_opts[] = {
@@ -224,6 +231,7 @@ static const struct option long_opts[] = {
     {"inherit", no_argument, NULL, OPT_INHERIT},
     {"aslr", no_argument, NULL, OPT_ASLR},
     {"no-buildid-cache", no_argument, NULL, 'N'},
+    {"on-signal", required_argument, NULL, OPT_ON_SIGNAL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -239,9 +247,11 @@ static int check_args(const struct record_args *a)
 				       "-a or -C CPUS");
 	if (a->emulate && !a->o.argv)
 		return cli_usage_error("record", "--emulate needs -- COMMAND");
-	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
-		return cli_usage_error("record", "--inherit, --aslr and -N go "
-						 "with --emulate");
+	if ((a->inherit || a->aslr || a->no_buildid_cache ||
+	     a->crash_signals) &&
+	    !a->emulate)
+		return cli_usage_error("record", "--inherit, --aslr, -N and "
+						 "--on-signal go with --emulate");
 	if (a->control && !a->o.snapshot)
 		return cli_usage_error("record", "--control needs -S");
 	return -1;
@@ -250,6 +260,7 @@ static int check_args(const struct record_args *a)
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
+	const char *bad;
 	uint64_t v;
 	int c;
 
@@ -339,6 +350,12 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		case 'N':
 			a->no_buildid_cache = true;
+			break;
+		case OPT_ON_SIGNAL:
+			if (cli_signal_list(optarg, &a->crash_signals, &bad))
+				return cli_usage_error("record",
+						       "--on-signal: bad signal "
+						       "'%s'", bad);
 			break;
 		case 'h':
 			usage(stdout);
@@ -732,6 +749,7 @@ static void emulate_opts(struct record_args *a, int argc, char **argv,
 	eo->cmd_argc = argc;
 	eo->cmd_argv = argv;
 	eo->log = log_warnings;
+	eo->crash_signals = a->crash_signals;
 }
 
 static int cmd_record_emulate(struct record_args *a, int argc, char **argv)

@@ -18,6 +18,7 @@
 
 #include "capture/auxtrace.h"
 #include "capture/buildid_cache.h"
+#include "capture/emulate/crash.h"
 #include "capture/emulate/record.h"
 #include "capture/emulate/pt.h"
 #include "capture/emulate/sideband.h"
@@ -49,6 +50,7 @@ struct emu_rec {
 	struct qpt_capture_stats stats;
 	char *vdso_path; /* OUTPUT.vdso; NULL in a pipe */
 	bool vdso_kept;
+	struct emu_crashes crashes;
 	int err;
 };
 
@@ -410,6 +412,19 @@ static int on_vdso(void *ctx, pid_t pid, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+static int on_crash(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
+		    const struct user_regs_struct *regs, const uint8_t *insn,
+		    size_t insn_len)
+{
+	struct emu_rec *er = ctx;
+
+	if (!strcmp(er->o->output, "-") && !er->crashes.nr)
+		warn(er->o, "%s: the crash facts cannot travel in a pipe "
+			    "(perf knows no record for them)", er->o->output);
+	return emu_crash_add(&er->crashes, QPT_CRASH_SIGNAL, pid, tid, si,
+			     regs, insn, insn_len, emu_sb_time());
+}
+
 static const struct emu_sink_ops record_ops = {
     .thread_new = on_thread_new,
     .aux = on_aux,
@@ -417,6 +432,7 @@ static const struct emu_sink_ops record_ops = {
     .thread_exit = on_thread_exit,
     .vdso = on_vdso,
     .poll = on_poll,
+    .crash = on_crash,
 };
 
 static int check_opts(const struct qpt_emulate_opts *o, struct emu_rec *er)
@@ -490,6 +506,8 @@ int emu_record_run(const struct qpt_emulate_opts *o,
 	to.cyc_thresh = (uint8_t)o->cyc_thresh;
 	to.psb_period = 1u << (o->psb_period + 11);
 	to.sample_id = EMU_ID;
+	to.crash_signals =
+	    o->crash_signals ? o->crash_signals : emu_crash_default_signals();
 	/* a reader keeps up at half the area, as perf's aux_watermark */
 	to.chunk = (uint32_t)(er.aux_size / 2 < 8192 ? er.aux_size / 2 : 8192);
 	to.stop_request = o->stop_request;
@@ -521,6 +539,9 @@ int emu_record_run(const struct qpt_emulate_opts *o,
 				err = cerr;
 		}
 	if (er.writer) {
+		cerr = emu_crash_write(&er.crashes, er.writer);
+		if (!err)
+			err = cerr;
 		cerr = qpt_writer_close(er.writer);
 		if (!err)
 			err = cerr;
@@ -530,5 +551,6 @@ int emu_record_run(const struct qpt_emulate_opts *o,
 	res->capture = er.stats;
 	free(er.rings);
 	free(er.vdso_path);
+	emu_crash_release(&er.crashes);
 	return err;
 }

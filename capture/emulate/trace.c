@@ -170,21 +170,29 @@ static int task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 	return 0;
 }
 
-static bool signal_caught(pid_t tid, int sig)
+/* Whether @sig is in the /proc/TID/status mask @field ("SigCgt:"...);
+ * @dflt when the file cannot be read. */
+static bool signal_in(pid_t tid, const char *field, int sig, bool dflt)
 {
 	char name[64], line[256];
 	unsigned long long mask = 0;
+	size_t len = strlen(field);
 	FILE *f;
 
 	snprintf(name, sizeof(name), "/proc/%d/status", (int)tid);
 	f = fopen(name, "re");
 	if (!f)
-		return true;
+		return dflt;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigCgt:", 7))
-			mask = strtoull(line + 7, NULL, 16);
+		if (!strncmp(line, field, len))
+			mask = strtoull(line + len, NULL, 16);
 	fclose(f);
 	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
+}
+
+static bool signal_caught(pid_t tid, int sig)
+{
+	return signal_in(tid, "SigCgt:", sig, true);
 }
 
 static void read_comm(pid_t pid, char comm[16])
@@ -518,6 +526,30 @@ static bool is_stop_signal(int sig)
 	       sig == SIGTTOU;
 }
 
+/*
+ * @sig, not caught, is about to be delivered: when it kills (a signal of
+ * the crash set that is not ignored; the kernel forces faults through
+ * SIG_IGN) the sink hears of it first, with the faulting bytes.
+ */
+static int crash_check(struct emu_thread *t, int sig,
+		       const struct user_regs_struct *regs)
+{
+	struct emu_tracer *tr = t->tr;
+	uint8_t insn[16];
+	siginfo_t si;
+	size_t n;
+
+	if (!tr->sb.ops->crash || sig < 1 || sig > 64 ||
+	    !((tr->opts->crash_signals >> (sig - 1)) & 1) ||
+	    tr->ops->getsiginfo(tr->ops_ctx, t->tid, &si))
+		return 0;
+	if (si.si_code <= 0 && signal_in(t->tid, "SigIgn:", sig, false))
+		return 0;
+	n = emu_proc_code(t->proc, regs->rip, insn, sizeof(insn));
+	return tr->sb.ops->crash(tr->sb.ctx, t->pid, t->tid, &si, regs, insn,
+				 n);
+}
+
 static int on_signal(struct emu_thread *t, int sig,
 		     const struct user_regs_struct *regs)
 {
@@ -538,9 +570,11 @@ static int on_signal(struct emu_thread *t, int sig,
 	t->inject = sig;
 	if (err)
 		return err;
-	if (!signal_caught(t->tid, sig))
+	if (!signal_caught(t->tid, sig)) {
 		/* ignored or fatal: no handler runs; cur executes next */
-		return classify_at(t, regs);
+		err = crash_check(t, sig, regs);
+		return err ? err : classify_at(t, regs);
+	}
 	return emu_pt_async(t->pt, regs->rip);
 }
 

@@ -90,6 +90,12 @@ struct qpt_emulate_opts {
 	void *log_ctx;
 	char *errbuf; /* one line about the last failure */
 	size_t errlen;
+	/* Crash facts (qpt/crash.h): a traced thread about to die of one of
+	 * these signals (bit sig - 1; 0: SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+	 * SIGABRT, SIGSYS, SIGTRAP) without a handler is recorded (signal,
+	 * si_code, address, thread, registers, the faulting bytes) before
+	 * the signal is delivered as usual.  Not in pipe mode. */
+	uint64_t crash_signals;
 };
 
 QPT_API void qpt_emulate_opts_init(struct qpt_emulate_opts *opts);

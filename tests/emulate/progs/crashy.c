@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Test program for qpt crash: main -> parse -> lookup, and lookup dies.
+ *   crashy [segv]    NULL dereference in lookup (the third call)
+ *   crashy abort     abort() in lookup (SIGABRT through raise)
+ *   crashy fpe       integer divide by zero in lookup
+ *   crashy recurse   unbounded recursion in lookup: the stack overflows
+ *                    (RLIMIT_STACK lowered to 256 KiB first)
+ *   crashy thread    the NULL dereference in a second thread, while the
+ *                    first waits for it
+ *   crashy handled   a SIGSEGV handler that re-raises the signal
+ *   crashy ok        no crash
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+struct entry {
+	char key;
+	int *value;
+};
+
+static int one = 1, two = 2;
+static struct entry table[] = {{'a', &one}, {'b', &two}, {'c', NULL}};
+static const char *mode = "segv";
+static volatile int zero;
+
+__attribute__((noinline)) int lookup(char key, int depth)
+{
+	volatile char pad[64];
+	size_t i;
+
+	pad[0] = key;
+	if (!strcmp(mode, "recurse"))
+		return lookup(key, depth + 1) + pad[0];
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (table[i].key != key)
+			continue;
+		if (table[i].value)
+			return *table[i].value;
+		if (!strcmp(mode, "abort"))
+			abort();
+		if (!strcmp(mode, "fpe"))
+			return depth / zero;
+		return *table[i].value; /* NULL */
+	}
+	return pad[0];
+}
+
+__attribute__((noinline)) int parse(const char *s)
+{
+	int sum = 0;
+
+	for (; *s; s++)
+		sum += lookup(*s, 0);
+	return sum;
+}
+
+static void *thread_main(void *arg)
+{
+	printf("%d\n", parse(arg));
+	return NULL;
+}
+
+static void reraise(int sig)
+{
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit rl = {256 << 10, 256 << 10};
+	pthread_t th;
+
+	if (argc > 1)
+		mode = argv[1];
+	if (!strcmp(mode, "recurse"))
+		setrlimit(RLIMIT_STACK, &rl);
+	if (!strcmp(mode, "handled"))
+		signal(SIGSEGV, reraise);
+	if (!strcmp(mode, "thread")) {
+		if (pthread_create(&th, NULL, thread_main, "abc"))
+			return 2;
+		pthread_join(th, NULL);
+		return 0;
+	}
+	printf("%d\n", parse(strcmp(mode, "ok") ? "abc" : "ab"));
+	return 0;
+}
