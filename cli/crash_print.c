@@ -68,18 +68,21 @@ static void frame(const struct crash_view *v, const struct cw_thread *t,
 	*signal = f->signal;
 }
 
-/* Whether the window's outermost function recurs in the frames: a
- * recursion that goes on beyond the window. */
+/* Whether the window's outermost function is in more than one of the
+ * frames (its own, the outermost, and others): a recursion that goes on
+ * beyond the window's start. */
 static bool deeper(const struct cw_thread *t)
 {
-	size_t i;
+	size_t i, n = 0;
 
 	if (!t || t->began || !t->base.sym)
 		return false;
 	for (i = 0; i < t->depth; i++)
 		if (t->stack[i].sym && !strcmp(t->stack[i].sym, t->base.sym))
-			return true;
-	return t->end_sym && !strcmp(t->end_sym, t->base.sym) && t->depth;
+			n++;
+	if (t->end_sym && !strcmp(t->end_sym, t->base.sym))
+		n++;
+	return n >= 2;
 }
 
 static const char *kind_name(unsigned kind)
@@ -97,7 +100,31 @@ static void text_stack(const struct crash_view *v, const struct cw_thread *t,
 	size_t i, n = nr_frames(t);
 
 	for (i = 0; i < n; i++) {
+		size_t same = 0;
+
+		/* a recursion: one line for the frames at the same call site */
+		while (i + same + 1 < n && i &&
+		       t->stack[t->depth - i].site ==
+			   t->stack[t->depth - i - same - 1].site &&
+		       !t->stack[t->depth - i - same - 1].signal)
+			same++;
 		frame(v, t, ip0, i, &ip, buf, sizeof(buf), &sym, &sig);
+		if (same >= 2) {
+			out_cstr(w, indent);
+			out_char(w, '#');
+			out_dec(w, i);
+			out_lit(w, "..#");
+			out_dec(w, i + same);
+			out_lit(w, " 0x");
+			out_hex(w, ip);
+			out_char(w, ' ');
+			out_esc(w, sym, strlen(sym));
+			out_lit(w, "  [");
+			out_dec(w, same + 1);
+			out_lit(w, " frames: recursion]\n");
+			i += same;
+			continue;
+		}
 		out_cstr(w, indent);
 		out_char(w, '#');
 		out_dec(w, i);

@@ -56,7 +56,8 @@ int emu_crash_add(struct emu_crashes *c, uint32_t kind, pid_t pid, pid_t tid,
 		e->signo = si->si_signo;
 		e->code = si->si_code;
 		e->err = si->si_errno;
-		if (has_addr(si->si_signo))
+		/* si_addr is the fault's when the kernel made the signal */
+		if (has_addr(si->si_signo) && si->si_code > 0)
 			e->addr = (uint64_t)(uintptr_t)si->si_addr;
 	}
 	e->ip = regs->rip;

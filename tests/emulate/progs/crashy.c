@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Test program for qpt crash: main -> parse -> lookup, and lookup dies.
- *   crashy [segv]    NULL dereference in lookup (the third call)
+ *   crashy [segv [N]] NULL dereference in lookup (the third call of the
+ *                    last parse; N parses without a crash before)
  *   crashy abort     abort() in lookup (SIGABRT through raise)
  *   crashy fpe       integer divide by zero in lookup
  *   crashy recurse   unbounded recursion in lookup: the stack overflows
- *                    (RLIMIT_STACK lowered to 256 KiB first)
+ *                    (RLIMIT_STACK lowered to 96 KiB first)
  *   crashy thread    the NULL dereference in a second thread, while the
  *                    first waits for it
  *   crashy handled   a SIGSEGV handler that re-raises the signal
@@ -73,8 +74,9 @@ static void reraise(int sig)
 
 int main(int argc, char **argv)
 {
-	struct rlimit rl = {256 << 10, 256 << 10};
+	struct rlimit rl = {96 << 10, 96 << 10};
 	pthread_t th;
+	int n, sum = 0;
 
 	if (argc > 1)
 		mode = argv[1];
@@ -88,6 +90,8 @@ int main(int argc, char **argv)
 		pthread_join(th, NULL);
 		return 0;
 	}
-	printf("%d\n", parse(strcmp(mode, "ok") ? "abc" : "ab"));
+	for (n = argc > 2 ? atoi(argv[2]) : 0; n > 0; n--)
+		sum += parse("ab");
+	printf("%d\n", sum + parse(strcmp(mode, "ok") ? "abc" : "ab"));
 	return 0;
 }

@@ -1,0 +1,100 @@
+#!/bin/bash
+# qpt record --emulate --snapshot and qpt crash against the single-step
+# ground truth (crash_vs_gt.py says how) and perf: a NULL dereference
+# after main -> parse -> lookup (static and dynamic), abort(), SIGFPE, a
+# stack overflow from unbounded recursion, a crash in the second thread of
+# two; a snapshot smaller than the history (the window starts mid-stack,
+# and for the recursion the stack is deeper than the window); the exit
+# status is the program's own; a program that does not crash has no
+# crash to report (exit 1).
+# Args: GT_STEP PROG_DIR GROUP (signals: the NULL dereferences, abort,
+# SIGFPE, no crash; others: the recursion, the thread, the small windows)
+set -u
+GT=$1 DIR=$2 GROUP=$3
+# shellcheck source=tests/emulate/common.sh
+. "$(dirname "$0")/common.sh"
+here=$(dirname "$0")
+
+# check NAME K SIGNAME CODE SYMS [RECORD OPTIONS] -- PROG ARGS
+check() {
+	local name=$1 k=$2 sig=$3 code=$4 syms=$5
+	shift 5
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	env -i QPT_TEST=1 "$GT" "$tmp/gt.txt" -- "$@" >/dev/null 2>&1
+	(env -i "$@" >/dev/null 2>&1)
+	local want=$?
+	env -i QPT_TEST=1 "$QPT" record -q --emulate "${opts[@]}" \
+		-o "$tmp/$name.data" -- "$@" >/dev/null 2>"$tmp/rec.err"
+	local got=$?
+	[ "$got" = "$want" ] ||
+		bad "$name: qpt record exits $got, the program alone $want"
+	perf script -i "$tmp/$name.data" --itrace=i0ns -F tid,ip,insnlen,flags \
+		>"$tmp/ilen.txt" 2>"$tmp/perf.err" ||
+		bad "$name: perf script fails: $(head -1 "$tmp/perf.err")"
+	if [ "${opts[*]}" = "${small[*]}" ]; then
+		# perf's lengths and classes of the whole run, outside the
+		# window too
+		env -i QPT_TEST=1 "$QPT" record -q --emulate \
+			-o "$tmp/full.data" -- "$@" >/dev/null 2>&1
+		perf script -i "$tmp/full.data" --itrace=i0ns \
+			-F tid,ip,insnlen,flags >"$tmp/ilen.txt" 2>/dev/null
+	fi
+	if ! "$QPT" crash -i "$tmp/$name.data" --json --last 16 --insns 8 \
+		>"$tmp/$name.json" 2>"$tmp/crash.err"; then
+		bad "$name: qpt crash: $(cat "$tmp/crash.err")"
+		return
+	fi
+	echo -n "$name: "
+	(cd "$here" && python3 crash_vs_gt.py "$tmp/gt.txt" "$tmp/ilen.txt" \
+		"$tmp/$name.json" "$k" "$sig" "$code" "$syms") || bad "$name"
+}
+
+C=$DIR/emu_crashy
+S=$DIR/emu_crashy_static
+small=(-e intel_pt/psb_period=0/u --snapshot=8K)
+if [ "$GROUP" = signals ]; then
+check segv 0 SIGSEGV SEGV_MAPERR lookup,parse,main,__libc_start_call_main \
+	--snapshot -- "$C"
+check segv_static 0 SIGSEGV SEGV_MAPERR \
+	lookup,parse,main,__libc_start_call_main --snapshot -- "$S"
+check abort 0 SIGABRT SI_TKILL "" --snapshot -- "$C" abort
+check fpe 0 SIGFPE FPE_INTDIV lookup,parse,main --snapshot -- "$S" fpe
+
+# no crash: one line, exit 1
+env -i "$QPT" record -q --emulate --snapshot -o "$tmp/ok.data" -- "$C" ok \
+	>/dev/null 2>&1
+"$QPT" crash -i "$tmp/ok.data" >"$tmp/ok.out" 2>"$tmp/ok.err"
+rc=$?
+[ $rc = 1 ] && [ ! -s "$tmp/ok.out" ] && [ "$(wc -l <"$tmp/ok.err")" = 1 ] ||
+	bad "no crash: exit $rc, $(cat "$tmp/ok.err")"
+exit $fail
+fi
+
+check recurse 0 SIGSEGV SEGV_MAPERR lookup,lookup --snapshot -- "$C" recurse
+check thread 1 SIGSEGV SEGV_MAPERR lookup,parse,thread_main \
+	--snapshot -- "$C" thread
+check segv_window 0 SIGSEGV SEGV_MAPERR lookup,parse "${small[@]}" \
+	-- "$C" segv 1000
+check recurse_window 0 SIGSEGV SEGV_MAPERR lookup,lookup "${small[@]}" \
+	-- "$S" recurse
+
+# the window that starts mid-stack says so; the recursion deeper than it
+jq_() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$1)" "$2"; }
+[ "$(jq_ '["window_mid_stack"]' "$tmp/segv_window.json")" = True ] ||
+	bad "segv_window: the window does not begin mid-stack"
+[ "$(jq_ '["deeper_than_window"]' "$tmp/recurse_window.json")" = True ] ||
+	bad "recurse_window: not deeper than the window"
+[ "$(jq_ '["deeper_than_window"]' "$tmp/recurse.json")" = False ] ||
+	bad "recurse: the whole trace is deeper than the window?"
+"$QPT" crash -i "$tmp/recurse_window.data" >"$tmp/rw.txt"
+grep -q "the stack is deeper than the window: lookup" "$tmp/rw.txt" ||
+	bad "recurse_window: the text does not say the stack is deeper"
+grep -q "window starts mid-flow" "$tmp/rw.txt" ||
+	bad "recurse_window: the text does not say where the window starts"
+# the thread crash names the other thread
+[ "$(jq_ '["threads"].__len__()' "$tmp/thread.json")" = 1 ] ||
+	bad "thread: the other thread is not listed"
+
+exit $fail
