@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/crash_print.h"
+#include "cli/crash_syms.h"
 #include "cli/crash_walk.h"
 #include "cli/out.h"
 #include "cli/signals.h"
@@ -31,6 +32,7 @@ struct crash_ctx {
 	struct crash_args a;
 	struct cw walk;
 	const struct qpt_crash *c;
+	struct crash_syms *syms;
 	char comm[17];
 };
 
@@ -145,6 +147,8 @@ static int read_facts(struct crash_ctx *x, struct qpt_crash **list)
 		const char *p = rec.data;
 		uint32_t pid;
 
+		if (rec.type == PERF_RECORD_MMAP2 || rec.type == PERF_RECORD_MMAP)
+			crash_syms_add(x->syms, &rec, (*list)[0].pid);
 		if (rec.type != PERF_RECORD_COMM || rec.size < 17)
 			continue;
 		memcpy(&pid, p + 8, 4);
@@ -175,14 +179,18 @@ int cmd_crash(int argc, char **argv)
 	rc = parse_args(argc, argv, &x.a);
 	if (rc >= 0)
 		return rc;
+	x.syms = crash_syms_new();
 	n = read_facts(&x, &list);
-	if (n < 0)
+	if (n < 0) {
+		crash_syms_free(x.syms);
 		return QPT_EXIT_ERROR;
+	}
 	/* the first fatal signal: the one the program died of */
 	for (i = 0; i < n && list[i].kind != QPT_CRASH_SIGNAL; i++)
 		;
 	if (i == n) {
 		free(list);
+		crash_syms_free(x.syms);
 		cli_error(x.a.input, "no crash in the file (no thread died of "
 				     "a signal while recorded)");
 		return QPT_EXIT_ERROR;
@@ -196,6 +204,7 @@ int cmd_crash(int argc, char **argv)
 				 : qpt_strerror(err));
 		cw_free(&x.walk);
 		free(list);
+		crash_syms_free(x.syms);
 		return QPT_EXIT_ERROR;
 	}
 	v.walk = &x.walk;
@@ -204,6 +213,7 @@ int cmd_crash(int argc, char **argv)
 	v.comm = x.comm;
 	v.all_threads = x.a.all_threads;
 	v.insns = x.a.insns;
+	v.syms = x.syms;
 	out_init(&w, STDOUT_FILENO, x.a.json, buf, sizeof(buf));
 	if (x.a.json)
 		crash_print_json(&v, &w);
@@ -212,5 +222,6 @@ int cmd_crash(int argc, char **argv)
 	err = out_flush(&w);
 	cw_free(&x.walk);
 	free(list);
+	crash_syms_free(x.syms);
 	return err ? cli_write_error(err) : QPT_EXIT_OK;
 }

@@ -33,6 +33,18 @@ static void hexcol(struct out *w, uint64_t v)
 	out_pad(w, buf, (size_t)n, -14);
 }
 
+/* @n bytes in hex, left-aligned in a column of 20. */
+static void hexbytes_col(struct out *w, const uint8_t *p, size_t n)
+{
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < n && i < 15; i++)
+		snprintf(buf + 2 * i, 3, "%02x", p[i]);
+	buf[2 * i] = '\0';
+	out_pad(w, buf, 2 * i, -20);
+}
+
 static const char *sym_of(const struct crash_view *v,
 			  const struct cw_thread *t, uint64_t ip, char *buf,
 			  size_t len)
@@ -40,7 +52,34 @@ static const char *sym_of(const struct crash_view *v,
 	uint64_t off = 0;
 	const char *s = t ? cw_sym(v->walk, t, ip, &off) : NULL;
 
+	if (!s)
+		s = crash_syms_name(v->syms, ip, &off);
 	return symstr(buf, len, s, off);
+}
+
+/* " file:line" of @ip into @buf, or "". */
+static const char *line_of(const struct crash_view *v, uint64_t ip,
+			   char *buf, size_t len)
+{
+	int line = 0;
+	const char *f = crash_syms_line(v->syms, ip, &line);
+
+	if (!f)
+		return "";
+	snprintf(buf, len, "%s:%d", f, line);
+	return buf;
+}
+
+/* The text " file:line" of @ip, when known. */
+static void text_line(const struct crash_view *v, uint64_t ip, struct out *w)
+{
+	char buf[512];
+	const char *s = line_of(v, ip, buf, sizeof(buf));
+
+	if (!*s)
+		return;
+	out_char(w, ' ');
+	out_esc(w, s, strlen(s));
 }
 
 /* The stack frames, innermost first: the crash (or last) ip, then the
@@ -133,6 +172,7 @@ static void text_stack(const struct crash_view *v, const struct cw_thread *t,
 		out_hex(w, ip);
 		out_char(w, ' ');
 		out_esc(w, sym, strlen(sym));
+		text_line(v, i ? ip - 1 : ip, w);
 		if (sig)
 			out_lit(w, "  [signal handler entered here]");
 		out_char(w, '\n');
@@ -188,7 +228,8 @@ static void text_head(const struct crash_view *v, struct out *w)
 	out_char(w, ' ');
 	name = sym_of(v, v->t, c->ip, buf, sizeof(buf));
 	out_esc(w, name, strlen(name));
-	out_lit(w, "  bytes ");
+	text_line(v, c->ip, w);
+	out_lit(w, "\n  bytes ");
 	out_hexbytes(w, c->insn, c->insn_len);
 	out_char(w, '\n');
 }
@@ -266,7 +307,8 @@ static void text_insns(const struct crash_view *v, struct out *w)
 		s = symstr(buf, sizeof(buf), in->sym, in->symoff);
 		out_pad(w, s, strlen(s), -28);
 		out_char(w, ' ');
-		out_hexbytes(w, in->raw, in->size);
+		hexbytes_col(w, in->raw, in->size);
+		text_line(v, in->ip, w);
 		out_char(w, '\n');
 	}
 }
@@ -323,7 +365,7 @@ static void json_sym(struct out *w, const char *key, const char *s)
 static void json_stack(const struct crash_view *v, const struct cw_thread *t,
 		       uint64_t ip0, struct out *w)
 {
-	char buf[256];
+	char buf[256], lbuf[512];
 	const char *sym;
 	uint64_t ip;
 	bool sig;
@@ -336,6 +378,9 @@ static void json_stack(const struct crash_view *v, const struct cw_thread *t,
 		out_begin(w);
 		out_kv_hex(w, "ip", ip);
 		json_sym(w, "sym", sym);
+		/* a call site's line: the call's, before the return address */
+		json_sym(w, "line", line_of(v, i ? ip - 1 : ip, lbuf,
+					    sizeof(lbuf)));
 		if (sig)
 			out_kv_bool(w, "signal_frame", true);
 		out_end(w);
@@ -370,7 +415,7 @@ static void json_branches(const struct crash_view *v, struct out *w)
 static void json_insns(const struct crash_view *v, struct out *w)
 {
 	const struct cw_insn *in;
-	char buf[256];
+	char buf[256], lbuf[512];
 	size_t i, n = 0;
 
 	while (v->t && n < v->insns && cw_insn_at(v->walk, v->t, n))
@@ -384,6 +429,7 @@ static void json_insns(const struct crash_view *v, struct out *w)
 		json_sym(w, "sym",
 			 symstr(buf, sizeof(buf), in->sym, in->symoff));
 		out_kv_hexbytes(w, "bytes", in->raw, in->size);
+		json_sym(w, "line", line_of(v, in->ip, lbuf, sizeof(lbuf)));
 		out_end(w);
 	}
 	out_array_end(w);
@@ -437,6 +483,7 @@ void crash_print_json(const struct crash_view *v, struct out *w)
 	out_kv_hex(w, "addr", c->addr);
 	out_kv_hex(w, "ip", c->ip);
 	json_sym(w, "sym", sym_of(v, v->t, c->ip, buf, sizeof(buf)));
+	json_sym(w, "line", line_of(v, c->ip, buf, sizeof(buf)));
 	out_kv_hexbytes(w, "bytes", c->insn, c->insn_len);
 	json_stack(v, v->t, c->ip, w);
 	if (v->t) {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cli/crash_syms.h"
 #include "cli/crash_walk.h"
 #include "cli/out.h"
 #include "qpt/crash.h"
@@ -16,6 +17,7 @@ struct crash_view {
 	const char *comm;	    /* the program's name, or "" */
 	bool all_threads;
 	unsigned insns;		    /* instructions to show */
+	struct crash_syms *syms;    /* any address's symbol, file:line */
 };
 
 void crash_print_text(const struct crash_view *v, struct out *w);
