@@ -112,6 +112,9 @@ static void usage(FILE *out)
 	    "recorded as a crash\n"
 	    "                        for qpt crash (default SEGV,BUS,ILL,"
 	    "FPE,ABRT,SYS,TRAP)\n"
+	    "      --snapshot-on SYM[+OFF] with --emulate -S: a snapshot "
+	    "each time a\n"
+	    "                        thread reaches the function SYM\n"
 	    "\nSIGINT, SIGTERM or SIGHUP end the recording: the signal "
 	    "goes on to the\ncommand, which is killed if it has not ended "
 	    "2 seconds later.  qpt record\nexits with the command's status "
@@ -200,6 +203,7 @@ struct record_args {
 	bool quiet;
 	bool emulate, inherit, aslr, no_buildid_cache;
 	uint64_t crash_signals; /* --on-signal; 0: the default set */
+	const char *snapshot_on;
 };
 
 enum {
@@ -210,6 +214,7 @@ enum {
 	OPT_INHERIT,
 	OPT_ASLR,
 	OPT_ON_SIGNAL,
+	OPT_SNAPSHOT_ON,
 };
 
 static const struct option long_opts[] = {
@@ -232,6 +237,7 @@ static const struct option long_opts[] = {
     {"aslr", no_argument, NULL, OPT_ASLR},
     {"no-buildid-cache", no_argument, NULL, 'N'},
     {"on-signal", required_argument, NULL, OPT_ON_SIGNAL},
+    {"snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -248,10 +254,13 @@ static int check_args(const struct record_args *a)
 	if (a->emulate && !a->o.argv)
 		return cli_usage_error("record", "--emulate needs -- COMMAND");
 	if ((a->inherit || a->aslr || a->no_buildid_cache ||
-	     a->crash_signals) &&
+	     a->crash_signals || a->snapshot_on) &&
 	    !a->emulate)
-		return cli_usage_error("record", "--inherit, --aslr, -N and "
-						 "--on-signal go with --emulate");
+		return cli_usage_error("record", "--inherit, --aslr, -N, "
+						 "--on-signal and --snapshot-on "
+						 "go with --emulate");
+	if (a->snapshot_on && !a->o.snapshot)
+		return cli_usage_error("record", "--snapshot-on needs -S");
 	if (a->control && !a->o.snapshot)
 		return cli_usage_error("record", "--control needs -S");
 	return -1;
@@ -356,6 +365,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 				return cli_usage_error("record",
 						       "--on-signal: bad signal "
 						       "'%s'", bad);
+			break;
+		case OPT_SNAPSHOT_ON:
+			a->snapshot_on = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -750,6 +762,7 @@ static void emulate_opts(struct record_args *a, int argc, char **argv,
 	eo->cmd_argv = argv;
 	eo->log = log_warnings;
 	eo->crash_signals = a->crash_signals;
+	eo->snapshot_on = a->snapshot_on;
 }
 
 static int cmd_record_emulate(struct record_args *a, int argc, char **argv)

@@ -311,17 +311,12 @@ static int on_thread_exit(void *ctx, pid_t tid)
 	return r ? close_ring(er, r) : 0;
 }
 
-static int on_poll(void *ctx, uint64_t insns)
+/* A snapshot of every thread's ring. */
+static int snapshot_all(struct emu_rec *er)
 {
-	struct emu_rec *er = ctx;
 	size_t i;
 	int err;
 
-	if (er->o->progress)
-		er->o->progress(insns, er->o->progress_ctx);
-	if (!er->o->snapshot_request || !*er->o->snapshot_request)
-		return 0;
-	*er->o->snapshot_request = 0;
 	for (i = 0; i < er->nr_rings; i++) {
 		if (!er->rings[i].sk)
 			continue;
@@ -331,6 +326,30 @@ static int on_poll(void *ctx, uint64_t insns)
 	}
 	er->stats.snapshots++;
 	return 0;
+}
+
+static int on_poll(void *ctx, uint64_t insns)
+{
+	struct emu_rec *er = ctx;
+
+	if (er->o->progress)
+		er->o->progress(insns, er->o->progress_ctx);
+	if (!er->o->snapshot_request || !*er->o->snapshot_request)
+		return 0;
+	*er->o->snapshot_request = 0;
+	return snapshot_all(er);
+}
+
+/* --snapshot-on: a snapshot, and where and when it was taken. */
+static int on_trigger(void *ctx, pid_t pid, pid_t tid,
+		      const struct user_regs_struct *regs)
+{
+	struct emu_rec *er = ctx;
+	int err;
+
+	err = emu_crash_add(&er->crashes, QPT_CRASH_TRIGGER, pid, tid, NULL,
+			    regs, NULL, 0, emu_sb_time());
+	return err ? err : snapshot_all(er);
 }
 
 static void warn(const struct qpt_emulate_opts *o, const char *fmt, ...)
@@ -433,6 +452,7 @@ static const struct emu_sink_ops record_ops = {
     .vdso = on_vdso,
     .poll = on_poll,
     .crash = on_crash,
+    .trigger = on_trigger,
 };
 
 static int check_opts(const struct qpt_emulate_opts *o, struct emu_rec *er)
@@ -483,6 +503,7 @@ int emu_record_run(const struct qpt_emulate_opts *o,
 {
 	struct emu_trace_opts to;
 	struct emu_trace_result tres;
+	struct emu_trigger trig;
 	struct emu_rec er;
 	size_t i;
 	int err, cerr;
@@ -508,6 +529,15 @@ int emu_record_run(const struct qpt_emulate_opts *o,
 	to.sample_id = EMU_ID;
 	to.crash_signals =
 	    o->crash_signals ? o->crash_signals : emu_crash_default_signals();
+	if (o->snapshot_on) {
+		if (!o->snapshot || emu_trigger_parse(&trig, o->snapshot_on)) {
+			set_error(o, "--snapshot-on needs snapshot mode and "
+				     "SYMBOL[+OFF]");
+			free(er.vdso_path);
+			return -QPT_E_INVAL;
+		}
+		to.trigger = &trig;
+	}
 	/* a reader keeps up at half the area, as perf's aux_watermark */
 	to.chunk = (uint32_t)(er.aux_size / 2 < 8192 ? er.aux_size / 2 : 8192);
 	to.stop_request = o->stop_request;

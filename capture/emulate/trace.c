@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -264,6 +265,9 @@ static int on_map(void *ctx, const struct emu_map *map)
 
 	if (!strcmp(map->path, "[vsyscall]"))
 		return 0;
+	if (mc->tr->opts->trigger && (map->prot & PROT_EXEC))
+		emu_trigger_map(mc->tr->opts->trigger, map->path, map->start,
+				map->end, map->pgoff);
 	if (!strcmp(map->path, "[vdso]")) {
 		err = keep_vdso(mc->t, map, bid, &bid_len);
 		if (err)
@@ -277,6 +281,8 @@ static int scan_maps(struct emu_thread *t, bool reset)
 {
 	struct map_ctx mc = {t->tr, t};
 
+	if (reset && t->tr->opts->trigger)
+		emu_trigger_reset(t->tr->opts->trigger);
 	return emu_proc_scan_maps(t->proc, reset, on_map, &mc);
 }
 
@@ -380,12 +386,34 @@ static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 	return 0;
 }
 
+/* --snapshot-on: the thread is at the address.  Every thread's packets
+ * go out (pending TNT bits too) before the sink snapshots them. */
+static int trigger(struct emu_thread *t, const struct user_regs_struct *regs)
+{
+	struct emu_tracer *tr = t->tr;
+	struct emu_thread *o;
+	int err;
+
+	for (o = tr->threads; o; o = o->next) {
+		err = emu_pt_flush(o->pt);
+		if (err)
+			return err;
+	}
+	return tr->sb.ops->trigger(tr->sb.ctx, t->pid, t->tid, regs);
+}
+
 /* The thread stopped at @regs->rip, which runs next: where will it go? */
 static int classify_at(struct emu_thread *t,
 		       const struct user_regs_struct *regs)
 {
 	int err;
 
+	if (t->tr->opts->trigger && t->tr->sb.ops->trigger &&
+	    emu_trigger_hit(t->tr->opts->trigger, regs->rip)) {
+		err = trigger(t, regs);
+		if (err)
+			return err;
+	}
 	err = insn_at(t, regs->rip, &t->prev);
 	if (err)
 		return err;

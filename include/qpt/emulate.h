@@ -96,6 +96,11 @@ struct qpt_emulate_opts {
 	 * si_code, address, thread, registers, the faulting bytes) before
 	 * the signal is delivered as usual.  Not in pipe mode. */
 	uint64_t crash_signals;
+	/* "SYMBOL[+OFF]" (snapshot mode): a snapshot each time a traced
+	 * thread reaches that address (looked up in the ELF symbols of the
+	 * mapped files, again at each exec), recorded as a trigger in the
+	 * crash facts.  NULL: none. */
+	const char *snapshot_on;
 };
 
 QPT_API void qpt_emulate_opts_init(struct qpt_emulate_opts *opts);

@@ -80,6 +80,30 @@ check segv_window 0 SIGSEGV SEGV_MAPERR lookup,parse "${small[@]}" \
 check recurse_window 0 SIGSEGV SEGV_MAPERR lookup,lookup "${small[@]}" \
 	-- "$S" recurse
 
+# --snapshot-on=lookup: one snapshot per call of lookup (the ground
+# truth's count of its first instruction), recorded as a trigger at its
+# address in the file's crash facts (read without qpt); perf decodes the
+# snapshots into the ground truth's flow
+lookup=$(nm "$S" | awk '$3 == "lookup" { print $1 }')
+env -i QPT_TEST=1 "$GT" "$tmp/gt.txt" -- "$S" ok >/dev/null 2>&1
+env -i QPT_TEST=1 "$QPT" record -q --emulate --snapshot --snapshot-on=lookup \
+	-o "$tmp/trig.data" -- "$S" ok >/dev/null 2>"$tmp/rec.err" ||
+	bad "--snapshot-on: $(cat "$tmp/rec.err")"
+calls=$(awk -v a="$lookup" '$2 == a' "$tmp/gt.txt" | wc -l)
+python3 "$here/crash_feature.py" "$tmp/trig.data" >"$tmp/trig.txt"
+got=$(awk -v a="$lookup" '$1 == 2 && $7 == a' "$tmp/trig.txt" | wc -l)
+bufs=$("$QPT" dump -i "$tmp/trig.data" | grep -c "PERF_RECORD_AUXTRACE ")
+echo "--snapshot-on=lookup: $calls calls, $got triggers, $bufs snapshots"
+[ "$calls" -ge 2 ] && [ "$got" = "$calls" ] &&
+	[ "$(wc -l <"$tmp/trig.txt")" = "$calls" ] ||
+	bad "--snapshot-on: $got triggers for $calls calls"
+[ "$bufs" = $((calls + 1)) ] ||
+	bad "--snapshot-on: $bufs snapshots, want one per call and the end"
+perf script -i "$tmp/trig.data" --itrace=i0ns -F tid,ip 2>/dev/null |
+	awk '{ print $2 }' >"$tmp/trig.ips"
+awk '{ print $2 }' "$tmp/gt.txt" | cmp -s - "$tmp/trig.ips" ||
+	bad "--snapshot-on: perf's flow of the snapshots is not the ground truth"
+
 # the window that starts mid-stack says so; the recursion deeper than it
 jq_() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$1)" "$2"; }
 [ "$(jq_ '["window_mid_stack"]' "$tmp/segv_window.json")" = True ] ||
