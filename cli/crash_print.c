@@ -172,7 +172,7 @@ static void text_stack(const struct crash_view *v, const struct cw_thread *t,
 		out_hex(w, ip);
 		out_char(w, ' ');
 		out_esc(w, sym, strlen(sym));
-		text_line(v, i ? ip - 1 : ip, w);
+		text_line(v, ip, w);
 		if (sig)
 			out_lit(w, "  [signal handler entered here]");
 		out_char(w, '\n');
@@ -378,9 +378,7 @@ static void json_stack(const struct crash_view *v, const struct cw_thread *t,
 		out_begin(w);
 		out_kv_hex(w, "ip", ip);
 		json_sym(w, "sym", sym);
-		/* a call site's line: the call's, before the return address */
-		json_sym(w, "line", line_of(v, i ? ip - 1 : ip, lbuf,
-					    sizeof(lbuf)));
+		json_sym(w, "line", line_of(v, ip, lbuf, sizeof(lbuf)));
 		if (sig)
 			out_kv_bool(w, "signal_frame", true);
 		out_end(w);
