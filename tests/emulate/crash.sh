@@ -62,13 +62,42 @@ check segv_static 0 SIGSEGV SEGV_MAPERR \
 check abort 0 SIGABRT SI_TKILL "" --snapshot -- "$C" abort
 check fpe 0 SIGFPE FPE_INTDIV lookup,parse,main --snapshot -- "$S" fpe
 
-# no crash: one line, exit 1
-env -i "$QPT" record -q --emulate --snapshot -o "$tmp/ok.data" -- "$C" ok \
+# a handler that re-raises: the crash is the re-raised signal, at the
+# faulting instruction the handler returned to
+env -i "$QPT" record -q --emulate --snapshot -o "$tmp/h.data" -- "$C" handled \
 	>/dev/null 2>&1
-"$QPT" crash -i "$tmp/ok.data" >"$tmp/ok.out" 2>"$tmp/ok.err"
 rc=$?
-[ $rc = 1 ] && [ ! -s "$tmp/ok.out" ] && [ "$(wc -l <"$tmp/ok.err")" = 1 ] ||
-	bad "no crash: exit $rc, $(cat "$tmp/ok.err")"
+[ $rc = 139 ] || bad "handled: exit $rc"
+"$QPT" crash -i "$tmp/h.data" --json >"$tmp/h.json" || bad "handled: no crash"
+python3 - "$tmp/h.json" <<'PY' || bad "handled"
+import json, sys
+j = json.load(open(sys.argv[1]))
+syms = [f.get("sym", "").split("+")[0] for f in j["stack"][:3]]
+assert (j["signame"], j["code_name"]) == ("SIGSEGV", "SI_TKILL"), j
+assert syms == ["lookup", "parse", "main"], syms
+assert j["ip"] == j["stack"][0]["ip"]
+print("handled: ok: re-raised SIGSEGV at %s %s" % (j["ip"], j["sym"]))
+PY
+
+# no crash: a program that ends, one that survives its SIGSEGV (the
+# handler jumps away), one whose signal is not in --on-signal: one line,
+# exit 1
+nocrash() {
+	local name=$1 want=$2
+	shift 2
+	env -i "$QPT" record -q --emulate --snapshot -o "$tmp/$name.data" "$@" \
+		>/dev/null 2>&1
+	rc=$?
+	[ $rc = "$want" ] || bad "$name: qpt record exits $rc, want $want"
+	"$QPT" crash -i "$tmp/$name.data" >"$tmp/ok.out" 2>"$tmp/ok.err"
+	rc=$?
+	[ $rc = 1 ] && [ ! -s "$tmp/ok.out" ] &&
+		[ "$(wc -l <"$tmp/ok.err")" = 1 ] ||
+		bad "$name: exit $rc, $(cat "$tmp/ok.err")"
+}
+nocrash ok 0 -- "$C" ok
+nocrash survive 0 -- "$C" survive
+nocrash on_signal 139 --on-signal=ABRT,FPE -- "$C" segv
 exit $fail
 fi
 

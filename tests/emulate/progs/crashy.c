@@ -10,9 +10,11 @@
  *   crashy thread    the NULL dereference in a second thread, while the
  *                    first waits for it
  *   crashy handled   a SIGSEGV handler that re-raises the signal
+ *   crashy survive   a SIGSEGV handler that jumps away: no crash
  *   crashy ok        no crash
  */
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,13 @@ static void reraise(int sig)
 	raise(sig);
 }
 
+static sigjmp_buf back;
+
+static void escape(int sig)
+{
+	siglongjmp(back, sig);
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit rl = {96 << 10, 96 << 10};
@@ -84,6 +93,11 @@ int main(int argc, char **argv)
 		setrlimit(RLIMIT_STACK, &rl);
 	if (!strcmp(mode, "handled"))
 		signal(SIGSEGV, reraise);
+	if (!strcmp(mode, "survive")) {
+		signal(SIGSEGV, escape);
+		if (sigsetjmp(back, 1))
+			return 0;
+	}
 	if (!strcmp(mode, "thread")) {
 		if (pthread_create(&th, NULL, thread_main, "abc"))
 			return 2;
