@@ -399,7 +399,12 @@ static int trigger(struct emu_thread *t, const struct user_regs_struct *regs)
 		if (err)
 			return err;
 	}
-	return tr->sb.ops->trigger(tr->sb.ctx, t->pid, t->tid, regs);
+	err = tr->sb.ops->trigger(tr->sb.ctx, t->pid, t->tid, regs);
+	/* what follows each snapshot starts again with a PSB+, so that the
+	 * next snapshot decodes on its own (from its first branch) */
+	for (o = tr->threads; o; o = o->next)
+		emu_pt_psb_next(o->pt);
+	return err;
 }
 
 /* The thread stopped at @regs->rip, which runs next: where will it go? */

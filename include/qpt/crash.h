@@ -6,8 +6,8 @@
  * Where: a feature section of its own, bit QPT_FEAT_QPT_CRASH of the
  * header's adds_features, far above perf's features.  perf reads only the
  * feature bits it knows and skips the sections of the others (perf
- * report --header-only lists them as unknown; perf script decodes the file
- * as without them).  A record type of its own would not do: perf stops at
+ * report --header-only does not show it; perf script decodes the file as
+ * without it).  A record type of its own would not do: perf stops at
  * a record type it does not know.  Pipe mode carries no crash facts (perf
  * fails on a HEADER_FEATURE record of a feature it does not know).
  *
