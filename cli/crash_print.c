@@ -24,6 +24,17 @@ static const char *symstr(char *buf, size_t len, const char *sym,
 	return buf;
 }
 
+/* "0xIP SYM" (SYM escaped; nothing after the ip when it is ""). */
+static void text_at(struct out *w, uint64_t ip, const char *sym)
+{
+	out_lit(w, "0x");
+	out_hex(w, ip);
+	if (!*sym)
+		return;
+	out_char(w, ' ');
+	out_esc(w, sym, strlen(sym));
+}
+
 /* "0x..." left-aligned in a column of 14. */
 static void hexcol(struct out *w, uint64_t v)
 {
@@ -154,10 +165,8 @@ static void text_stack(const struct crash_view *v, const struct cw_thread *t,
 			out_dec(w, i);
 			out_lit(w, "..#");
 			out_dec(w, i + same);
-			out_lit(w, " 0x");
-			out_hex(w, ip);
 			out_char(w, ' ');
-			out_esc(w, sym, strlen(sym));
+			text_at(w, ip, sym);
 			out_lit(w, "  [");
 			out_dec(w, same + 1);
 			out_lit(w, " frames: recursion]\n");
@@ -168,10 +177,7 @@ static void text_stack(const struct crash_view *v, const struct cw_thread *t,
 		out_char(w, '#');
 		out_dec(w, i);
 		out_char(w, ' ');
-		out_lit(w, "0x");
-		out_hex(w, ip);
-		out_char(w, ' ');
-		out_esc(w, sym, strlen(sym));
+		text_at(w, ip, sym);
 		text_line(v, ip, w);
 		if (sig)
 			out_lit(w, "  [signal handler entered here]");
@@ -223,11 +229,7 @@ static void text_head(const struct crash_view *v, struct out *w)
 	out_lit(w, "0x");
 	out_hex(w, c->addr);
 	out_lit(w, "\nfaulting instruction: ");
-	out_lit(w, "0x");
-	out_hex(w, c->ip);
-	out_char(w, ' ');
-	name = sym_of(v, v->t, c->ip, buf, sizeof(buf));
-	out_esc(w, name, strlen(name));
+	text_at(w, c->ip, sym_of(v, v->t, c->ip, buf, sizeof(buf)));
 	text_line(v, c->ip, w);
 	out_lit(w, "\n  bytes ");
 	out_hexbytes(w, c->insn, c->insn_len);
@@ -245,11 +247,8 @@ static void text_window(const struct crash_view *v, struct out *w)
 	out_lit(w, " instructions of thread ");
 	out_i64(w, t->tid);
 	out_lit(w, " from ");
-	out_lit(w, "0x");
-	out_hex(w, t->first.ip);
-	out_char(w, ' ');
 	s = symstr(buf, sizeof(buf), t->first.sym, t->first.symoff);
-	out_esc(w, s, strlen(s));
+	text_at(w, t->first.ip, s);
 	out_cstr(w, t->began ? " (the thread's whole trace)\n"
 			     : " (the window starts mid-flow: older history "
 			       "was overwritten)\n");
@@ -329,11 +328,8 @@ static void text_others(const struct crash_view *v, struct out *w)
 		out_lit(w, ": ");
 		out_dec(w, o->insns);
 		out_lit(w, " instructions, last at ");
-		out_lit(w, "0x");
-		out_hex(w, o->end_ip);
-		out_char(w, ' ');
 		s = symstr(buf, sizeof(buf), o->end_sym, o->end_symoff);
-		out_esc(w, s, strlen(s));
+		text_at(w, o->end_ip, s);
 		out_char(w, '\n');
 		if (v->all_threads)
 			text_stack(v, o, o->end_ip, "    ", w);

@@ -167,8 +167,17 @@ grep -q "the stack is deeper than the window: lookup" "$tmp/rw.txt" ||
 	bad "recurse_window: the text does not say the stack is deeper"
 grep -q "window starts mid-flow" "$tmp/rw.txt" ||
 	bad "recurse_window: the text does not say where the window starts"
-# the thread crash names the other thread
+# the thread crash names the other thread; --all-threads gives its stack,
+# from main (where it waits for the thread) out
 [ "$(jq_ '["threads"].__len__()' "$tmp/thread.json")" = 1 ] ||
 	bad "thread: the other thread is not listed"
+"$QPT" crash -i "$tmp/thread.data" --all-threads --json >"$tmp/all.json"
+python3 - "$tmp/all.json" <<'PY' || bad "thread --all-threads"
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+syms = [f.get("sym", "").split("+")[0] for f in t["stack"]]
+assert "main" in syms and syms[-1] == "_start", syms
+print("other thread: %s" % " <- ".join(syms))
+PY
 
 exit $fail
