@@ -54,7 +54,8 @@ void emu_proc_flush_code(struct emu_proc *proc)
 }
 
 /* The cached copy of the page holding @addr, or NULL if unreadable. */
-static const uint8_t *code_page(struct emu_proc *proc, uint64_t addr)
+static const uint8_t *code_page(struct emu_proc *proc, pid_t tid,
+				 uint64_t addr)
 {
 	uint64_t page = addr & ~(uint64_t)(EMU_PAGE - 1);
 	size_t slot = (size_t)(page / EMU_PAGE) % EMU_CODE_SLOTS;
@@ -67,7 +68,7 @@ static const uint8_t *code_page(struct emu_proc *proc, uint64_t addr)
 	local.iov_len = EMU_PAGE;
 	remote.iov_base = (void *)(uintptr_t)page;
 	remote.iov_len = EMU_PAGE;
-	if (process_vm_readv(proc->pid, &local, 1, &remote, 1, 0) !=
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) !=
 	    (ssize_t)EMU_PAGE) {
 		proc->page_addr[slot] = 1;
 		return NULL;
@@ -76,8 +77,8 @@ static const uint8_t *code_page(struct emu_proc *proc, uint64_t addr)
 	return dst;
 }
 
-size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
-		     size_t len)
+size_t emu_proc_code(struct emu_proc *proc, pid_t tid, uint64_t addr,
+		     uint8_t *buf, size_t len)
 {
 	size_t done = 0;
 
@@ -85,7 +86,7 @@ size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
 		uint64_t a = addr + done;
 		size_t in_page = EMU_PAGE - (size_t)(a & (EMU_PAGE - 1));
 		size_t n = len - done < in_page ? len - done : in_page;
-		const uint8_t *page = code_page(proc, a);
+		const uint8_t *page = code_page(proc, tid, a);
 
 		if (!page)
 			break;
@@ -150,8 +151,8 @@ static int parse_line(const char *line, struct emu_map *m)
 	return m->path ? 1 : -ENOMEM;
 }
 
-int emu_proc_scan_maps(struct emu_proc *proc, bool reset, emu_map_fn fn,
-		       void *ctx)
+int emu_proc_scan_maps(struct emu_proc *proc, pid_t tid, bool reset,
+		       emu_map_fn fn, void *ctx)
 {
 	struct emu_map *maps = NULL, *tmp;
 	size_t n = 0, cap = 0;
@@ -159,7 +160,7 @@ int emu_proc_scan_maps(struct emu_proc *proc, bool reset, emu_map_fn fn,
 	FILE *f;
 	int err = 0, r;
 
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)proc->pid);
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)tid);
 	f = fopen(name, "re");
 	if (!f)
 		return -errno;
