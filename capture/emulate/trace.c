@@ -578,7 +578,7 @@ static int crash_check(struct emu_thread *t, int sig,
 		return 0;
 	if (si.si_code <= 0 && signal_in(t->tid, "SigIgn:", sig, false))
 		return 0;
-	n = emu_proc_code(t->proc, regs->rip, insn, sizeof(insn));
+	n = emu_proc_code(t->proc, t->tid, regs->rip, insn, sizeof(insn));
 	return tr->sb.ops->crash(tr->sb.ctx, t->pid, t->tid, &si, regs, insn,
 				 n);
 }
