@@ -441,6 +441,11 @@ static int put_psb(struct emu_pt *pt, uint64_t ip, uint64_t t)
 	return err;
 }
 
+void emu_pt_psb_next(struct emu_pt *pt)
+{
+	pt->since_psb = pt->opts.psb_period;
+}
+
 int emu_pt_start(struct emu_pt *pt)
 {
 	uint64_t t = clock_now(pt);
