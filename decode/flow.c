@@ -169,7 +169,7 @@ static void use_space(struct flow *f, struct qd_space *sp)
 		return;
 	f->fc->space = sp;
 	pt_blk_set_image(f->dec, sp->image);
-	qx86_cache_forget(f->cache);
+	qx86_cache_use(f->cache, sp);
 }
 
 /* The trace's current time stamp counter, when it has one. */
@@ -706,8 +706,8 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	if (!f.dec)
 		return -ENOMEM;
 	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
-	if (f.cache)
-		qx86_cache_forget(f.cache);
+	if (f.cache) /* entries of this space from earlier runs stay */
+		qx86_cache_use(f.cache, fc->space);
 	if (!f.cache ||
 	    ((fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg)))) {
 		pt_blk_free_decoder(f.dec);

@@ -101,7 +101,7 @@ int qx86_decode(const struct qx86 *x, const uint8_t *p, size_t n, int bits,
  * The instruction at [@p, @p + @n) at @ip in @bits mode as text in Intel
  * syntax, as ptxed prints it ("mov rdi, rsp", "call 0x401136", "jmp qword
  * ptr [rip+0x2f46]"), NUL-terminated in @buf of @size bytes (64 are
- * enough for nearly all; 96 for all).  @x may be NULL (slower: the
+ * enough for nearly all, 128 in practice).  @x may be NULL (slower: the
  * decoder is set up for the call).  Returns the text's length, the
  * errors of qx86_decode, or -QPT_E_INVAL when @buf is too small.
  */
@@ -120,15 +120,20 @@ struct qx86_cached {
 };
 
 /*
- * A direct-mapped cache of 2^order entries (64 bytes each): bounded, and
- * a loop decodes once.  Entries are the code of one address space: a new
- * one (another process, an exec, code that changed) starts a new
- * generation (qx86_cache_forget).
+ * A cache of 2^order entries (64 bytes each) in sets of QX86_WAYS by ip:
+ * bounded, and a loop decodes once (a direct-mapped one lost a quarter of
+ * a libc-sized working set to collisions).  Entries are the code of one
+ * address space: a new one (another process, an exec, code that changed)
+ * starts a new generation (qx86_cache_forget, qx86_cache_use).
  */
+#define QX86_WAYS 4
+
 struct qx86_cache {
 	struct qx86_cached *ent;
-	uint64_t mask;
+	uint64_t set_mask; /* sets - 1 */
 	uint32_t gen;
+	uint32_t clock;	  /* the way to replace next */
+	const void *code; /* the user's name for the code (qx86_cache_use) */
 	struct qx86 *x;
 };
 
@@ -137,20 +142,31 @@ struct qx86_cache *qx86_cache_new(unsigned order);
 void qx86_cache_free(struct qx86_cache *c);
 /* Forget every entry (the code may differ from now on). */
 void qx86_cache_forget(struct qx86_cache *c);
+/* The entries from now on are of the code the caller names @code (an
+ * address space that does not change while it is used): every entry is
+ * forgotten when it is not the code named last. */
+void qx86_cache_use(struct qx86_cache *c, const void *code);
 
-static inline struct qx86_cached *qx86_cache_slot(struct qx86_cache *c,
-						  uint64_t ip)
+/* The first entry of the set of @ip. */
+static inline struct qx86_cached *qx86_cache_set(struct qx86_cache *c,
+						 uint64_t ip)
 {
-	return &c->ent[(ip ^ (ip >> 16) ^ (ip >> 32)) & c->mask];
+	uint64_t h = (ip ^ (ip >> 15) ^ (ip >> 31)) & c->set_mask;
+
+	return &c->ent[h * QX86_WAYS];
 }
 
 /* The instruction at @ip in @bits mode if it is kept, else NULL. */
 static inline const struct qx86_cached *
 qx86_cache_find(struct qx86_cache *c, uint64_t ip, int bits)
 {
-	const struct qx86_cached *e = qx86_cache_slot(c, ip);
+	const struct qx86_cached *e = qx86_cache_set(c, ip);
+	unsigned i;
 
-	return e->gen == c->gen && e->ip == ip && e->bits == bits ? e : NULL;
+	for (i = 0; i < QX86_WAYS; i++)
+		if (e[i].ip == ip && e[i].gen == c->gen && e[i].bits == bits)
+			return &e[i];
+	return NULL;
 }
 
 /*

@@ -315,12 +315,15 @@ static void test_format(void **state)
 	assert_string_equal(buf, "");
 }
 
-/* The cache: entries by ip and mode, forgotten by generation. */
+/* The cache: entries by ip and mode, in sets of QX86_WAYS, forgotten by
+ * generation. */
 static void test_cache(void **state)
 {
 	static const uint8_t jmp[] = { 0xeb, 0x10 }, nop[] = { 0x90 };
-	struct qx86_cache *c = qx86_cache_new(4);
+	struct qx86_cache *c = qx86_cache_new(2); /* one set */
 	const struct qx86_cached *e;
+	int tag;
+	unsigned i;
 
 	(void)state;
 	assert_non_null(c);
@@ -330,19 +333,33 @@ static void test_cache(void **state)
 	assert_memory_equal(e->raw, jmp, 2);
 	assert_ptr_equal(qx86_cache_find(c, 0x1000, 64), e);
 	assert_null(qx86_cache_find(c, 0x1000, 32));
-	/* the same slot, another ip: replaced */
-	assert_int_equal(qx86_cache_add(c, 0x1000 + 16, 64, nop, 1, &e), 0);
+	/* the set fills, then its first way goes */
+	for (i = 1; i < QX86_WAYS; i++)
+		assert_int_equal(qx86_cache_add(c, 0x1000 + i, 64, nop, 1, &e),
+				 0);
+	assert_non_null(qx86_cache_find(c, 0x1000, 64));
+	assert_int_equal(qx86_cache_add(c, 0x2000, 64, nop, 1, &e), 0);
 	assert_null(qx86_cache_find(c, 0x1000, 64));
-	assert_non_null(qx86_cache_find(c, 0x1010, 64));
+	for (i = 1; i < QX86_WAYS; i++)
+		assert_non_null(qx86_cache_find(c, 0x1000 + i, 64));
+	assert_non_null(qx86_cache_find(c, 0x2000, 64));
 	qx86_cache_forget(c);
-	assert_null(qx86_cache_find(c, 0x1010, 64));
-	/* what does not decode is not kept */
-	assert_int_equal(qx86_cache_add(c, 0x2000, 64, jmp, 1, &e),
-			 -QPT_E_TRUNCATED);
 	assert_null(qx86_cache_find(c, 0x2000, 64));
+	/* the same code named again keeps its entries; other code not */
+	qx86_cache_use(c, &tag);
+	assert_int_equal(qx86_cache_add(c, 0x2000, 64, nop, 1, &e), 0);
+	qx86_cache_use(c, &tag);
+	assert_non_null(qx86_cache_find(c, 0x2000, 64));
+	qx86_cache_use(c, c);
+	assert_null(qx86_cache_find(c, 0x2000, 64));
+	/* what does not decode is not kept */
+	assert_int_equal(qx86_cache_add(c, 0x3000, 64, jmp, 1, &e),
+			 -QPT_E_TRUNCATED);
+	assert_null(qx86_cache_find(c, 0x3000, 64));
 	qx86_cache_free(c);
 	qx86_cache_free(NULL);
 	assert_null(qx86_cache_new(40));
+	assert_null(qx86_cache_new(1));
 }
 
 int main(void)
