@@ -135,6 +135,21 @@ static size_t overlap(const uint8_t *run, size_t len, const uint8_t *p,
 	return 0;
 }
 
+/* Whether aux offset @offset falls in the zeros that end run @r (perf
+ * pads each AUXTRACE payload to 8 bytes; the next may start before them). */
+static bool in_padding(const struct qd_run *r, uint64_t offset)
+{
+	uint64_t end = r->start + r->len;
+	size_t i;
+
+	if (offset < r->start || offset >= end || end - offset >= 8)
+		return false;
+	for (i = (size_t)(offset - r->start); i < r->len; i++)
+		if (r->data[i])
+			return false;
+	return true;
+}
+
 /*
  * Add one AUXTRACE payload to its queue: contiguous with the last run, it
  * extends it; overlapping it (snapshots), the overlap is dropped by
@@ -149,6 +164,12 @@ static int add_run(struct qd_session *s, struct qd_queue *q,
 
 	if (r && offset == r->start + r->len)
 		return run_append(r, p, (size_t)n, s->stable && !rec->depth);
+	if (r && in_padding(r, offset)) {
+		/* the buffer takes up where the run's data ended, before
+		 * the zeros (PT PADs) that rounded the run up to 8 bytes */
+		r->len = (size_t)(offset - r->start);
+		return run_append(r, p, (size_t)n, false);
+	}
 	if (r && r->len && n >= 64) {
 		/*
 		 * The longest tail of the run that is a head of the buffer,

@@ -58,7 +58,8 @@ void emu_proc_flush_code(struct emu_proc *proc)
 }
 
 /* The cached copy of the page holding @addr, or NULL if unreadable. */
-static const uint8_t *code_page(struct emu_proc *proc, uint64_t addr)
+static const uint8_t *code_page(struct emu_proc *proc, pid_t tid,
+				 uint64_t addr)
 {
 	uint64_t page = addr & ~(uint64_t)(EMU_PAGE - 1);
 	size_t slot = (size_t)(page / EMU_PAGE) % EMU_CODE_SLOTS;
@@ -71,7 +72,7 @@ static const uint8_t *code_page(struct emu_proc *proc, uint64_t addr)
 	local.iov_len = EMU_PAGE;
 	remote.iov_base = (void *)(uintptr_t)page;
 	remote.iov_len = EMU_PAGE;
-	if (process_vm_readv(proc->pid, &local, 1, &remote, 1, 0) !=
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) !=
 	    (ssize_t)EMU_PAGE) {
 		proc->page_addr[slot] = 1;
 		return NULL;
@@ -80,8 +81,8 @@ static const uint8_t *code_page(struct emu_proc *proc, uint64_t addr)
 	return dst;
 }
 
-size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
-		     size_t len)
+size_t emu_proc_code(struct emu_proc *proc, pid_t tid, uint64_t addr,
+		     uint8_t *buf, size_t len)
 {
 	size_t done = 0;
 
@@ -89,7 +90,7 @@ size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
 		uint64_t a = addr + done;
 		size_t in_page = EMU_PAGE - (size_t)(a & (EMU_PAGE - 1));
 		size_t n = len - done < in_page ? len - done : in_page;
-		const uint8_t *page = code_page(proc, a);
+		const uint8_t *page = code_page(proc, tid, a);
 
 		if (!page)
 			break;
@@ -99,7 +100,8 @@ size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
 	return done;
 }
 
-const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, uint64_t addr)
+const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, pid_t tid,
+				      uint64_t addr)
 {
 	const struct qx86_cached *e = qx86_cache_find(proc->insns, addr, 64);
 	uint8_t buf[15];
@@ -107,7 +109,7 @@ const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, uint64_t addr)
 
 	if (e)
 		return &e->insn;
-	n = emu_proc_code(proc, addr, buf, sizeof(buf));
+	n = emu_proc_code(proc, tid, addr, buf, sizeof(buf));
 	if (!n || qx86_cache_add(proc->insns, addr, 64, buf, n, &e) < 0)
 		return NULL;
 	return &e->insn;
@@ -168,8 +170,8 @@ static int parse_line(const char *line, struct emu_map *m)
 	return m->path ? 1 : -ENOMEM;
 }
 
-int emu_proc_scan_maps(struct emu_proc *proc, bool reset, emu_map_fn fn,
-		       void *ctx)
+int emu_proc_scan_maps(struct emu_proc *proc, pid_t tid, bool reset,
+		       emu_map_fn fn, void *ctx)
 {
 	struct emu_map *maps = NULL, *tmp;
 	size_t n = 0, cap = 0;
@@ -177,7 +179,7 @@ int emu_proc_scan_maps(struct emu_proc *proc, bool reset, emu_map_fn fn,
 	FILE *f;
 	int err = 0, r;
 
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)proc->pid);
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)tid);
 	f = fopen(name, "re");
 	if (!f)
 		return -errno;

@@ -40,17 +40,20 @@ void emu_proc_free(struct emu_proc *proc);
  * munmap). */
 void emu_proc_flush_code(struct emu_proc *proc);
 /*
- * Copy up to @len bytes of code at @addr into @buf.  Returns how many were
- * readable (0 when none).
+ * Copy up to @len bytes of code at @addr into @buf, read through thread
+ * @tid of the process (a live one: a leader that has exited alone has no
+ * memory left to read).  Returns how many were readable (0 when none).
  */
-size_t emu_proc_code(struct emu_proc *proc, uint64_t addr, uint8_t *buf,
-		     size_t len);
+size_t emu_proc_code(struct emu_proc *proc, pid_t tid, uint64_t addr,
+		     uint8_t *buf, size_t len);
 
 /*
- * The instruction at @addr, decoded from the cached code (kept until the
- * code is flushed): NULL when its bytes cannot be read or do not decode.
+ * The instruction at @addr, decoded from the cached code (read through
+ * @tid as emu_proc_code does; kept until the code is flushed): NULL when
+ * its bytes cannot be read or do not decode.
  */
-const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, uint64_t addr);
+const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, pid_t tid,
+				      uint64_t addr);
 
 /* Whether @addr lies in an executable mapping already announced. */
 bool emu_proc_known(struct emu_proc *proc, uint64_t addr);
@@ -58,11 +61,11 @@ bool emu_proc_known(struct emu_proc *proc, uint64_t addr);
 /* Called for each executable mapping not announced before. */
 typedef int (*emu_map_fn)(void *ctx, const struct emu_map *map);
 /*
- * Re-read /proc/PID/maps; call @fn for every executable mapping that is
+ * Re-read the maps (/proc/TID/maps of live thread @tid); call @fn for every executable mapping that is
  * new since the last scan (@reset: forget them all first, after exec).
  * Returns 0, -errno, or what @fn returned.
  */
-int emu_proc_scan_maps(struct emu_proc *proc, bool reset, emu_map_fn fn,
-		       void *ctx);
+int emu_proc_scan_maps(struct emu_proc *proc, pid_t tid, bool reset,
+		       emu_map_fn fn, void *ctx);
 
 #endif

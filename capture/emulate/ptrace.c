@@ -51,12 +51,18 @@ static int sys_peek(void *ctx, pid_t tid, uint64_t addr, uint64_t *val)
 	return 0;
 }
 
+static int sys_eventmsg(void *ctx, pid_t tid, unsigned long *msg)
+{
+	return ptrace(PTRACE_GETEVENTMSG, tid, NULL, msg) < 0 ? -errno : 0;
+}
+
 const struct emu_ptrace_ops emu_ptrace_sys = {
     .wait = sys_wait,
     .step = sys_step,
     .getregs = sys_getregs,
     .getsiginfo = sys_getsiginfo,
     .peek = sys_peek,
+    .eventmsg = sys_eventmsg,
 };
 
 /* The command's side of the fork: traced, stopped before its exec. */

@@ -231,7 +231,7 @@ static int keep_vdso(struct emu_thread *t, const struct emu_map *map,
 	local.iov_len = len;
 	remote.iov_base = (void *)(uintptr_t)map->start;
 	remote.iov_len = len;
-	if (process_vm_readv(t->pid, &local, 1, &remote, 1, 0) !=
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) !=
 	    (ssize_t)len) {
 		logf_(tr, QPT_LOG_WARN, "cannot read [vdso]: %s",
 		      strerror(errno));
@@ -269,7 +269,7 @@ static int scan_maps(struct emu_thread *t, bool reset)
 {
 	struct map_ctx mc = {t->tr, t};
 
-	return emu_proc_scan_maps(t->proc, reset, on_map, &mc);
+	return emu_proc_scan_maps(t->proc, t->tid, reset, on_map, &mc);
 }
 
 static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
@@ -365,7 +365,7 @@ static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 			return err;
 	}
 	/* unknown: length 0 */
-	emu_insn_classify(emu_proc_insn(t->proc, ip), insn);
+	emu_insn_classify(emu_proc_insn(t->proc, t->tid, ip), insn);
 	return 0;
 }
 
@@ -553,6 +553,19 @@ static int finish_prev(struct emu_thread *t)
 	return emu_pt_async(t->pt, t->prev_ip);
 }
 
+/* The thread is gone: its last bytes out, its ring closed. */
+static int end_thread(struct emu_tracer *tr, struct emu_thread *t)
+{
+	int err;
+
+	err = emu_pt_flush(t->pt);
+	tr->res->bytes += emu_pt_bytes(t->pt);
+	if (!err)
+		err = tr->sb.ops->thread_exit(tr->sb.ctx, t->tid);
+	drop_thread(tr, t);
+	return err;
+}
+
 static int on_exec(struct emu_thread *t, bool first)
 {
 	struct emu_tracer *tr = t->tr;
@@ -576,6 +589,32 @@ static int on_exec(struct emu_thread *t, bool first)
 		return err;
 	emu_proc_flush_code(t->proc);
 	return scan_maps(t, true);
+}
+
+/*
+ * An exec stop, reported under the leader's tid.  When another thread
+ * exec'd, the kernel ended the rest (the leader without an exit stop) and
+ * gave it the leader's tid: its trace ends at its execve as at an exit,
+ * and the new image's trace goes on under the leader's tid.
+ */
+static int on_exec_event(struct emu_tracer *tr, struct emu_thread *t)
+{
+	unsigned long former = (unsigned long)t->tid;
+	struct emu_thread *o = NULL;
+	int err;
+
+	if (tr->ops->eventmsg &&
+	    tr->ops->eventmsg(tr->ops_ctx, t->tid, &former) == 0 &&
+	    (pid_t)former != t->tid)
+		o = find_thread(tr, (pid_t)former);
+	if (o) {
+		err = finish_prev(o);
+		if (!err)
+			err = end_thread(tr, o);
+		if (err)
+			return err;
+	}
+	return on_exec(t, false);
 }
 
 /* The last instruction before the exit stop @regs: it ran when the thread
@@ -691,7 +730,7 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 			err = on_signal(t, sig, &regs);
 		break;
 	case PTRACE_EVENT_EXEC:
-		err = on_exec(t, false);
+		err = on_exec_event(tr, t);
 		break;
 	case PTRACE_EVENT_EXIT:
 		err = on_exit_event(t);
@@ -702,19 +741,6 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 	if (err)
 		return err;
 	return resume(t);
-}
-
-/* The thread is gone: its last bytes out, its ring closed. */
-static int end_thread(struct emu_tracer *tr, struct emu_thread *t)
-{
-	int err;
-
-	err = emu_pt_flush(t->pt);
-	tr->res->bytes += emu_pt_bytes(t->pt);
-	if (!err)
-		err = tr->sb.ops->thread_exit(tr->sb.ctx, t->tid);
-	drop_thread(tr, t);
-	return err;
 }
 
 static int on_gone(struct emu_tracer *tr, pid_t tid, int status)

@@ -54,6 +54,9 @@ struct emu_ptrace_ops {
 	int (*getsiginfo)(void *ctx, pid_t tid, siginfo_t *si);
 	/* PTRACE_PEEKDATA: 8 bytes at @addr */
 	int (*peek)(void *ctx, pid_t tid, uint64_t addr, uint64_t *val);
+	/* PTRACE_GETEVENTMSG (at an exec stop: the execing thread's former
+	 * tid) */
+	int (*eventmsg)(void *ctx, pid_t tid, unsigned long *msg);
 };
 
 /* The real system calls (their ctx is unused). */

@@ -221,8 +221,18 @@ static void stop(pid_t tid, int status)
 	if (ev || sig != SIGTRAP)
 		t->swallow = 0; /* only a trap right after the step */
 	if (ev == PTRACE_EVENT_EXEC) {
+		unsigned long former = (unsigned long)tid;
+
+		/* reported under the leader's tid; another thread that
+		 * exec'd took it over, and its execve ran */
+		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &former) == 0 &&
+		    (pid_t)former != tid && get((pid_t)former)->pending) {
+			retire_insn(get((pid_t)former), &get((pid_t)former)->in);
+			get((pid_t)former)->pending = false;
+		}
 		if (t->pending)
-			retire_insn(t, &t->in); /* the execve */
+			retire_insn(t, &t->in); /* the execve, or where the
+						 * leader was (a system call) */
 		t->pending = false;
 		t->last = 0;
 	} else if (ev == PTRACE_EVENT_EXIT) {

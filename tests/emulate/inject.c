@@ -95,10 +95,16 @@ static int inj_peek(void *ctx, pid_t tid, uint64_t addr, uint64_t *val)
 	return emu_ptrace_sys.peek(NULL, tid, addr, val);
 }
 
+static int inj_eventmsg(void *ctx, pid_t tid, unsigned long *msg)
+{
+	return emu_ptrace_sys.eventmsg(NULL, tid, msg);
+}
+
 const struct emu_ptrace_ops inject_ops = {
     .wait = inj_wait,
     .step = inj_step,
     .getregs = inj_getregs,
     .getsiginfo = inj_getsiginfo,
     .peek = inj_peek,
+    .eventmsg = inj_eventmsg,
 };

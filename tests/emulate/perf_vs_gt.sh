@@ -80,8 +80,10 @@ for p in "$@"; do
 		fail=1
 	elif "$QPT" decode --help >/dev/null 2>&1 &&
 		! "$QPT" decode -i "$data" --no-sym 2>&1 | insn_ips |
-			by_thread | cmp -s "$tmp/want" -; then
+			by_thread >"$tmp/qgot" ||
+		! cmp -s "$tmp/want" "$tmp/qgot"; then
 		echo "FAIL $p: qpt decode (libipt) differs from ground truth"
+		diff "$tmp/want" "$tmp/qgot" | head -10
 		fail=1
 	else
 		echo "ok $p: $n instructions, $(($(grep -c -- -- "$tmp/want") + 1)) threads"

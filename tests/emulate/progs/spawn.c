@@ -6,11 +6,16 @@
  *   spawn   posix_spawn(PROG)
  *   fork    fork(), and the child execs PROG
  *   vfork   vfork(), and the child execs PROG
+ *   thread  the first thread exits, then a second one execs PROG (the
+ *           process goes on as PROG under the first thread's tid)
  */
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +28,36 @@ __attribute__((noinline)) static int work(int n)
 	for (i = 0; i < n; i++)
 		acc += (i & 3) ? i : -i;
 	return acc;
+}
+
+/*
+ * "thread": the leader leaves (a raw exit of its thread alone) and a second
+ * thread execs once it is gone.  Both paths are the same whatever the
+ * scheduling: one FUTEX_WAIT on the word the kernel clears and wakes at the
+ * leader's exit (set_tid_address), whether or not it has already changed.
+ */
+static volatile int leader_tid; /* cleared by the kernel */
+static int leader;
+
+static void *exec_thread(void *prog)
+{
+	char *args[] = {prog, NULL};
+
+	syscall(SYS_futex, &leader_tid, FUTEX_WAIT, leader, NULL, NULL, 0);
+	execv(prog, args);
+	_exit(127);
+}
+
+static int exec_from_thread(char *prog)
+{
+	pthread_t th;
+
+	leader = leader_tid = (int)syscall(SYS_gettid);
+	syscall(SYS_set_tid_address, &leader_tid);
+	if (pthread_create(&th, NULL, exec_thread, prog))
+		return -1;
+	syscall(SYS_exit, 0);
+	return -1;
 }
 
 static int run(const char *mode, char *prog)
@@ -42,6 +77,8 @@ static int run(const char *mode, char *prog)
 			execv(prog, args);
 			_exit(127);
 		}
+	} else if (!strcmp(mode, "thread")) {
+		return exec_from_thread(prog);
 	} else if (!strcmp(mode, "vfork")) {
 		pid = vfork();
 		if (pid == 0) {
@@ -59,7 +96,7 @@ int main(int argc, char **argv)
 	int a, status;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: spawn system|spawn|fork|vfork PROG\n");
+		fprintf(stderr, "usage: spawn system|spawn|fork|vfork|thread PROG\n");
 		return 2;
 	}
 	a = work(50);
