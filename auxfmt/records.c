@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: MIT
-/* Fields of sideband records for the readers of the library: MMAP and
- * MMAP2 parsed once, build-ids by file name. */
+/* Fields of sideband records: MMAP and MMAP2 parsed once and MMAP2 laid
+ * out once (perf_event.h's layout), build-ids by file name. */
+#include <errno.h>
 #include <string.h>
 
 #include "qpt/reader.h"
+#include "qpt/writer.h"
+
+/* PERF_RECORD_MMAP2's body after the header, as perf_event.h has it: pid,
+ * tid, addr, len, pgoff, then either maj, min, ino, ino_generation or
+ * build_id_size, 3 reserved bytes, build_id[20]; prot, flags, filename. */
+#define MMAP2_ID 32	   /* maj or build_id_size */
+#define MMAP2_PROT 56	   /* prot, flags */
+#define MMAP2_FILENAME 64  /* after the header */
 
 int qpt_mmap_parse(const struct qpt_record *rec, struct qpt_mmap_event *m)
 {
@@ -22,12 +31,17 @@ int qpt_mmap_parse(const struct qpt_record *rec, struct qpt_mmap_event *m)
 	memcpy(&m->len, d + 24, 8);
 	memcpy(&m->pgoff, d + 32, 8);
 	if (rec->type == PERF_RECORD_MMAP2) {
-		memcpy(&m->prot, d + 64, 4);
-		memcpy(&m->flags, d + 68, 4);
+		memcpy(&m->prot, d + 8 + MMAP2_PROT, 4);
+		memcpy(&m->flags, d + 8 + MMAP2_PROT + 4, 4);
 		m->exec = m->prot & 4; /* PROT_EXEC */
 		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			m->build_id = d + 44;
+			m->build_id = d + 8 + MMAP2_ID + 4;
 			m->build_id_size = d[40] <= 20 ? d[40] : 20;
+		} else {
+			memcpy(&m->maj, d + 8 + MMAP2_ID, 4);
+			memcpy(&m->min, d + 8 + MMAP2_ID + 4, 4);
+			memcpy(&m->ino, d + 8 + MMAP2_ID + 8, 8);
+			memcpy(&m->ino_generation, d + 8 + MMAP2_ID + 16, 8);
 		}
 	} else {
 		m->exec = !(rec->misc & PERF_RECORD_MISC_MMAP_DATA);
@@ -35,6 +49,48 @@ int qpt_mmap_parse(const struct qpt_record *rec, struct qpt_mmap_event *m)
 	m->filename = (const char *)d + fn_off;
 	m->filename_len = strnlen(m->filename, rec->size - fn_off);
 	return 0;
+}
+
+int qpt_mmap2_build(const struct qpt_mmap_event *m, uint16_t misc,
+		    size_t trailer, void *buf, size_t cap)
+{
+	size_t nlen, size;
+	uint8_t *d = buf;
+
+	if (!m || !buf || (!m->filename && m->filename_len) ||
+	    m->build_id_size > 20 || (m->build_id_size && !m->build_id))
+		return -QPT_E_INVAL;
+	nlen = m->filename ? strnlen(m->filename, m->filename_len) : 0;
+	size = 8 + MMAP2_FILENAME + ((nlen + 1 + 7) & ~(size_t)7) + trailer;
+	if (size > UINT16_MAX || size > INT32_MAX)
+		return -QPT_E_INVAL;
+	if (size > cap)
+		return -ENOSPC;
+	memset(d, 0, size);
+	misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+	if (m->build_id_size) {
+		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		d[8 + MMAP2_ID] = m->build_id_size;
+		memcpy(d + 8 + MMAP2_ID + 4, m->build_id, m->build_id_size);
+	} else {
+		memcpy(d + 8 + MMAP2_ID, &m->maj, 4);
+		memcpy(d + 8 + MMAP2_ID + 4, &m->min, 4);
+		memcpy(d + 8 + MMAP2_ID + 8, &m->ino, 8);
+		memcpy(d + 8 + MMAP2_ID + 16, &m->ino_generation, 8);
+	}
+	((struct perf_event_header *)d)->type = PERF_RECORD_MMAP2;
+	((struct perf_event_header *)d)->misc = misc;
+	((struct perf_event_header *)d)->size = (uint16_t)size;
+	memcpy(d + 8, &m->pid, 4);
+	memcpy(d + 12, &m->tid, 4);
+	memcpy(d + 16, &m->start, 8);
+	memcpy(d + 24, &m->len, 8);
+	memcpy(d + 32, &m->pgoff, 8);
+	memcpy(d + 8 + MMAP2_PROT, &m->prot, 4);
+	memcpy(d + 8 + MMAP2_PROT + 4, &m->flags, 4);
+	if (nlen)
+		memcpy(d + 8 + MMAP2_FILENAME, m->filename, nlen);
+	return (int)size;
 }
 
 const struct qpt_build_id *qpt_reader_build_id(const struct qpt_reader *r,

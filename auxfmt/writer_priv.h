@@ -2,7 +2,8 @@
 /*
  * The writer's insides, shared by writer.c (file and pipe output),
  * writer_features.c (feature encodings), writer_compress.c (zstd into
- * COMPRESSED records) and writer_hostinfo.c (this machine's features).
+ * COMPRESSED records) and writer_hostinfo.c (the recording machine's
+ * features from the facts the caller gathered).
  * Not installed; the tests include it for byte-table checks.
  */
 #ifndef QPT_AUXFMT_WRITER_PRIV_H

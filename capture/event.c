@@ -196,7 +196,12 @@ static int parse_pmu_event(struct qpt_event *ev, char *s,
 			    qpt_strerror(err));
 	ev->attr.type = ev->pmu->type;
 	ev->aux = qpt_auxtrace_ops_find(s);
-	if (ev->aux && ev->aux->default_config)
+	if (!ev->pmu->dir)
+		/* the built-in intel_pt (no sysfs directory): the emulated
+		 * source's defaults, pt, branch, psb_period 3 and mtc_period
+		 * 3 (config:0, 13, 24-27, 14-17), no timing packets */
+		ev->attr.config = 1ULL | 1ULL << 13 | 3ULL << 14 | 3ULL << 24;
+	else if (ev->aux && ev->aux->default_config)
 		ev->aux->default_config(ev->pmu, &ev->attr);
 	for (t = terms ? strtok_r(terms, ",", &save) : NULL; t;
 	     t = strtok_r(NULL, ",", &save)) {

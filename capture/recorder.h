@@ -28,8 +28,47 @@ struct rec_file {
 	uint16_t misc;
 };
 
+struct qpt_recorder;
+
+/*
+ * A source of a recording's events, driven by the recorder: the PMUs
+ * (perf_event_open and the kernel's rings, recorder_pmu.c) or the
+ * emulated Intel PT (a ptrace engine and PT encoder writing simulated
+ * kernel rings, emulate/record.c).  The recorder owns the options, the
+ * events as parsed, the output and its sink, snapshots' and stop's order,
+ * and the command's status; a source owns its rings and consumers.
+ */
+struct rec_source_ops {
+	/* Ring sizes when the options give none (0: perf's rules). */
+	uint64_t data_pages, aux_pages;
+	/* Add the build-ids of the files the MMAP records name at the end. */
+	bool build_ids;
+	/* Targets, events and rings; the output (rec_open_writer, then
+	 * what the source writes: attrs, AUXTRACE_INFO, sideband). */
+	int (*open)(struct qpt_recorder *rec);
+	/* Let the command run (or enable the events). */
+	int (*start)(struct qpt_recorder *rec);
+	/* Wait up to @timeout_ms for data and drain: 1 when the targets are
+	 * gone, 0, or an error. */
+	int (*poll)(struct qpt_recorder *rec, int timeout_ms);
+	/* A snapshot of every AUX area: the bytes written, or an error. */
+	int64_t (*snapshot)(struct qpt_recorder *rec);
+	/* The end: disable and drain, the final snapshot, the command ended
+	 * (rec->status); the output is closed after. */
+	int (*stop)(struct qpt_recorder *rec);
+	void (*stats)(const struct qpt_recorder *rec,
+		      struct qpt_capture_stats *stats);
+	void (*free)(struct qpt_recorder *rec);
+};
+
+extern const struct rec_source_ops rec_source_pmu;
+extern const struct rec_source_ops rec_source_emulate;
+
 struct qpt_recorder {
 	struct qpt_recorder_opts o;
+	const struct rec_source_ops *src;
+	void *src_priv;
+	const void *seam; /* a source's test seam, during open only */
 	struct qpt_event **parsed;
 	size_t nr_parsed;
 	const struct qpt_event *aux_ev; /* the AUX-area event or NULL */
@@ -67,9 +106,19 @@ int rec_fail(struct qpt_recorder *rec, int err, const char *fmt, ...)
 void rec_log(struct qpt_recorder *rec, enum qpt_log_level level,
 	     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* qpt_recorder_new with a source's test seam (NULL: none). */
+int rec_new(const struct qpt_recorder_opts *opts, const void *seam,
+	    struct qpt_recorder **rec);
+/* The signal a stop passes on to the command (0: none asked). */
+int rec_stop_signal(const struct qpt_recorder *rec);
+/* Write a round marker if records were written since the last, then
+ * flush the output. */
+int rec_round(struct qpt_recorder *rec);
+
 /* recorder_open.c */
 int rec_open_events(struct qpt_recorder *rec);
 /* recorder_out.c */
+int rec_open_writer(struct qpt_recorder *rec);
 int rec_open_output(struct qpt_recorder *rec);
 int rec_remember_file(struct qpt_recorder *rec,
 		      const struct perf_event_header *h);

@@ -10,36 +10,33 @@
 #include <string.h>
 
 #include "capture/recorder.h"
+#include "capture/hostinfo.h"
 #include "capture/synth.h"
+#include "qpt/reader.h"
 
 int rec_remember_file(struct qpt_recorder *rec,
 		      const struct perf_event_header *h)
 {
-	const char *name;
+	struct qpt_record r = {.type = h->type, .misc = h->misc,
+			       .size = h->size, .data = h};
+	struct qpt_mmap_event m;
 	struct rec_file *nf;
-	size_t i, off, max;
+	size_t i;
 
-	if (h->type == PERF_RECORD_MMAP2)
-		off = 8 + 8 + 24 + 8 + 16 + 8;
-	else if (h->type == PERF_RECORD_MMAP)
-		off = 8 + 8 + 24;
-	else
-		return 0;
-	if (h->size <= off)
-		return 0;
-	name = (const char *)h + off;
-	max = h->size - off;
-	if (name[0] != '/' || !memchr(name, '\0', max))
+	/* a path, NUL-terminated within the record */
+	if (qpt_mmap_parse(&r, &m) < 0 ||
+	    m.filename + m.filename_len >= (const char *)h + h->size ||
+	    m.filename[0] != '/')
 		return 0;
 	for (i = 0; i < rec->nr_files; i++)
-		if (!strcmp(rec->files[i].name, name))
+		if (!strcmp(rec->files[i].name, m.filename))
 			return 0;
 	nf = realloc(rec->files, (rec->nr_files + 1) * sizeof(*nf));
 	if (!nf)
 		return -ENOMEM;
 	rec->files = nf;
 	nf += rec->nr_files;
-	nf->name = strdup(name);
+	nf->name = strndup(m.filename, m.filename_len);
 	if (!nf->name)
 		return -ENOMEM;
 	nf->misc = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
@@ -199,10 +196,11 @@ static int write_pmu_mappings(struct qpt_recorder *rec)
 	return err;
 }
 
-int rec_open_output(struct qpt_recorder *rec)
+/* The writer on the output, the host features, the consumers' sink. */
+int rec_open_writer(struct qpt_recorder *rec)
 {
+	struct qpt_host_probe *host;
 	struct qpt_writer_opts wo;
-	size_t i;
 	int err;
 
 	qpt_writer_opts_init(&wo);
@@ -213,6 +211,26 @@ int rec_open_output(struct qpt_recorder *rec)
 	if (err < 0)
 		return rec_fail(rec, err, "%s: %s", rec->o.output,
 				qpt_strerror(err));
+	rec->sink.record = sink_record;
+	rec->sink.auxtrace = sink_auxtrace;
+	rec->sink.ctx = rec;
+	host = malloc(sizeof(*host));
+	if (!host)
+		return -ENOMEM;
+	qpt_host_probe(host, rec->o.cmd_argc, rec->o.cmd_argv);
+	err = qpt_writer_set_host_info(rec->writer, &host->info);
+	free(host);
+	return err;
+}
+
+int rec_open_output(struct qpt_recorder *rec)
+{
+	size_t i;
+	int err;
+
+	err = rec_open_writer(rec);
+	if (err < 0)
+		return err;
 	for (i = 0; i < rec->nr_evs; i++) {
 		err = qpt_writer_add_attr(rec->writer, &rec->evs[i].attr,
 					  rec->evs[i].ids, rec->evs[i].nr_ids,
@@ -220,16 +238,9 @@ int rec_open_output(struct qpt_recorder *rec)
 		if (err < 0)
 			return err;
 	}
-	err = qpt_writer_set_host_features(rec->writer, rec->o.cmd_argc,
-					   rec->o.cmd_argv);
-	if (err < 0)
-		return err;
 	err = write_pmu_mappings(rec);
 	if (err < 0)
 		return err;
-	rec->sink.record = sink_record;
-	rec->sink.auxtrace = sink_auxtrace;
-	rec->sink.ctx = rec;
 	if (rec->aux_ev) {
 		err = write_auxtrace_info(rec);
 		if (err < 0)

@@ -13,26 +13,19 @@
 
 #include "capture/synth.h"
 #include "qpt/qpt.h"
+#include "qpt/reader.h"
+#include "qpt/writer.h"
 
 #define REC_MAX 8192
 
 int qpt_synth_mmap2(const char *line, int pid, int tid, size_t id_hdr_size,
 		    void *buf, size_t cap)
 {
-	struct {
-		struct perf_event_header header;
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_generation;
-		uint32_t prot, flags;
-	} *m = buf;
 	unsigned long long start, end, pgoff, ino;
+	struct qpt_mmap_event m;
 	unsigned int maj, min;
 	char perms[8];
 	int pos = 0;
-	const char *name;
-	size_t nlen, size;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
 		   perms, &pgoff, &maj, &min, &ino, &pos) < 7 ||
@@ -40,32 +33,26 @@ int qpt_synth_mmap2(const char *line, int pid, int tid, size_t id_hdr_size,
 		return -QPT_E_FORMAT;
 	if (perms[2] != 'x')
 		return 0;
-	name = line + pos;
-	nlen = strcspn(name, "\n");
-	if (!nlen) {
-		name = "//anon";
-		nlen = 6;
+	memset(&m, 0, sizeof(m));
+	m.filename = line + pos;
+	m.filename_len = strcspn(m.filename, "\n");
+	if (!m.filename_len) {
+		m.filename = "//anon";
+		m.filename_len = 6;
 	}
-	size = sizeof(*m) + ((nlen + 1 + 7) & ~(size_t)7) + id_hdr_size;
-	if (size > cap || size > UINT16_MAX)
-		return -ENOSPC;
-	memset(buf, 0, size);
-	m->header.type = PERF_RECORD_MMAP2;
-	m->header.misc = PERF_RECORD_MISC_USER;
-	m->header.size = (uint16_t)size;
-	m->pid = (uint32_t)pid;
-	m->tid = (uint32_t)tid;
-	m->addr = start;
-	m->len = end - start;
-	m->pgoff = pgoff;
-	m->maj = maj;
-	m->min = min;
-	m->ino = ino;
-	m->prot = (perms[0] == 'r' ? PROT_READ : 0) |
-		  (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
-	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-	memcpy(m + 1, name, nlen);
-	return (int)size;
+	m.pid = pid;
+	m.tid = tid;
+	m.start = start;
+	m.len = end - start;
+	m.pgoff = pgoff;
+	m.maj = maj;
+	m.min = min;
+	m.ino = ino;
+	m.prot = (perms[0] == 'r' ? PROT_READ : 0) |
+		 (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	m.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	return qpt_mmap2_build(&m, PERF_RECORD_MISC_USER, id_hdr_size, buf,
+			       cap < UINT16_MAX ? cap : UINT16_MAX);
 }
 
 static int synth_comm(const char *proc, int pid, int tid, size_t id_hdr_size,

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/target.h"
@@ -91,6 +93,24 @@ static int cmp_int(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return (x > y) - (x < y);
+}
+
+int qpt_target_child_end(pid_t pid, int sig, unsigned int grace_ms)
+{
+	struct timespec nap = {0, 10000000};
+	unsigned int i, naps = (grace_ms ? grace_ms : 2000) / 10;
+	int status = 0;
+
+	kill(pid, sig > 0 ? sig : SIGTERM);
+	for (i = 0; i < naps; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
 }
 
 int qpt_target_threads(const char *proc, pid_t pid, int **tids, size_t *nr)

@@ -25,6 +25,13 @@ int qpt_target_child_fork(char *const argv[], pid_t *pid, int *go_fd,
  * exec's -errno (the child then exits 127). */
 int qpt_target_child_go(int go_fd, int err_fd);
 
+/*
+ * End the child @pid that outlived its recording, as perf record ends its
+ * workload: @sig (0: SIGTERM) to it, SIGKILL if it has not ended
+ * @grace_ms (0: 2000) later.  Returns its wait status.
+ */
+int qpt_target_child_end(pid_t pid, int sig, unsigned int grace_ms);
+
 /* The threads of @pid from <proc>/PID/task, sorted; -ESRCH when gone. */
 int qpt_target_threads(const char *proc, pid_t pid, int **tids, size_t *nr);
 

@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "qpt/capture.h"
-#include "qpt/emulate.h"
 
 #define MAX_EVENTS 32
 
@@ -242,6 +242,9 @@ static int check_args(const struct record_args *a)
 	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
 		return cli_usage_error("record", "--inherit, --aslr and -N go "
 						 "with --emulate");
+	if (a->emulate && (a->o.pid || a->o.all_cpus || a->o.cpu_list))
+		return cli_usage_error("record", "--emulate runs a command: "
+				       "no -p, -a or -C");
 	if (a->control && !a->o.snapshot)
 		return cli_usage_error("record", "--control needs -S");
 	return -1;
@@ -444,6 +447,12 @@ static void print_summary(struct qpt_recorder *rec, const char *out,
 			 st.lost_records, st.lost_events);
 	if (st.lost_samples)
 		cli_warn("%" PRIu64 " samples lost", st.lost_samples);
+	if (st.threads)
+		fprintf(stderr,
+			"[ qpt record --emulate: %" PRIu64 " instructions in "
+			"%" PRIu64 " thread(s), %" PRIu64 " lost single-step "
+			"traps recovered ]\n",
+			st.insns, st.threads, st.lost_traps);
 	fprintf(stderr,
 		"[ qpt record: captured %" PRIu64 " bytes of trace in %" PRIu64
 		" buffers, %" PRIu64 " bytes lost%s; %" PRIu64
@@ -464,7 +473,8 @@ static int report_new_error(int err, struct record_args *a, const char *msg)
 				  "");
 		return QPT_EXIT_ERROR;
 	}
-	if (err == -QPT_E_INVAL && !a->o.argv && !a->o.pid)
+	/* the emulated source's options are checked there */
+	if (err == -QPT_E_INVAL && ((!a->o.argv && !a->o.pid) || a->emulate))
 		return cli_usage_error("record", "%s", msg);
 	cli_error(NULL, "%s", msg[0] ? msg : qpt_strerror(err));
 	return QPT_EXIT_ERROR;
@@ -485,9 +495,30 @@ static void show_progress(struct qpt_recorder *rec, time_t *last, bool end)
 	}
 	qpt_recorder_stats(rec, &st);
 	fprintf(stderr, "\r[ qpt record: %.3f MB written, %" PRIu64
-		" bytes of trace ]\033[K",
+		" bytes of trace",
 		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0),
 		st.aux_bytes);
+	if (st.insns) /* the emulated source */
+		fprintf(stderr, ", %" PRIu64 " instructions", st.insns);
+	fputs(" ]\033[K", stderr);
+}
+
+/*
+ * The emulated source waits for the command's next stop, which a command
+ * blocked in the kernel puts off: with a control FIFO to read, a tick
+ * every 100 ms (@on) ends that wait.  (Timers are not inherited: the
+ * command started already, and fork clears them.)
+ */
+static void control_tick(bool on)
+{
+	struct itimerval it = {{0, on ? 100000 : 0}, {0, on ? 100000 : 0}};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_nothing;
+	if (on)
+		sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 static int run(struct qpt_recorder *rec, struct record_args *a)
@@ -503,6 +534,8 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 			cli_error(a->control, "%s", strerror(-err));
 			return err;
 		}
+		if (a->emulate)
+			control_tick(true);
 	}
 	while (!stop_requested) {
 		err = qpt_recorder_poll(rec, 100);
@@ -519,8 +552,11 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 			}
 		}
 	}
-	if (ctl >= 0)
+	if (ctl >= 0) {
+		if (a->emulate)
+			control_tick(false);
 		close(ctl);
+	}
 	show_progress(rec, &last, true);
 	return err < 0 ? err : 0;
 }
@@ -551,57 +587,10 @@ static int check_event(const char *ev, const struct record_args *a,
 	if (!err && !strcmp(qpt_event_pmu(e), "intel_pt"))
 		/* config:24-27, the driver's format (perf reads it there) */
 		*psb_period = (int)(qpt_event_attr(e)->config >> 24 & 15);
-	if (!err && a->emulate && qpt_event_attr(e)->exclude_user) {
-		snprintf(msg, sizeof(msg),
-			 "the emulation traces user space: '%s'", ev);
-		err = -QPT_E_INVAL;
-	}
 	qpt_event_free(e);
 	if (err == -QPT_E_INVAL)
 		return cli_usage_error("record", "%s", msg);
 	return -1; /* a missing PMU: the recorder says so */
-}
-
-/* The terms of -e intel_pt/TERMS/MODS (checked) that the emulation
- * honours. */
-static int emulate_event(const char *ev, struct qpt_emulate_opts *eo)
-{
-	char buf[256], *terms, *end, *t, *save = NULL, *val;
-	unsigned long v;
-
-	if (strncmp(ev, "intel_pt/", 9) || strlen(ev) >= sizeof(buf))
-		return cli_usage_error("record", "--emulate records intel_pt "
-				       "only, not '%s'", ev);
-	strcpy(buf, ev + 9);
-	terms = buf;
-	end = strchr(terms, '/');
-	if (!end)
-		return cli_usage_error("record", "bad event '%s'", ev);
-	*end = '\0';
-	for (t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		val = strchr(t, '=');
-		if (val)
-			*val++ = '\0';
-		v = val ? strtoul(val, NULL, 0) : 1;
-		if (!strcmp(t, "noretcomp"))
-			eo->noretcomp = v != 0;
-		else if (!strcmp(t, "psb_period"))
-			eo->psb_period = (uint32_t)v;
-		else if (!strcmp(t, "tsc"))
-			eo->tsc = v != 0;
-		else if (!strcmp(t, "mtc"))
-			eo->mtc = v != 0;
-		else if (!strcmp(t, "cyc"))
-			eo->cyc = v != 0;
-		else if (!strcmp(t, "mtc_period"))
-			eo->mtc_period = (uint32_t)v;
-		else if (!strcmp(t, "cyc_thresh"))
-			eo->cyc_thresh = (uint32_t)v;
-		else if ((strcmp(t, "pt") && strcmp(t, "branch")) || !v)
-			return cli_usage_error("record", "--emulate: term '%s' "
-					       "is not emulated", t);
-	}
-	return -1;
 }
 
 /*
@@ -644,15 +633,8 @@ static int check_events(const struct record_args *a)
 			aux_psb = psb;
 	}
 	if (a->emulate && aux_psb < 0)
-		aux_psb = 3; /* qpt_emulate_opts_init's psb_period */
+		aux_psb = 3; /* the emulated intel_pt//'s psb_period */
 	return check_snapshot(a, aux_psb, a->o.aux_pages * page);
-}
-
-static void emulate_progress(uint64_t insns, void *ctx)
-{
-	fprintf(stderr, "\r[ qpt record --emulate: %" PRIu64
-		" instructions ]", insns);
-	*(bool *)ctx = true;
 }
 
 /* Library messages worth a user's attention, as qpt's warnings. */
@@ -693,122 +675,6 @@ static const char *killed_note(int sig, char *buf, size_t len)
 	return buf;
 }
 
-static void emulate_summary(const struct qpt_emulate_result *res,
-			    const char *out)
-{
-	char note[64];
-
-	if (res->gaps)
-		cli_warn("%" PRIu64 " places where this host lost single-step "
-			 "traps and what ran could not be told: the trace has "
-			 "an overflow (OVF) there",
-			 res->gaps);
-	fprintf(stderr,
-		"[ qpt record --emulate: %" PRIu64 " instructions in %u "
-		"thread(s), %" PRIu64 " bytes of trace in %" PRIu64 " buffers, "
-		"%" PRIu64 " truncations; wrote %.3f MB %s%s ]\n",
-		res->insns, res->threads, res->capture.aux_bytes,
-		res->capture.aux_buffers, res->capture.aux_truncated,
-		(double)res->output_bytes / (1024.0 * 1024.0), out,
-		killed_note(res->term_signal, note, sizeof(note)));
-}
-
-static void emulate_opts(struct record_args *a, int argc, char **argv,
-			 struct qpt_emulate_opts *eo)
-{
-	qpt_emulate_opts_init(eo);
-	if (a->o.output)
-		eo->output = a->o.output;
-	eo->argv = a->o.argv;
-	eo->aslr = a->aslr;
-	eo->inherit = a->inherit;
-	eo->data_pages = a->o.data_pages;
-	eo->aux_pages = a->o.aux_pages;
-	eo->snapshot = a->o.snapshot;
-	eo->snapshot_size = a->o.snapshot_size;
-	eo->snapshot_request = (volatile int *)&snapshot_requested;
-	eo->stop_request = (volatile int *)&stop_requested;
-	eo->compress = a->o.compress;
-	eo->cmd_argc = argc;
-	eo->cmd_argv = argv;
-	eo->log = log_warnings;
-}
-
-static int cmd_record_emulate(struct record_args *a, int argc, char **argv)
-{
-	bool shown = false;
-	struct qpt_emulate_opts eo;
-	struct qpt_emulate_result res;
-	char msg[512] = "", *cache = NULL;
-	size_t i;
-	int err, ret;
-
-	emulate_opts(a, argc, argv, &eo);
-	eo.errbuf = msg;
-	eo.errlen = sizeof(msg);
-	if (cli_show_progress() && !a->quiet) {
-		eo.progress = emulate_progress;
-		eo.progress_ctx = &shown;
-	}
-	for (i = 0; i < a->o.nr_events; i++) {
-		ret = emulate_event(a->events[i], &eo);
-		if (ret >= 0)
-			return ret;
-	}
-	if (a->o.pid || a->o.all_cpus || a->o.cpu_list || a->control)
-		return cli_usage_error("record", "--emulate runs a command: "
-				       "no -p, -a, -C or --control");
-	if (!a->no_buildid_cache)
-		eo.buildid_dir = cache = buildid_dir();
-	install_signals();
-	err = qpt_emulate_record(&eo, &res);
-	free(cache);
-	if (shown)
-		fputc('\n', stderr);
-	if (res.exec_failed) {
-		cli_error(NULL, "%s", msg);
-		return 127;
-	}
-	if (err < 0) {
-		/* the library's message names the file or command */
-		if (msg[0])
-			cli_error(NULL, "%s", msg);
-		else
-			cli_error(eo.output, "%s", qpt_strerror(err));
-		return QPT_EXIT_ERROR;
-	}
-	if (res.gaps)
-		cli_warn("%" PRIu64 " places where this host lost single-step "
-			 "traps and what ran could not be told: the trace has "
-			 "an overflow (OVF) there", res.gaps);
-	if (!a->quiet)
-		emulate_summary(&res, eo.output);
-	/* as perf: the command's own exit status */
-	return res.exit_status;
-}
-
-/*
- * The recording stopped before the command ended (a stop signal, the
- * control FIFO): the signal goes on to it, and what has not ended two
- * seconds later is killed.  Returns its wait status.
- */
-static int end_command(pid_t pid, int sig)
-{
-	struct timespec nap = {0, 10000000};
-	int status = 0, i;
-
-	kill(pid, sig > 0 ? sig : SIGTERM);
-	for (i = 0; i < 200; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		nanosleep(&nap, NULL);
-	}
-	kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return status;
-}
-
 /* The command's exit status as qpt record's: its code, 128 + signal. */
 static int command_status(int status)
 {
@@ -832,45 +698,83 @@ static int start_failed(struct qpt_recorder *rec, struct record_args *a,
 	return ret;
 }
 
-static int record_hw(struct record_args *a, int argc, char **argv)
+/* The options the command line does not give directly. */
+static void fill_opts(struct record_args *a, int argc, char **argv,
+		      char *msg, size_t len)
 {
-	struct qpt_recorder *rec;
-	char msg[512] = "", note[64];
-	int ret, err, pid, status;
-
 	a->o.events = a->events;
 	a->o.errbuf = msg;
-	a->o.errlen = sizeof(msg);
+	a->o.errlen = len;
 	a->o.cmd_argc = argc;
 	a->o.cmd_argv = argv;
-	install_signals();
-	err = qpt_recorder_new(&a->o, &rec);
-	if (err < 0)
-		return report_new_error(err, a, msg);
-	err = qpt_recorder_start(rec);
-	if (err < 0)
-		return start_failed(rec, a, msg);
-	err = run(rec, a);
-	ret = qpt_recorder_stop(rec);
-	if (err >= 0)
-		err = ret;
-	pid = qpt_recorder_pid(rec);
-	status = qpt_recorder_status(rec);
-	if (pid && status == -1)
-		status = end_command(pid, stop_requested);
-	if (err < 0)
+	a->o.log = log_warnings;
+	a->o.stop_request = (volatile int *)&stop_requested;
+	if (!a->emulate)
+		return;
+	a->o.source = QPT_SOURCE_EMULATE;
+	a->o.inherit = a->inherit;
+	a->o.aslr = a->aslr;
+	if (!a->no_buildid_cache)
+		a->o.buildid_dir = buildid_dir();
+}
+
+/* The command's end: the closing summary, qpt record's exit status. */
+static int finish(struct qpt_recorder *rec, struct record_args *a, int err,
+		  const char *msg)
+{
+	int pid = qpt_recorder_pid(rec), status = qpt_recorder_status(rec);
+	struct qpt_capture_stats st;
+	char note[64];
+
+	qpt_recorder_stats(rec, &st);
+	if (st.trace_gaps)
+		cli_warn("%" PRIu64 " places where this host lost single-step "
+			 "traps and what ran could not be told: the trace has "
+			 "an overflow (OVF) there", st.trace_gaps);
+	if (err < 0 && msg[0]) /* it names the file or command */
+		cli_error(NULL, "%s", msg);
+	else if (err < 0)
 		cli_error(a->o.output, "%s", qpt_strerror(err));
 	else if (!a->quiet)
 		print_summary(
 		    rec, a->o.output,
-		    pid && WIFSIGNALED(status)
+		    pid && status != -1 && WIFSIGNALED(status)
 			? killed_note(WTERMSIG(status), note, sizeof(note))
 			: "");
-	qpt_recorder_free(rec);
 	if (err < 0)
 		return QPT_EXIT_ERROR;
 	/* Like perf: the command's own exit status. */
-	return pid ? command_status(status) : QPT_EXIT_OK;
+	return pid && status != -1 ? command_status(status) : QPT_EXIT_OK;
+}
+
+static int record(struct record_args *a, int argc, char **argv)
+{
+	struct qpt_recorder *rec;
+	char msg[512] = "";
+	int ret, err;
+
+	fill_opts(a, argc, argv, msg, sizeof(msg));
+	install_signals();
+	err = qpt_recorder_new(&a->o, &rec);
+	if (err < 0) {
+		ret = report_new_error(err, a, msg);
+		goto out;
+	}
+	err = qpt_recorder_start(rec);
+	if (err < 0) {
+		ret = start_failed(rec, a, msg);
+		goto out;
+	}
+	err = run(rec, a);
+	/* the command ends here if the recording ended first */
+	ret = qpt_recorder_stop(rec);
+	if (err >= 0)
+		err = ret;
+	ret = finish(rec, a, err, msg);
+	qpt_recorder_free(rec);
+out:
+	free((char *)a->o.buildid_dir);
+	return ret;
 }
 
 int cmd_record(int argc, char **argv)
@@ -896,7 +800,5 @@ int cmd_record(int argc, char **argv)
 			return 127;
 		}
 	}
-	if (a.emulate)
-		return cmd_record_emulate(&a, argc, argv);
-	return record_hw(&a, argc, argv);
+	return record(&a, argc, argv);
 }

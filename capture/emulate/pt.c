@@ -18,6 +18,8 @@
 
 #include <intel-pt.h>
 
+#include "qpt/qpt.h"
+
 #define EMU_PT_STAGE 8192
 #define EMU_PT_SLACK 64 /* room for the largest packet group */
 #define EMU_PT_TNT_MAX 47
@@ -48,6 +50,7 @@ struct emu_pt {
 	struct emu_stack lib, perf;
 	uint64_t lib_v[LIBIPT_STACK];
 	uint64_t perf_v[PERF_STACK];
+	const char *why; /* libipt's message of the last encoder failure */
 };
 
 static void stack_clear(struct emu_stack *s)
@@ -132,19 +135,50 @@ uint64_t emu_pt_bytes(const struct emu_pt *pt)
 	return pt->total;
 }
 
+const char *emu_pt_errstr(const struct emu_pt *pt)
+{
+	return pt->why;
+}
+
+/* A libipt encoder status < 0 as the project's error (its message kept
+ * for emu_pt_errstr): bad arguments -QPT_E_INVAL, a packet it cannot
+ * encode -QPT_E_FORMAT, no room -ENOBUFS, no memory -ENOMEM, anything else
+ * -QPT_E_UNSUPPORTED. */
+static int enc_fail(struct emu_pt *pt, int status)
+{
+	enum pt_error_code code = pt_errcode(status);
+
+	pt->why = pt_errstr(code);
+	switch (code) {
+	case pte_invalid:
+		return -QPT_E_INVAL;
+	case pte_bad_packet:
+	case pte_bad_opc:
+		return -QPT_E_FORMAT;
+	case pte_eos:
+		return -ENOBUFS;
+	case pte_nomem:
+		return -ENOMEM;
+	default:
+		return -QPT_E_UNSUPPORTED;
+	}
+}
+
 static int stage_out(struct emu_pt *pt)
 {
 	uint64_t off = 0;
 	int err;
 
-	if (pt_enc_get_offset(pt->enc, &off) < 0)
-		return -EINVAL;
+	err = pt_enc_get_offset(pt->enc, &off);
+	if (err < 0)
+		return enc_fail(pt, err);
 	if (!off)
 		return 0;
 	err = pt->out(pt->out_ctx, pt->stage, (size_t)off);
 	if (err < 0)
 		return err;
-	return pt_enc_sync_set(pt->enc, 0) < 0 ? -EINVAL : 0;
+	err = pt_enc_sync_set(pt->enc, 0);
+	return err < 0 ? enc_fail(pt, err) : 0;
 }
 
 /* Encode one packet, making room first. */
@@ -161,7 +195,7 @@ static int put(struct emu_pt *pt, const struct pt_packet *pkt)
 	}
 	n = pt_enc_next(pt->enc, pkt);
 	if (n < 0)
-		return -EINVAL;
+		return enc_fail(pt, n);
 	pt->since_psb += (uint64_t)n;
 	pt->total += (uint64_t)n;
 	return 0;

@@ -55,6 +55,10 @@ void emu_pt_free(struct emu_pt *pt);
 
 /* Tracing is switched on while the thread is in the kernel: PSB+. */
 int emu_pt_start(struct emu_pt *pt);
+/* libipt's message for the last encoder failure (the calls below return
+ * it as -QPT_E_INVAL, -QPT_E_FORMAT, -QPT_E_UNSUPPORTED, -ENOBUFS or
+ * -ENOMEM), or NULL; a static string. */
+const char *emu_pt_errstr(const struct emu_pt *pt);
 /* The instruction at @ip retired and execution continued at @next. */
 int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 		uint64_t next);

@@ -1,35 +1,35 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpt_emulate_record: the emulated Intel PT source wired to the recording
- * pipeline.  Each traced thread gets a simulated kernel (control page,
- * data ring, AUX area written by the kernel's rules) as a per-thread
- * perf mmap would be, drained by the ring consumer into the auxfmt writer.
- * The producer and the consumer share one thread here: the consumer
- * drains a ring whenever the next write could find it full, as a reader
- * keeping up would (so, as with hardware, only an area smaller than a
- * write, or snapshot mode, loses or overwrites trace).
+ * The emulated Intel PT source of a recording (rec_source_emulate): the
+ * ptrace engine (trace.c) runs the command; each traced thread gets a
+ * simulated kernel (control page, data ring, AUX area written by the
+ * kernel's rules) as a per-thread perf mmap would be, drained by the ring
+ * consumer into the recorder's output.  The producer and the consumer
+ * share one thread here: the consumer drains a ring whenever the next
+ * write could find it full, as a reader keeping up would (so, as with
+ * hardware, only an area smaller than a write, or snapshot mode, loses or
+ * overwrites trace).  Snapshots, the output, stop and the command's status
+ * are the recorder's, as for the PMU source.
  */
 #include <errno.h>
-#include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/auxtrace.h"
 #include "capture/buildid_cache.h"
-#include "capture/emulate/record.h"
 #include "capture/emulate/pt.h"
+#include "capture/emulate/record.h"
 #include "capture/emulate/sideband.h"
-#include "capture/emulate/trace.h"
+#include "capture/recorder.h"
 #include "capture/ring.h"
 #include "capture/simkern.h"
-#include "qpt/emulate.h"
 #include "qpt/writer.h"
 
 #define EMU_ID 1
-#define EMU_DEFAULT_DATA_PAGES 128
-#define EMU_DEFAULT_AUX_PAGES 1024
 
 struct emu_ring {
 	pid_t tid;
@@ -38,124 +38,34 @@ struct emu_ring {
 	uint64_t aux_pending, data_pending;
 };
 
-struct emu_rec {
-	const struct qpt_emulate_opts *o;
-	struct qpt_writer *writer;
-	struct qpt_sink sink;
+struct emu_src {
+	struct qpt_recorder *rec;
 	struct emu_ring *rings;
 	size_t nr_rings, cap_rings;
 	uint64_t data_size, aux_size;
 	uint32_t next_idx;
-	struct qpt_capture_stats stats;
-	char *vdso_path; /* OUTPUT.vdso; NULL in a pipe */
+	struct qpt_capture_stats closed; /* of the rings closed */
+	char *vdso_path;		 /* OUTPUT.vdso; NULL in a pipe */
 	bool vdso_kept;
-	int err;
+	uint64_t config; /* intel_pt's, as asked */
+	struct emu_trace_opts to;
+	struct emu_trace_result tres;
+	struct emu_tracer *tr;
+	bool done;
 };
 
-void qpt_emulate_opts_init(struct qpt_emulate_opts *opts)
+/* The test seam: the next emulated recorder steps through these. */
+struct emu_seam {
+	const struct emu_ptrace_ops *ops;
+	void *ctx;
+};
+
+static struct emu_src *src_of(const struct qpt_recorder *rec)
 {
-	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
-	opts->output = "perf.data";
-	opts->psb_period = 3;
-	opts->mtc_period = 3;
+	return rec->src_priv;
 }
 
-static void set_error(const struct qpt_emulate_opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void set_error(const struct qpt_emulate_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!o->errbuf || !o->errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(o->errbuf, o->errlen, fmt, ap);
-	va_end(ap);
-}
-
-static void emu_attr(const struct qpt_emulate_opts *o,
-		     struct perf_event_attr *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->type = QPT_EMULATE_PMU_TYPE;
-	attr->size = sizeof(*attr);
-	/* format bits of the Linux intel_pt PMU: pt config:0, cyc config:1,
-	 * mtc config:9, tsc config:10, noretcomp config:11, branch
-	 * config:13, mtc_period config:14-17, cyc_thresh config:19-22,
-	 * psb_period config:24-27 */
-	attr->config = 1ULL | 1ULL << 13 | (uint64_t)o->psb_period << 24 |
-		       (o->noretcomp ? 1ULL << 11 : 0) |
-		       (o->tsc ? 1ULL << 10 : 0);
-	if (o->mtc)
-		attr->config |= 1ULL << 9 | (uint64_t)o->mtc_period << 14;
-	if (o->cyc)
-		attr->config |= 1ULL << 1 | (uint64_t)o->cyc_thresh << 19;
-	attr->sample_period = 1;
-	attr->sample_type = EMU_SAMPLE_TYPE;
-	attr->disabled = 1;
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
-	attr->exclude_guest = 1;
-	attr->mmap = 1;
-	attr->mmap2 = 1;
-	attr->comm = 1;
-	attr->comm_exec = 1;
-	attr->task = 1;
-	attr->enable_on_exec = 1;
-	attr->sample_id_all = 1;
-}
-
-static int write_header(struct emu_rec *er)
-{
-	const struct qpt_emulate_opts *o = er->o;
-	uint64_t info[QPT_AUXTRACE_INFO_MAX / 8];
-	struct qpt_intel_pt_params p;
-	struct qpt_writer_opts wo;
-	struct perf_event_attr attr;
-	uint64_t id = EMU_ID;
-	int err, size;
-
-	qpt_writer_opts_init(&wo);
-	wo.compress = o->compress;
-	wo.log = o->log;
-	wo.log_ctx = o->log_ctx;
-	err = qpt_writer_open(o->output, &wo, &er->writer);
-	if (err < 0) {
-		set_error(o, "%s: %s", o->output, qpt_strerror(err));
-		return err;
-	}
-	qpt_sink_writer(&er->sink, er->writer);
-	emu_attr(o, &attr);
-	err = qpt_writer_add_attr(er->writer, &attr, &id, 1,
-				  QPT_EMULATE_EVENT_NAME);
-	if (!err && o->cmd_argv)
-		err = qpt_writer_set_host_features(er->writer, o->cmd_argc,
-						   o->cmd_argv);
-	if (err)
-		return err;
-	qpt_intel_pt_params_default(&p);
-	p.pmu_type = QPT_EMULATE_PMU_TYPE;
-	p.snapshot_mode = o->snapshot;
-	p.per_cpu_mmaps = false;
-	/* the emulated CPU: CPUID 0x15 and the max non-turbo ratio of
-	 * emulate/pt.h, whatever the host has */
-	p.tsc_ctc_n = EMU_PT_TSC_CTC_N;
-	p.tsc_ctc_d = EMU_PT_TSC_CTC_D;
-	p.max_nonturbo_ratio = EMU_PT_CBR;
-	if (o->tsc || o->mtc || o->cyc) {
-		p.time_shift = 0;
-		p.time_mult = 1;
-		p.time_zero = 0;
-		p.cap_user_time_zero = true;
-	}
-	size = qpt_intel_pt_info_fill(&p, info, sizeof(info));
-	if (size < 0)
-		return size;
-	return qpt_writer_write(er->writer, info);
-}
-
-static struct emu_ring *find_ring(struct emu_rec *er, pid_t tid)
+static struct emu_ring *find_ring(struct emu_src *er, pid_t tid)
 {
 	size_t i;
 
@@ -167,17 +77,12 @@ static struct emu_ring *find_ring(struct emu_rec *er, pid_t tid)
 
 static int on_thread_new(void *ctx, pid_t pid, pid_t tid)
 {
-	struct emu_rec *er = ctx;
+	struct emu_src *er = ctx;
 	struct qpt_simkern_opts so;
 	struct qpt_ring ring;
 	struct emu_ring *r;
 	int err;
 
-	if (!er->writer) {
-		err = write_header(er);
-		if (err)
-			return err;
-	}
 	if (er->nr_rings == er->cap_rings) {
 		size_t cap = er->cap_rings ? 2 * er->cap_rings : 8;
 
@@ -193,7 +98,7 @@ static int on_thread_new(void *ctx, pid_t pid, pid_t tid)
 	qpt_simkern_opts_init(&so);
 	so.data_size = er->data_size;
 	so.aux_size = er->aux_size;
-	so.aux_overwrite = er->o->snapshot;
+	so.aux_overwrite = er->rec->o.snapshot;
 	so.enabled = true;
 	so.sample_id_all = true;
 	so.sample_type = EMU_SAMPLE_TYPE;
@@ -208,7 +113,7 @@ static int on_thread_new(void *ctx, pid_t pid, pid_t tid)
 	if (err)
 		return err;
 	qpt_simkern_ring(r->sk, &ring);
-	err = qpt_consumer_new(&ring, &er->sink, &r->cons);
+	err = qpt_consumer_new(&ring, &er->rec->sink, &r->cons);
 	if (err) {
 		qpt_simkern_free(r->sk);
 		r->sk = NULL;
@@ -218,30 +123,30 @@ static int on_thread_new(void *ctx, pid_t pid, pid_t tid)
 	return 0;
 }
 
-static int drain(struct emu_rec *er, struct emu_ring *r)
+static int drain(struct emu_src *er, struct emu_ring *r)
 {
 	int err;
 
-	if (er->o->snapshot)
+	if (er->rec->o.snapshot)
 		err = qpt_consumer_read_data(r->cons);
 	else
 		err = qpt_consumer_drain(r->cons);
 	r->data_pending = 0;
-	if (!er->o->snapshot)
+	if (!er->rec->o.snapshot)
 		r->aux_pending = 0;
 	return err < 0 ? err : 0;
 }
 
 static int on_aux(void *ctx, pid_t tid, const uint8_t *buf, size_t len)
 {
-	struct emu_rec *er = ctx;
+	struct emu_src *er = ctx;
 	struct emu_ring *r = find_ring(er, tid);
 	int64_t n;
 	int err;
 
 	if (!r)
 		return -QPT_E_STATE;
-	if ((!er->o->snapshot && r->aux_pending + len > er->aux_size) ||
+	if ((!er->rec->o.snapshot && r->aux_pending + len > er->aux_size) ||
 	    r->data_pending + 256 > er->data_size / 2) {
 		err = drain(er, r);
 		if (err)
@@ -258,7 +163,7 @@ static int on_aux(void *ctx, pid_t tid, const uint8_t *buf, size_t len)
 
 static int on_record(void *ctx, pid_t tid, const struct perf_event_header *h)
 {
-	struct emu_rec *er = ctx;
+	struct emu_src *er = ctx;
 	struct emu_ring *r = find_ring(er, tid);
 	int err;
 
@@ -267,7 +172,7 @@ static int on_record(void *ctx, pid_t tid, const struct perf_event_header *h)
 	/* the trace of an exiting thread goes out before its EXIT, so that
 	 * a reader decoding at EXIT (perf in pipe mode) has all of it */
 	if (r->data_pending + h->size > er->data_size / 2 ||
-	    (h->type == PERF_RECORD_EXIT && !er->o->snapshot)) {
+	    (h->type == PERF_RECORD_EXIT && !er->rec->o.snapshot)) {
 		err = drain(er, r);
 		if (err)
 			return err;
@@ -277,73 +182,38 @@ static int on_record(void *ctx, pid_t tid, const struct perf_event_header *h)
 	return err < 0 ? err : 0;
 }
 
-static int snapshot(struct emu_rec *er, struct emu_ring *r)
+static int64_t snapshot(struct emu_src *er, struct emu_ring *r)
 {
 	int64_t n;
+	int err;
 
-	n = qpt_consumer_snapshot(r->cons, er->o->snapshot_size);
+	n = qpt_consumer_snapshot(r->cons, er->rec->o.snapshot_size);
 	if (n < 0)
-		return (int)n;
-	return drain(er, r);
+		return n;
+	err = drain(er, r);
+	return err < 0 ? err : n;
 }
 
 /* Final drain (or snapshot) of a ring; its counters go to the total. */
-static int close_ring(struct emu_rec *er, struct emu_ring *r)
+static int close_ring(struct emu_src *er, struct emu_ring *r)
 {
-	int err;
+	int64_t err;
 
-	err = er->o->snapshot ? snapshot(er, r) : drain(er, r);
-	qpt_consumer_add_stats(r->cons, &er->stats);
+	err = er->rec->o.snapshot ? snapshot(er, r) : drain(er, r);
+	qpt_consumer_add_stats(r->cons, &er->closed);
 	qpt_consumer_free(r->cons);
 	qpt_simkern_free(r->sk);
 	r->cons = NULL;
 	r->sk = NULL;
-	return err;
+	return err < 0 ? (int)err : 0;
 }
 
 static int on_thread_exit(void *ctx, pid_t tid)
 {
-	struct emu_rec *er = ctx;
+	struct emu_src *er = ctx;
 	struct emu_ring *r = find_ring(er, tid);
 
 	return r ? close_ring(er, r) : 0;
-}
-
-static int on_poll(void *ctx, uint64_t insns)
-{
-	struct emu_rec *er = ctx;
-	size_t i;
-	int err;
-
-	if (er->o->progress)
-		er->o->progress(insns, er->o->progress_ctx);
-	if (!er->o->snapshot_request || !*er->o->snapshot_request)
-		return 0;
-	*er->o->snapshot_request = 0;
-	for (i = 0; i < er->nr_rings; i++) {
-		if (!er->rings[i].sk)
-			continue;
-		err = snapshot(er, &er->rings[i]);
-		if (err)
-			return err;
-	}
-	er->stats.snapshots++;
-	return 0;
-}
-
-static void warn(const struct qpt_emulate_opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void warn(const struct qpt_emulate_opts *o, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!o->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	o->log(QPT_LOG_WARN, msg, o->log_ctx);
 }
 
 static int write_file(const char *path, const uint8_t *buf, size_t len)
@@ -368,8 +238,9 @@ static int write_file(const char *path, const uint8_t *buf, size_t len)
 static int on_vdso(void *ctx, pid_t pid, const uint8_t *buf, size_t len,
 		   const uint8_t *bid, size_t bid_len)
 {
-	struct emu_rec *er = ctx;
-	const struct qpt_emulate_opts *o = er->o;
+	struct emu_src *er = ctx;
+	struct qpt_recorder *rec = er->rec;
+	const char *dir = rec->o.buildid_dir;
 	char *cached = NULL;
 	int err;
 
@@ -379,33 +250,35 @@ static int on_vdso(void *ctx, pid_t pid, const uint8_t *buf, size_t len,
 	if (er->vdso_path) {
 		err = write_file(er->vdso_path, buf, len);
 		if (err)
-			warn(o, "%s: %s: vDSO code will not decode",
-			     er->vdso_path, strerror(-err));
+			rec_log(rec, QPT_LOG_WARN,
+				"%s: %s: vDSO code will not decode",
+				er->vdso_path, strerror(-err));
 	}
 	if (!bid_len)
 		return 0; /* decoders use their own vDSO */
-	err = qpt_writer_add_build_id(er->writer, -1, bid, bid_len, "[vdso]",
+	err = qpt_writer_add_build_id(rec->writer, -1, bid, bid_len, "[vdso]",
 				      PERF_RECORD_MISC_USER);
 	if (err)
 		return err;
-	if (o->buildid_dir) {
-		err = qpt_buildid_cache_add(o->buildid_dir, "[vdso]", "vdso",
-					    bid, bid_len, buf, len, &cached);
+	if (dir) {
+		err = qpt_buildid_cache_add(dir, "[vdso]", "vdso", bid, bid_len,
+					    buf, len, &cached);
 		if (err == -ENOMEM)
 			return err;
 		if (err)
-			warn(o, "%s: %s: the vDSO is not in the build-id cache",
-			     o->buildid_dir, strerror(-err));
+			rec_log(rec, QPT_LOG_WARN,
+				"%s: %s: the vDSO is not in the build-id cache",
+				dir, strerror(-err));
 	}
 	if (!er->vdso_path)
-		warn(o,
-		     "%s: the vDSO's code cannot travel in the stream (no "
-		     "perf record carries it)%s%s",
-		     o->output,
-		     cached ? "; it is in the build-id cache: "
-			    : " nor is it in the build-id cache: it will not "
-			      "decode",
-		     cached ? cached : "");
+		rec_log(rec, QPT_LOG_WARN,
+			"%s: the vDSO's code cannot travel in the stream (no "
+			"perf record carries it)%s%s",
+			rec->o.output,
+			cached ? "; it is in the build-id cache: "
+			       : " nor is it in the build-id cache: it will "
+				 "not decode",
+			cached ? cached : "");
 	free(cached);
 	return 0;
 }
@@ -416,119 +289,350 @@ static const struct emu_sink_ops record_ops = {
     .record = on_record,
     .thread_exit = on_thread_exit,
     .vdso = on_vdso,
-    .poll = on_poll,
 };
 
-static int check_opts(const struct qpt_emulate_opts *o, struct emu_rec *er)
+/* The intel_pt config the file's attr carries: the terms as asked, the
+ * MTC and CYC periods only with their packets. */
+static uint64_t attr_config(uint64_t c)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t dp = o->data_pages ? o->data_pages : EMU_DEFAULT_DATA_PAGES;
-	uint64_t ap = o->aux_pages ? o->aux_pages : EMU_DEFAULT_AUX_PAGES;
+	uint64_t out = 1ULL | 1ULL << 13 | (c & (15ULL << 24 | 1ULL << 11 |
+						 1ULL << 10));
 
-	if (o->size < sizeof(*o) || !o->output || !o->argv || !o->argv[0]) {
-		set_error(o, "no command to run");
-		return -QPT_E_INVAL;
+	if (c & 1ULL << 9)
+		out |= c & (1ULL << 9 | 15ULL << 14);
+	if (c & 1ULL << 1)
+		out |= c & (1ULL << 1 | 15ULL << 19);
+	return out;
+}
+
+static void emu_attr(uint64_t config, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = QPT_EMULATE_PMU_TYPE;
+	attr->size = sizeof(*attr);
+	attr->config = attr_config(config);
+	attr->sample_period = 1;
+	attr->sample_type = EMU_SAMPLE_TYPE;
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->exclude_guest = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->enable_on_exec = 1;
+	attr->sample_id_all = 1;
+}
+
+/* The attr, the host features and AUXTRACE_INFO of the emulated CPU. */
+static int write_header(struct emu_src *er)
+{
+	struct qpt_recorder *rec = er->rec;
+	uint64_t info[QPT_AUXTRACE_INFO_MAX / 8], id = EMU_ID;
+	struct qpt_intel_pt_params p;
+	struct perf_event_attr attr;
+	int err, size;
+
+	err = rec_open_writer(rec);
+	if (err < 0)
+		return err;
+	emu_attr(er->config, &attr);
+	err = qpt_writer_add_attr(rec->writer, &attr, &id, 1,
+				  QPT_EMULATE_EVENT_NAME);
+	if (err)
+		return err;
+	qpt_intel_pt_params_default(&p);
+	p.pmu_type = QPT_EMULATE_PMU_TYPE;
+	p.snapshot_mode = rec->o.snapshot;
+	p.per_cpu_mmaps = false;
+	/* the emulated CPU: CPUID 0x15 and the max non-turbo ratio of
+	 * emulate/pt.h, whatever the host has */
+	p.tsc_ctc_n = EMU_PT_TSC_CTC_N;
+	p.tsc_ctc_d = EMU_PT_TSC_CTC_D;
+	p.max_nonturbo_ratio = EMU_PT_CBR;
+	if (er->to.tsc || er->to.mtc || er->to.cyc) {
+		p.time_shift = 0;
+		p.time_mult = 1;
+		p.time_zero = 0;
+		p.cap_user_time_zero = true;
 	}
-	if ((dp & (dp - 1)) || (ap & (ap - 1)) || dp > (1u << 20) ||
-	    ap > (1u << 20) || o->psb_period > 15 || o->mtc_period > 15 ||
-	    o->cyc_thresh > 15) {
-		set_error(o, "ring sizes must be powers of two pages, "
-			     "psb_period, mtc_period and cyc_thresh 0..15");
-		return -QPT_E_INVAL;
-	}
-	er->data_size = dp * (uint64_t)page;
-	er->aux_size = ap * (uint64_t)page;
+	size = qpt_intel_pt_info_fill(&p, info, sizeof(info));
+	if (size < 0)
+		return size;
+	err = qpt_writer_write(rec->writer, info);
+	return err < 0 ? err : qpt_writer_flush(rec->writer);
+}
+
+/* What the emulation can run and trace: a command; intel_pt only, user
+ * space, the terms it honours. */
+static int check_opts(struct qpt_recorder *rec)
+{
+	const struct qpt_event *ev = rec->aux_ev;
+	const struct perf_event_attr *attr;
+	size_t i;
+	uint64_t c;
+
+	if (!rec->o.argv || !rec->o.argv[0] || rec->o.pid ||
+	    rec->o.all_cpus || rec->o.cpu_list)
+		return rec_fail(rec, -QPT_E_INVAL,
+				"the emulation runs a command: no -p, -a or "
+				"-C");
+	for (i = 0; i < rec->nr_parsed; i++)
+		if (strcmp(qpt_event_pmu(rec->parsed[i]), "intel_pt") ||
+		    i > 0)
+			return rec_fail(rec, -QPT_E_INVAL,
+					"%s: the emulation records one "
+					"intel_pt event only",
+					rec->parsed[i]->str);
+	attr = qpt_event_attr(ev);
+	c = attr->config;
+	if (attr->exclude_user)
+		return rec_fail(rec, -QPT_E_INVAL,
+				"%s: the emulation traces user space", ev->str);
+	if ((c & ~QPT_EMULATE_CONFIG_MASK) || !(c & 1) || !(c & 1ULL << 13) ||
+	    attr->config1 || attr->config2)
+		return rec_fail(rec, -QPT_E_INVAL,
+				"%s: config 0x%llx is not emulated (pt and "
+				"branch are needed; tsc, mtc, mtc_period, "
+				"cyc, cyc_thresh, noretcomp, psb_period are "
+				"there)",
+				ev->str, (unsigned long long)c);
+	if (rec->data_pages > (1u << 20) || rec->aux_pages > (1u << 20))
+		return rec_fail(rec, -QPT_E_INVAL,
+				"rings of more than 2^20 pages");
 	return 0;
 }
 
-/* OUTPUT.vdso beside the output, NULL in a pipe. */
-static int vdso_name(struct emu_rec *er)
+/* The engine's options from the event's config (the driver's format). */
+static void trace_opts(struct emu_src *er, const struct emu_seam *seam)
 {
-	const char *out = er->o->output;
+	struct qpt_recorder *rec = er->rec;
+	struct emu_trace_opts *to = &er->to;
+	uint64_t c = er->config;
 
-	if (!strcmp(out, "-"))
-		return 0;
-	if (asprintf(&er->vdso_path, "%s.vdso", out) < 0) {
+	to->no_aslr = !rec->o.aslr;
+	to->inherit = rec->o.inherit;
+	to->retcomp = !(c & 1ULL << 11);
+	to->tsc = c >> 10 & 1;
+	to->mtc = c >> 9 & 1;
+	to->cyc = c >> 1 & 1;
+	to->mtc_period = (uint8_t)(c >> 14 & 15);
+	to->cyc_thresh = (uint8_t)(c >> 19 & 15);
+	to->psb_period = 1u << ((c >> 24 & 15) + 11);
+	to->sample_id = EMU_ID;
+	/* a reader keeps up at half the area, as perf's aux_watermark */
+	to->chunk = (uint32_t)(er->aux_size / 2 < 8192 ? er->aux_size / 2
+						       : 8192);
+	to->stop_request = rec->o.stop_request;
+	to->stop_grace_ms = rec->o.stop_grace_ms;
+	to->ptrace = seam ? seam->ops : NULL;
+	to->ptrace_ctx = seam ? seam->ctx : NULL;
+	to->log = rec->o.log;
+	to->log_ctx = rec->o.log_ctx;
+}
+
+static int emu_open(struct qpt_recorder *rec)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct emu_src *er;
+	int err;
+
+	err = check_opts(rec);
+	if (err < 0)
+		return err;
+	er = calloc(1, sizeof(*er));
+	if (!er)
+		return -ENOMEM;
+	rec->src_priv = er;
+	er->rec = rec;
+	er->config = qpt_event_attr(rec->aux_ev)->config;
+	er->data_size = rec->data_pages * (uint64_t)page;
+	er->aux_size = rec->aux_pages * (uint64_t)page;
+	er->tres.wait_status = -1;
+	trace_opts(er, rec->seam);
+	if (strcmp(rec->o.output, "-") &&
+	    asprintf(&er->vdso_path, "%s.vdso", rec->o.output) < 0) {
 		er->vdso_path = NULL;
 		return -ENOMEM;
 	}
+	return write_header(er);
+}
+
+static int trace_error(struct qpt_recorder *rec, int err)
+{
+	struct emu_src *er = src_of(rec);
+
+	if (er->tres.exec_failed)
+		return rec_fail(rec, err, "%s: %s", rec->o.argv[0],
+				strerror(-err));
+	if (err == -EPERM || err == -EACCES)
+		return rec_fail(rec, err, "%s: cannot trace it with ptrace: %s",
+				rec->o.argv[0], strerror(-err));
+	if (er->tres.pt_error)
+		return rec_fail(rec, err, "%s: the Intel PT encoder failed: %s",
+				rec->o.argv[0], er->tres.pt_error);
+	return rec_fail(rec, err, "%s: %s", rec->o.output, qpt_strerror(err));
+}
+
+/* The command forked, traced, stopped at its exec. */
+static int emu_start(struct qpt_recorder *rec)
+{
+	struct emu_src *er = src_of(rec);
+	int err;
+
+	err = emu_trace_start(rec->o.argv, &er->to, &record_ops, er, &er->tres,
+			      &er->tr);
+	if (er->tr)
+		rec->child = emu_trace_child(er->tr);
+	if (err < 0) {
+		rec->exec_failed = er->tres.exec_failed;
+		er->done = true;
+		return trace_error(rec, err);
+	}
 	return 0;
 }
 
-int qpt_emulate_record(const struct qpt_emulate_opts *o,
-		       struct qpt_emulate_result *res)
+static uint64_t now_ns(void)
 {
-	return emu_record_run(o, res, NULL, NULL);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int emu_record_run(const struct qpt_emulate_opts *o,
-		   struct qpt_emulate_result *res,
-		   const struct emu_ptrace_ops *ops, void *ops_ctx)
+/* The run's end seen: the command's status, the output flushed. */
+static int run_over(struct qpt_recorder *rec, int ret)
 {
-	struct emu_trace_opts to;
-	struct emu_trace_result tres;
-	struct emu_rec er;
-	size_t i;
-	int err, cerr;
+	struct emu_src *er = src_of(rec);
+	int err;
 
-	memset(&er, 0, sizeof(er));
-	memset(res, 0, sizeof(*res));
-	er.o = o;
-	err = check_opts(o, &er);
-	if (!err)
-		err = vdso_name(&er);
-	if (err)
+	er->done = true;
+	rec->status = er->tres.wait_status;
+	if (ret < 0)
+		return trace_error(rec, ret);
+	err = qpt_writer_flush(rec->writer);
+	return err < 0 ? err : 1;
+}
+
+static int emu_poll(struct qpt_recorder *rec, int timeout_ms)
+{
+	struct emu_src *er = src_of(rec);
+	int ret;
+
+	if (!er->tr)
+		return -QPT_E_STATE; /* not started */
+	if (er->done)
+		return 1;
+	ret = emu_trace_continue(er->tr, now_ns() + (uint64_t)(timeout_ms > 0
+							      ? timeout_ms
+							      : 1) *
+							  1000000u);
+	if (ret == 0)
+		return qpt_writer_flush(rec->writer);
+	return run_over(rec, ret);
+}
+
+static int64_t emu_snapshot(struct qpt_recorder *rec)
+{
+	struct emu_src *er = src_of(rec);
+	int64_t total = 0, n;
+	size_t i;
+	int err;
+
+	/* what the threads ran up to now, in their AUX areas */
+	err = er->tr && !er->done ? emu_trace_drain(er->tr) : 0;
+	if (err < 0)
 		return err;
-	memset(&to, 0, sizeof(to));
-	to.no_aslr = !o->aslr;
-	to.inherit = o->inherit;
-	to.retcomp = !o->noretcomp;
-	to.tsc = o->tsc;
-	to.mtc = o->mtc;
-	to.cyc = o->cyc;
-	to.mtc_period = (uint8_t)o->mtc_period;
-	to.cyc_thresh = (uint8_t)o->cyc_thresh;
-	to.psb_period = 1u << (o->psb_period + 11);
-	to.sample_id = EMU_ID;
-	/* a reader keeps up at half the area, as perf's aux_watermark */
-	to.chunk = (uint32_t)(er.aux_size / 2 < 8192 ? er.aux_size / 2 : 8192);
-	to.stop_request = o->stop_request;
-	to.stop_grace_ms = o->stop_grace_ms;
-	to.ptrace = ops;
-	to.ptrace_ctx = ops_ctx;
-	to.log = o->log;
-	to.log_ctx = o->log_ctx;
-	err = emu_trace_run(o->argv, &to, &record_ops, &er, &tres);
-	res->insns = tres.insns;
-	res->trace_bytes = tres.bytes;
-	res->threads = tres.threads;
-	res->exit_status = tres.exit_status;
-	res->term_signal = tres.term_signal;
-	res->exec_failed = tres.exec_failed;
-	res->lost_traps = tres.lost_traps;
-	res->gaps = tres.gaps;
-	if (tres.exec_failed)
-		set_error(o, "%s: %s", o->argv[0], strerror(-err));
-	else if (err == -EPERM || err == -EACCES)
-		set_error(o, "%s: cannot trace it with ptrace: %s", o->argv[0],
-			  strerror(-err));
-	else if (err)
-		set_error(o, "%s: %s", o->output, qpt_strerror(err));
-	for (i = 0; i < er.nr_rings; i++)
-		if (er.rings[i].sk) {
-			cerr = close_ring(&er, &er.rings[i]);
+	for (i = 0; i < er->nr_rings; i++) {
+		if (!er->rings[i].sk)
+			continue;
+		n = snapshot(er, &er->rings[i]);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+/* The command ended (as perf record ends its workload when the
+ * recording stops first), every ring's last data or snapshot written. */
+static int emu_stop(struct qpt_recorder *rec)
+{
+	struct emu_src *er = src_of(rec);
+	int err = 0, cerr;
+	size_t i;
+
+	if (er->tr && !er->done) {
+		err = emu_trace_end(er->tr, rec_stop_signal(rec));
+		err = run_over(rec, err);
+		err = err < 0 ? err : 0;
+	}
+	for (i = 0; i < er->nr_rings; i++)
+		if (er->rings[i].sk) {
+			cerr = close_ring(er, &er->rings[i]);
 			if (!err)
 				err = cerr;
 		}
-	if (er.writer) {
-		cerr = qpt_writer_close(er.writer);
-		if (!err)
-			err = cerr;
-		res->output_bytes = qpt_writer_bytes(er.writer);
-		qpt_writer_free(er.writer);
-	}
-	res->capture = er.stats;
-	free(er.rings);
-	free(er.vdso_path);
 	return err;
+}
+
+static void emu_stats(const struct qpt_recorder *rec,
+		      struct qpt_capture_stats *st)
+{
+	const struct emu_src *er = src_of(rec);
+	size_t i;
+
+	if (!er)
+		return;
+	*st = er->closed;
+	for (i = 0; i < er->nr_rings; i++)
+		if (er->rings[i].cons)
+			qpt_consumer_add_stats(er->rings[i].cons, st);
+	st->insns = er->tres.insns;
+	st->threads = er->tres.threads;
+	st->lost_traps = er->tres.lost_traps;
+	st->trace_gaps = er->tres.gaps;
+}
+
+static void emu_free(struct qpt_recorder *rec)
+{
+	struct emu_src *er = src_of(rec);
+	size_t i;
+
+	if (!er)
+		return;
+	emu_trace_free(er->tr);
+	for (i = 0; i < er->nr_rings; i++) {
+		qpt_consumer_free(er->rings[i].cons);
+		qpt_simkern_free(er->rings[i].sk);
+	}
+	free(er->rings);
+	free(er->vdso_path);
+	free(er);
+	rec->child = 0; /* reaped by the engine */
+}
+
+const struct rec_source_ops rec_source_emulate = {
+    .data_pages = 128,
+    .aux_pages = 1024,
+    .open = emu_open,
+    .start = emu_start,
+    .poll = emu_poll,
+    .snapshot = emu_snapshot,
+    .stop = emu_stop,
+    .stats = emu_stats,
+    .free = emu_free,
+};
+
+int emu_recorder_new(const struct qpt_recorder_opts *opts,
+		     const struct emu_ptrace_ops *ops, void *ops_ctx,
+		     struct qpt_recorder **rec)
+{
+	struct emu_seam seam = {ops, ops_ctx};
+	struct qpt_recorder_opts o = *opts;
+
+	o.source = QPT_SOURCE_EMULATE;
+	return rec_new(&o, &seam, rec);
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* qpt_emulate_record over a ptrace seam, for tests. */
+/* The emulated source's recorder over a ptrace seam, for tests. */
 #ifndef QPT_CAPTURE_EMU_RECORD_H
 #define QPT_CAPTURE_EMU_RECORD_H
 
 #include "capture/emulate/trace.h"
-#include "qpt/emulate.h"
+#include "qpt/capture.h"
 
-/* qpt_emulate_record stepping through @ops (NULL: the real calls), e.g.
- * a test's simulation of a host that swallows single-step traps. */
-int emu_record_run(const struct qpt_emulate_opts *o,
-		   struct qpt_emulate_result *res,
-		   const struct emu_ptrace_ops *ops, void *ops_ctx);
+/* qpt_recorder_new with the emulated source (whatever opts->source says)
+ * stepping through @ops (NULL: the real calls), e.g. a test's simulation
+ * of a host that swallows single-step traps.  @ops and @ops_ctx are
+ * borrowed until qpt_recorder_free. */
+int emu_recorder_new(const struct qpt_recorder_opts *opts,
+		     const struct emu_ptrace_ops *ops, void *ops_ctx,
+		     struct qpt_recorder **rec);
 
 #endif

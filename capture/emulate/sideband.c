@@ -8,6 +8,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "qpt/reader.h"
+#include "qpt/writer.h"
+
 struct emu_trailer {
 	uint32_t pid, tid;
 	uint64_t time;
@@ -67,23 +70,15 @@ int emu_sb_comm(struct emu_sb *sb, pid_t pid, pid_t tid, const char *comm,
 			(exec ? PERF_RECORD_MISC_COMM_EXEC : 0));
 }
 
-struct emu_mmap2_body {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	uint32_t maj, min;
-	uint64_t ino, ino_generation;
-	uint32_t prot, flags;
-};
-
 int emu_sb_mmap2(struct emu_sb *sb, pid_t pid, pid_t tid,
 		 const struct emu_map *map, const char *filename,
 		 const uint8_t *bid, size_t bid_len)
 {
 	uint8_t buf[4096 + 256] __attribute__((aligned(8)));
-	struct emu_mmap2_body b = {
-	    .pid = (uint32_t)pid,
-	    .tid = (uint32_t)tid,
-	    .addr = map->start,
+	struct qpt_mmap_event m = {
+	    .pid = pid,
+	    .tid = tid,
+	    .start = map->start,
 	    .len = map->end - map->start,
 	    .pgoff = map->pgoff,
 	    .maj = map->maj,
@@ -91,22 +86,21 @@ int emu_sb_mmap2(struct emu_sb *sb, pid_t pid, pid_t tid,
 	    .ino = map->ino,
 	    .prot = map->prot,
 	    .flags = MAP_PRIVATE,
+	    .filename = filename,
+	    .filename_len = 4095,
 	};
-	size_t off = sizeof(struct perf_event_header);
-	uint16_t misc = PERF_RECORD_MISC_USER;
-	uint8_t *id = buf + off + offsetof(struct emu_mmap2_body, maj);
+	int size;
 
-	memcpy(buf + off, &b, sizeof(b));
 	if (bid_len && bid_len <= 20) {
-		/* the build-id form: size, 3 reserved bytes, 20 bytes of id
-		 * where maj, min, ino and ino_generation were */
-		memset(id, 0, 24);
-		id[0] = (uint8_t)bid_len;
-		memcpy(id + 4, bid, bid_len);
-		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		m.build_id = bid;
+		m.build_id_size = (uint8_t)bid_len;
 	}
-	off = put_string(buf, off + sizeof(b), filename, 4096);
-	return send(sb, pid, tid, buf, off, PERF_RECORD_MMAP2, misc);
+	size = qpt_mmap2_build(&m, PERF_RECORD_MISC_USER, 0, buf,
+			       sizeof(buf) - sizeof(struct emu_trailer));
+	if (size < 0)
+		return size;
+	return send(sb, pid, tid, buf, (size_t)size, PERF_RECORD_MMAP2,
+		    ((struct perf_event_header *)buf)->misc);
 }
 
 int emu_sb_task(struct emu_sb *sb, uint32_t type, pid_t pid, pid_t ppid,

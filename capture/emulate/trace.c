@@ -75,6 +75,8 @@ struct emu_tracer {
 	bool child_gone;
 	int stopping;	   /* the stop request seen (a signal), or 0 */
 	uint64_t deadline; /* stopping: kill what is left from then (ns) */
+	unsigned int stops;
+	bool done; /* every thread gone, or an error ended the run */
 };
 
 static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
@@ -749,6 +751,7 @@ static int on_gone(struct emu_tracer *tr, pid_t tid, int status)
 
 	if (tid == tr->child) {
 		tr->child_gone = true;
+		tr->res->wait_status = status;
 		tr->res->term_signal =
 		    WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		tr->res->exit_status = WIFEXITED(status)
@@ -760,7 +763,7 @@ static int on_gone(struct emu_tracer *tr, pid_t tid, int status)
 
 /* Every few thousand stops: staged bytes into the AUX area, then the
  * sink's poll (snapshot requests). */
-static int tick(struct emu_tracer *tr)
+int emu_trace_drain(struct emu_tracer *tr)
 {
 	struct emu_thread *t;
 	int err;
@@ -770,6 +773,15 @@ static int tick(struct emu_tracer *tr)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+static int tick(struct emu_tracer *tr)
+{
+	int err = emu_trace_drain(tr);
+
+	if (err)
+		return err;
 	return tr->sb.ops->poll ? tr->sb.ops->poll(tr->sb.ctx, tr->res->insns)
 				: 0;
 }
@@ -788,20 +800,26 @@ static uint64_t now_ns(void)
  * is left when the grace period is over is killed.  Every thread's trace
  * ends at its exit stop as usual.
  */
+static void stop_begin(struct emu_tracer *tr)
+{
+	uint64_t grace =
+	    tr->opts->stop_grace_ms ? tr->opts->stop_grace_ms : 2000;
+
+	tr->deadline = now_ns() + grace * 1000000u;
+	logf_(tr, QPT_LOG_INFO, "stopping: %s to the command",
+	      strsignal(tr->stopping));
+	if (!tr->child_gone)
+		kill(tr->child, tr->stopping);
+}
+
 static void stop_check(struct emu_tracer *tr)
 {
 	int sig = tr->opts->stop_request ? *tr->opts->stop_request : 0;
-	uint64_t grace =
-	    tr->opts->stop_grace_ms ? tr->opts->stop_grace_ms : 2000;
 	struct emu_thread *t;
 
 	if (!tr->stopping && sig) {
 		tr->stopping = sig > 0 && sig < NSIG ? sig : SIGTERM;
-		tr->deadline = now_ns() + grace * 1000000u;
-		logf_(tr, QPT_LOG_INFO, "stopping: %s to the command",
-		      strsignal(tr->stopping));
-		if (!tr->child_gone)
-			kill(tr->child, tr->stopping);
+		stop_begin(tr);
 	}
 	if (!tr->stopping || now_ns() < tr->deadline)
 		return;
@@ -839,24 +857,32 @@ static pid_t next_stop(struct emu_tracer *tr, int *status)
 	return 0;
 }
 
-static int loop(struct emu_tracer *tr)
+/*
+ * Step until every traced thread is gone (1), until @until_ns of
+ * CLOCK_MONOTONIC has passed or a signal interrupted a wait (0; @until_ns
+ * 0: no time limit), or an error.
+ */
+static int loop(struct emu_tracer *tr, uint64_t until_ns)
 {
 	int status, err = 0;
-	unsigned int stops = 0;
 	pid_t tid;
 
 	while (tr->threads) {
-		if (!(++stops & 4095)) {
+		if (!(++tr->stops & 4095)) {
 			err = tick(tr);
 			if (err)
 				return err;
 		}
+		if (until_ns && !(tr->stops & 255) && now_ns() >= until_ns)
+			return 0;
 		stop_check(tr);
 		tid = next_stop(tr, &status);
 		if (tid <= 0) {
+			if (tid == -EINTR && until_ns)
+				return 0;
 			if (!tid || tid == -EINTR)
 				continue;
-			return tid == -ECHILD ? 0 : tid;
+			return tid == -ECHILD ? 1 : tid;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			err = on_gone(tr, tid, status);
@@ -870,7 +896,7 @@ static int loop(struct emu_tracer *tr)
 		if (err)
 			return err;
 	}
-	return 0;
+	return 1;
 }
 
 /* Fork the command and bring it to its exec stop. */
@@ -897,38 +923,95 @@ static int launch(struct emu_tracer *tr, char *const argv[])
 	return on_exec(t, true);
 }
 
+int emu_trace_start(char *const argv[], const struct emu_trace_opts *opts,
+		    const struct emu_sink_ops *sink, void *sink_ctx,
+		    struct emu_trace_result *res, struct emu_tracer **out)
+{
+	struct emu_tracer *tr = calloc(1, sizeof(*tr));
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	res->wait_status = -1;
+	*out = tr;
+	if (!tr)
+		return -ENOMEM;
+	tr->opts = opts;
+	tr->ops = opts->ptrace ? opts->ptrace : &emu_ptrace_sys;
+	tr->ops_ctx = opts->ptrace_ctx;
+	tr->sb.ops = sink;
+	tr->sb.ctx = sink_ctx;
+	tr->sb.id = opts->sample_id;
+	tr->res = res;
+	err = launch(tr, argv);
+	if (!err)
+		err = resume(tr->threads);
+	return err;
+}
+
+int emu_trace_continue(struct emu_tracer *tr, uint64_t until_ns)
+{
+	int err;
+	struct emu_thread *t;
+
+	if (tr->done)
+		return 1;
+	err = loop(tr, until_ns);
+	for (t = tr->threads; err < 0 && t && !tr->res->pt_error; t = t->next)
+		tr->res->pt_error = emu_pt_errstr(t->pt);
+	/* threads that vanished unreported (a non-leader's exec) */
+	while (err == 1 && tr->threads) {
+		err = end_thread(tr, tr->threads);
+		if (!err)
+			err = 1;
+	}
+	if (err)
+		tr->done = true;
+	return err;
+}
+
+int emu_trace_end(struct emu_tracer *tr, int sig)
+{
+	if (!tr->done && !tr->stopping) {
+		tr->stopping = sig > 0 && sig < NSIG ? sig : SIGTERM;
+		stop_begin(tr);
+	}
+	return emu_trace_continue(tr, 0);
+}
+
+pid_t emu_trace_child(const struct emu_tracer *tr)
+{
+	return tr->child;
+}
+
+void emu_trace_free(struct emu_tracer *tr)
+{
+	struct emu_thread *t;
+
+	if (!tr)
+		return;
+	if (tr->threads && tr->child > 0) {
+		for (t = tr->threads; t; t = t->next)
+			kill(t->tid, SIGKILL);
+		kill(tr->child, SIGKILL);
+		while (tr->threads)
+			drop_thread(tr, tr->threads);
+		emu_ptrace_reap(-1);
+	}
+	while (tr->threads)
+		drop_thread(tr, tr->threads);
+	free(tr);
+}
+
 int emu_trace_run(char *const argv[], const struct emu_trace_opts *opts,
 		  const struct emu_sink_ops *sink, void *sink_ctx,
 		  struct emu_trace_result *res)
 {
-	struct emu_tracer tr = {
-	    .opts = opts,
-	    .ops = opts->ptrace ? opts->ptrace : &emu_ptrace_sys,
-	    .ops_ctx = opts->ptrace_ctx,
-	    .sb = {sink, sink_ctx, opts->sample_id},
-	    .res = res,
-	};
-	struct emu_thread *t;
+	struct emu_tracer *tr;
 	int err;
 
-	memset(res, 0, sizeof(*res));
-	err = launch(&tr, argv);
-	if (!err) {
-		t = tr.threads;
-		err = resume(t);
-	}
+	err = emu_trace_start(argv, opts, sink, sink_ctx, res, &tr);
 	if (!err)
-		err = loop(&tr);
-	/* threads that vanished unreported (a non-leader's exec) */
-	while (!err && tr.threads)
-		err = end_thread(&tr, tr.threads);
-	if (err && tr.child > 0 && !res->exec_failed) {
-		for (t = tr.threads; t; t = t->next)
-			kill(t->tid, SIGKILL);
-		kill(tr.child, SIGKILL);
-		while (tr.threads)
-			drop_thread(&tr, tr.threads);
-		emu_ptrace_reap(-1);
-	}
-	return err;
+		err = emu_trace_continue(tr, 0);
+	emu_trace_free(tr);
+	return err < 0 ? err : 0;
 }

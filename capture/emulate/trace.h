@@ -89,12 +89,47 @@ struct emu_trace_result {
 	uint32_t threads;
 	int exit_status;  /* of the command: exit code, or 128 + signal */
 	int term_signal;  /* the signal that killed the command, or 0 */
+	int wait_status;  /* the command's wait status, -1 while it runs */
 	bool exec_failed; /* the command could not be started */
 	uint64_t lost_traps; /* stops that came an instruction late or more
 			      * (the single-step trap was swallowed) */
 	uint64_t gaps;	     /* of those, where what ran was not known: an
 			      * overflow (OVF) in the trace */
+	const char *pt_error; /* the run failed in libipt's encoder: its
+			       * message (static), else NULL */
 };
+
+struct emu_tracer;
+
+/*
+ * Start @argv traced, stopped at its exec (its sideband and first
+ * instruction handed to @sink).  @opts, @sink_ctx and @res are borrowed
+ * until emu_trace_free.  Returns 0, or -errno (the exec error with
+ * res->exec_failed set when the command does not start); *@tr is to be
+ * freed with emu_trace_free in either case.
+ */
+int emu_trace_start(char *const argv[], const struct emu_trace_opts *opts,
+		    const struct emu_sink_ops *sink, void *sink_ctx,
+		    struct emu_trace_result *res, struct emu_tracer **tr);
+/*
+ * Step the command's threads: returns 1 once every traced thread is gone,
+ * 0 when CLOCK_MONOTONIC reaches @until_ns (0: no limit) or a signal
+ * interrupts the wait for the next stop (a blocked command's wait lasts
+ * until it stops or a signal comes), or an error (then the run is over).
+ */
+int emu_trace_continue(struct emu_tracer *tr, uint64_t until_ns);
+/*
+ * End the run as perf record ends its workload: @sig (0: SIGTERM) goes on
+ * to the command, still traced; what has not ended stop_grace_ms later is
+ * killed.  Returns when every thread is gone: 1, or an error.
+ */
+int emu_trace_end(struct emu_tracer *tr, int sig);
+/* Every thread's staged trace bytes to the sink (before a snapshot). */
+int emu_trace_drain(struct emu_tracer *tr);
+/* The command's pid (0 before it was forked). */
+pid_t emu_trace_child(const struct emu_tracer *tr);
+/* Kill and reap whatever is still traced; free. */
+void emu_trace_free(struct emu_tracer *tr);
 
 /*
  * Run @argv to its end.  Returns 0, -errno (the exec error with

@@ -3,6 +3,28 @@
  * Capturing perf AUX-area traces (Intel PT, Intel BTS) and any other perf
  * event into perf.data: PMU discovery, event strings, and the recording
  * session the `qpt record` command drives.
+ *
+ * A recording has one source of its events: the PMUs of this machine
+ * (perf_event_open and the kernel's rings), or the emulated Intel PT
+ * source (QPT_SOURCE_EMULATE): the command runs single-stepped under
+ * ptrace and qpt writes the Intel PT stream user-only tracing would have
+ * made (PSB+, TIP.PGE/PGD, TNT, TIP with last-IP compression, FUP,
+ * MODE.Exec, return compression, TSC/MTC/CYC as asked) with libipt's
+ * encoder.  Its bytes go through a simulated kernel side of the AUX
+ * interface (control page, data ring, AUX area with the kernel's rules),
+ * one per traced thread as a per-thread mmap, and from there the same
+ * ring consumer, snapshots and output as the hardware's, with Intel PT's
+ * AUXTRACE_INFO: perf and libipt decode the file as a real recording.
+ *
+ * What marks a file as emulated: its event is named QPT_EMULATE_EVENT_NAME
+ * in EVENT_DESC, and the CMDLINE feature holds the qpt command line.
+ *
+ * The emulated source's vDSO: MMAP2 names it "[vdso]" as the kernel does
+ * and the BUILD_ID feature (HEADER_BUILD_ID in a pipe) holds its
+ * build-id, as perf record writes them.  Its bytes go to OUTPUT.vdso
+ * beside the output (qpt decode looks there; the pair can move together)
+ * and, as perf record does, to the build-id cache (buildid_dir/[vdso]/
+ * BUILD-ID/vdso with the .build-id/ link), where perf and qpt find them.
  */
 #ifndef QPT_CAPTURE_H
 #define QPT_CAPTURE_H
@@ -43,6 +65,12 @@ struct qpt_capture_stats {
 	uint64_t snapshot_wrapped; /* ... of an AUX area that had wrapped */
 	uint64_t aux_overwritten;  /* snapshot mode: bytes written over
 				    * between two snapshots (lost) */
+	/* The emulated source only (0 otherwise): */
+	uint64_t insns;	     /* instructions retired by traced threads */
+	uint64_t threads;    /* threads traced */
+	uint64_t lost_traps; /* single-step traps the host swallowed (the
+			      * instructions were recovered) */
+	uint64_t trace_gaps; /* where they could not be: OVF in the trace */
 };
 
 /*
@@ -72,7 +100,9 @@ struct qpt_event_opts {
 	 * config:14-17, cyc_thresh config:19-22, psb_period config:24-27...;
 	 * no caps) with type @builtin_intel_pt_type, so that a source
 	 * without the hardware (the emulated one) parses intel_pt/.../ into
-	 * the config perf will read.  Defaults then: pt, branch, tsc.
+	 * the config perf will read.  Defaults then the emulated source's:
+	 * pt, branch, psb_period 3 and mtc_period 3 (MTC only when mtc is
+	 * asked), no timing packets.
 	 */
 	bool builtin_intel_pt;
 	uint32_t builtin_intel_pt_type;
@@ -99,6 +129,26 @@ QPT_API const char *qpt_event_pmu(const struct qpt_event *event);
 /* Whether the event writes an AUX area (a known AUX-area tracer). */
 QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
 
+/* Where a recording's events come from. */
+enum qpt_source {
+	QPT_SOURCE_PMU = 0,	/* this machine's PMUs (perf_event_open) */
+	QPT_SOURCE_EMULATE = 1, /* the emulated Intel PT source */
+};
+
+#define QPT_EMULATE_EVENT_NAME "intel_pt//u:qpt-emulated"
+/* The PERF_TYPE the emulated Intel PT event carries (priv[0] too). */
+#define QPT_EMULATE_PMU_TYPE 8
+/*
+ * The intel_pt config bits the emulated source honours (the Linux
+ * driver's format): pt (0), cyc (1), mtc (9), tsc (10), noretcomp (11),
+ * branch (13), mtc_period (14-17), cyc_thresh (19-22), psb_period
+ * (24-27).  pt and branch must be set.  TSC packets come from the host
+ * clock (CLOCK_MONOTONIC ns: AUXTRACE_INFO has time_mult 1, time_shift
+ * 0); MTC from a 25 MHz crystal derived from it (TSC:CTC 40/1); CYC
+ * counts TSC ticks (the core at the max non-turbo ratio 10).
+ */
+#define QPT_EMULATE_CONFIG_MASK 0x0f7bee03ULL
+
 /*
  * A recording session: perf events on a command, a process or CPUs, their
  * rings drained into a perf.data file (through the auxfmt writer).
@@ -114,6 +164,12 @@ QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
  * default "intel_pt//" (which fails with -QPT_E_NOPMU without the PMU).
  * At most one AUX-area event.  A dummy event carries the sideband (mmap2,
  * comm, task, context switches) into the same rings.
+ *
+ * The emulated source (@source QPT_SOURCE_EMULATE) runs @argv only (no
+ * @pid, CPUs or per-thread choice: it is per thread), with one event,
+ * intel_pt/.../u (parsed as the Linux driver's PMU where sysfs has none;
+ * config bits QPT_EMULATE_CONFIG_MASK); its rings default to 128 data
+ * and 1024 AUX pages; the command's threads each get one.
  */
 struct qpt_recorder_opts {
 	size_t size;	    /* sizeof(struct qpt_recorder_opts) */
@@ -139,6 +195,23 @@ struct qpt_recorder_opts {
 	void *log_ctx;
 	char *errbuf; /* one line about the last failure */
 	size_t errlen;
+	/*
+	 * Read when the recording ends before the command (qpt_recorder_stop
+	 * with the command running): a signal number to pass on to it (0:
+	 * SIGTERM); what has not ended stop_grace_ms later (0: 2000) is
+	 * killed.  The emulated source also polls it while it steps, so a
+	 * caller's signal handler that sets it ends the run.  The library
+	 * installs no signal handler.  May be NULL.
+	 */
+	volatile int *stop_request;
+	uint32_t stop_grace_ms;
+	enum qpt_source source;
+	/* The emulated source (QPT_SOURCE_EMULATE) only: */
+	bool inherit;		 /* follow fork/vfork children */
+	bool aslr;		 /* keep ASLR (default: personality
+				  * ADDR_NO_RANDOMIZE, as the tests need) */
+	const char *buildid_dir; /* the build-id cache for the vDSO's bytes
+				  * (perf's ~/.debug); NULL: none */
 };
 
 QPT_API void qpt_recorder_opts_init(struct qpt_recorder_opts *opts);
@@ -149,7 +222,9 @@ struct qpt_recorder;
  * Parse the events, fork the command (held), open and map the events,
  * create the output and write its attrs, AUXTRACE_INFO, TIME_CONV and the
  * synthesized sideband (MMAP2 of every executable mapping, COMM) of the
- * targets.  Returns 0 and *@rec, or: -QPT_E_NOPMU (errbuf names the PMU),
+ * targets.  The emulated source: check the options, create the output and
+ * write its attr and AUXTRACE_INFO (the command starts at
+ * qpt_recorder_start, traced).  Returns 0 and *@rec, or: -QPT_E_NOPMU (errbuf names the PMU),
  * -QPT_E_INVAL (options, events), -EACCES/-EPERM (perf_event_paranoid),
  * -EBUSY, -ENOMEM / -EPERM from mmap (perf_event_mlock_kb), -ENOENT /
  * -EOPNOTSUPP (the event does not exist here), -ESRCH (no such process),
@@ -161,15 +236,20 @@ QPT_API int qpt_recorder_new(const struct qpt_recorder_opts *opts,
 /*
  * Let the command exec (or enable the events for -p/-a).  Returns 0, or
  * the exec's -errno (qpt_recorder_exec_failed() is then true: a bad
- * command, exit 127 like a shell).
+ * command, exit 127 like a shell), or for the emulated source -EPERM /
+ * -EACCES when ptrace is not allowed.
  */
 QPT_API int qpt_recorder_start(struct qpt_recorder *rec);
 QPT_API bool qpt_recorder_exec_failed(const struct qpt_recorder *rec);
 
 /*
  * Wait up to @timeout_ms for data (poll, returns early on a signal), drain
- * every ring.  Returns 1 when the command has exited (or every traced
- * thread is gone), 0 otherwise, or -errno (output error, e.g. -ENOSPC).
+ * every ring.  The emulated source steps the command for up to
+ * @timeout_ms instead (returning early on a signal; while every traced
+ * thread is blocked in the kernel it waits for one to stop).  Returns 1
+ * when the command has exited (or every traced thread is gone), 0
+ * otherwise, or -errno (output error, e.g. -ENOSPC; the emulated source:
+ * ptrace's errors, -QPT_E_* from the Intel PT encoder).
  */
 QPT_API int qpt_recorder_poll(struct qpt_recorder *rec, int timeout_ms);
 
@@ -180,8 +260,12 @@ QPT_API int64_t qpt_recorder_snapshot(struct qpt_recorder *rec);
 /*
  * Finish: disable the events, drain (and in snapshot mode, take the final
  * snapshot), add the build-ids of the mapped files, close the output.  A
- * command still running is left to the caller (see qpt_recorder_pid).
- * Returns 0 or the first error; the file is readable in either case.
+ * command still running is ended as perf record ends its workload: the
+ * signal in *stop_request (0 or none: SIGTERM) goes on to it and what has
+ * not ended stop_grace_ms later is killed (the emulated source traces it
+ * until then; the hardware's events are disabled first).  Its wait
+ * status is then qpt_recorder_status.  Returns 0 or the first error; the
+ * file is readable in either case.
  */
 QPT_API int qpt_recorder_stop(struct qpt_recorder *rec);
 

@@ -291,6 +291,8 @@ struct qpt_mmap_event {
 	int32_t pid, tid;
 	uint64_t start, len, pgoff;
 	uint32_t prot, flags; /* MMAP2 (MMAP: 0) */
+	uint32_t maj, min;    /* MMAP2 without a build-id (else 0) */
+	uint64_t ino, ino_generation;
 	bool exec;	      /* MMAP2: PROT_EXEC; MMAP: not MISC_MMAP_DATA */
 	const uint8_t *build_id; /* MMAP2 with MISC_MMAP_BUILD_ID, or NULL */
 	uint8_t build_id_size;

@@ -89,14 +89,34 @@ QPT_API int qpt_writer_set_feature_raw(struct qpt_writer *writer,
 				       enum qpt_feature feat, const void *data,
 				       size_t size);
 /*
- * Fill HOSTNAME, OSRELEASE, VERSION ("qpt X.Y.Z"), ARCH, NRCPUS, CPUDESC,
- * CPUID, TOTAL_MEM from this machine (uname, /proc, /sys) and CMDLINE from
- * the running executable's path and @argc/@argv as a subcommand receives
- * them (argv[0] "record", ...), as perf writes "/usr/bin/perf record ...".
- * What the machine does not tell is left out (logged at INFO).
+ * The recording machine's facts for HOSTNAME, OSRELEASE, ARCH, CPUDESC,
+ * CPUID, NRCPUS, TOTAL_MEM and CMDLINE, gathered by the caller (capture
+ * probes the host: the writer makes no system call beyond its output).
+ * NULL strings and zero counts are left out.
  */
-QPT_API int qpt_writer_set_host_features(struct qpt_writer *writer, int argc,
-					 char *const argv[]);
+struct qpt_host_info {
+	size_t size; /* sizeof(struct qpt_host_info) */
+	const char *hostname, *osrelease, *arch; /* uname's */
+	const char *cpudesc;			 /* perf's brand string */
+	const char *cpuid; /* x86: "vendor,family,model,stepping" */
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	/* CMDLINE: the recording program's path (NULL: ""), then @argc
+	 * strings as a subcommand receives them (argv[0] "record", ...), as
+	 * perf writes "/usr/bin/perf record ...". */
+	const char *exe;
+	int argc;
+	char *const *argv;
+};
+
+/*
+ * Set the features of @info, and VERSION ("qpt X.Y.Z").  What @info
+ * leaves out is logged at INFO.  Returns 0, -QPT_E_INVAL (NULL, a size
+ * too small, argc < 0 or argv NULL with argc), -QPT_E_STATE after close,
+ * -ENOMEM, or an output error (pipe mode after the prologue).
+ */
+QPT_API int qpt_writer_set_host_info(struct qpt_writer *writer,
+				     const struct qpt_host_info *info);
 /*
  * Set CMDLINE to exactly @argc strings (perf's form: argv[0] is the path of
  * the recording program, e.g. "/usr/bin/perf", "record", ...).
@@ -120,6 +140,22 @@ QPT_API int qpt_writer_set_cpu_pmu_caps(struct qpt_writer *writer,
 QPT_API int qpt_writer_add_build_id(struct qpt_writer *writer, int32_t pid,
 				    const uint8_t *build_id, size_t len,
 				    const char *filename, uint16_t misc);
+
+/*
+ * Lay out a PERF_RECORD_MMAP2 record at @buf (host order, perf_event.h's
+ * layout) from @m's pid, tid, start, len, pgoff, prot, flags, filename
+ * (up to filename_len bytes or its NUL; NUL-padded to 8 bytes) and either
+ * its build_id (build_id_size 1..20: the build-id form, misc gets
+ * PERF_RECORD_MISC_MMAP_BUILD_ID) or maj, min, ino, ino_generation.
+ * @misc: the header's (e.g. PERF_RECORD_MISC_USER); @trailer zeroed bytes
+ * at the end for the sample_id the caller fills.  The reader's side is
+ * qpt_mmap_parse (reader.h).  Returns the record's size, -ENOSPC when
+ * @cap is too small, -QPT_E_INVAL (NULL, a build-id over 20 bytes, a
+ * record over 64 KiB).
+ */
+struct qpt_mmap_event;
+QPT_API int qpt_mmap2_build(const struct qpt_mmap_event *m, uint16_t misc,
+			    size_t trailer, void *buf, size_t cap);
 
 /*
  * Write one record (header.size bytes at @record, host order).  Neither

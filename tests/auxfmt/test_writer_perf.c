@@ -73,6 +73,7 @@ static void write_recording(const char *path, bool pipe, int level,
 {
 	static const uint8_t bid[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	char *argv[] = {"record", "-e", "task-clock"};
+	struct qpt_host_info host = {0};
 	struct perf_event_header round = {QPT_RECORD_FINISHED_ROUND, 0, 8};
 	struct perf_event_attr attr;
 	struct qpt_writer_opts o;
@@ -97,7 +98,19 @@ static void write_recording(const char *path, bool pipe, int level,
 	attr.comm = 1;
 	assert_int_equal(qpt_writer_add_attr(w, &attr, &id, 1, "task-clock"),
 			 0);
-	assert_int_equal(qpt_writer_set_host_features(w, 3, argv), 0);
+	host.size = sizeof(host);
+	host.hostname = "synth-host";
+	host.osrelease = "6.1.0-synth";
+	host.arch = "x86_64";
+	host.cpudesc = "Synthetic CPU @ 1.00GHz";
+	host.cpuid = "GenuineIntel,6,85,4";
+	host.nr_cpus_avail = 4;
+	host.nr_cpus_online = 2;
+	host.total_mem_kb = 1048576;
+	host.exe = "/usr/bin/qpt";
+	host.argc = 3;
+	host.argv = argv;
+	assert_int_equal(qpt_writer_set_host_info(w, &host), 0);
 	assert_int_equal(qpt_writer_add_build_id(w, -1, bid, 20, "/bin/synth",
 						 PERF_RECORD_MISC_USER),
 			 0);
@@ -223,8 +236,16 @@ static void check_report(const char *path, bool pipe, bool z, unsigned nr,
 	assert_non_null(strstr(out, "# event : name = task-clock"));
 	assert_non_null(strstr(out, "# cmdline : "));
 	assert_non_null(strstr(out, " record -e task-clock"));
-	assert_non_null(strstr(out, "# nrcpus avail : "));
-	assert_non_null(strstr(out, "# total memory : "));
+	assert_non_null(strstr(out, "# nrcpus avail : 4"));
+	assert_non_null(strstr(out, "# nrcpus online : 2"));
+	assert_non_null(strstr(out, "# total memory : 1048576 kB"));
+	assert_non_null(strstr(out, "# hostname : synth-host"));
+	assert_non_null(strstr(out, "# os release : 6.1.0-synth"));
+	assert_non_null(strstr(out, "# arch : x86_64"));
+	assert_non_null(strstr(out, "# cpudesc : Synthetic CPU @ 1.00GHz"));
+	assert_non_null(strstr(out, "# cpuid : GenuineIntel,6,85,4"));
+	assert_non_null(
+	    strstr(out, "# cmdline : /usr/bin/qpt record -e task-clock"));
 	assert_int_equal(strstr(out, "# compressed : Zstd") != NULL, z);
 	free(out);
 	if (!pipe) {

@@ -7,6 +7,8 @@
  * where the kernel does not let us open task-clock.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +26,7 @@
 #include "qpt/reader.h"
 
 static char out[256];
+static int have_task_clock; /* else the PMU source's tests skip */
 
 static void opts_for(struct qpt_recorder_opts *o, char **argv,
 		     const char **events, char *err, size_t errlen)
@@ -46,6 +49,10 @@ static void test_bad_args(void **state)
 	char *argv[] = {"true", NULL};
 	char err[256];
 
+	/* fd 0 open: a recorder that fails must not close it (a PMU
+	 * source's fds are -1 until it opens them) */
+	if (fcntl(0, F_GETFD) < 0)
+		assert_int_equal(open("/dev/null", O_RDONLY), 0);
 	assert_int_equal(qpt_recorder_new(NULL, &rec), -QPT_E_INVAL);
 	assert_null(rec);
 	assert_int_equal(qpt_recorder_new(NULL, NULL), -QPT_E_INVAL);
@@ -68,6 +75,7 @@ static void test_bad_args(void **state)
 	o.data_pages = 3;
 	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
 	assert_non_null(strstr(err, "powers of two"));
+	assert_true(fcntl(0, F_GETFD) >= 0);
 	qpt_recorder_free(NULL);
 }
 
@@ -87,6 +95,8 @@ static void test_record_command(void **state)
 	char err[256] = "";
 	int ret, pid, status;
 
+	if (!have_task_clock)
+		skip();
 	opts_for(&o, argv, events, err, sizeof(err));
 	o.sample_period = 100000;
 	ret = qpt_recorder_new(&o, &rec);
@@ -143,12 +153,121 @@ static void test_exec_fails(void **state)
 	struct qpt_recorder *rec;
 	char err[256] = "";
 
+	if (!have_task_clock)
+		skip();
 	opts_for(&o, argv, events, err, sizeof(err));
 	assert_int_equal(qpt_recorder_new(&o, &rec), 0);
 	assert_int_equal(qpt_recorder_start(rec), -EACCES);
 	assert_true(qpt_recorder_exec_failed(rec));
 	assert_non_null(strstr(err, "/proc/self/status"));
 	assert_int_equal(qpt_recorder_stop(rec), 0);
+	qpt_recorder_free(rec);
+}
+
+/* The emulated source behind the same recorder: its options checked, a
+ * command run to its end (exit status, the counters against the file
+ * read back), and a recording stopped while the command runs (the stop
+ * signal goes on to it). */
+static void emulate_opts(struct qpt_recorder_opts *o, char **argv,
+			 const char **events, char *err, size_t errlen)
+{
+	opts_for(o, argv, events, err, errlen);
+	o->nr_events = events ? 1 : 0;
+	o->source = QPT_SOURCE_EMULATE;
+}
+
+static void test_emulate_bad_args(void **state)
+{
+	static const char *task_clock[] = {"task-clock:u"};
+	static const char *kernel[] = {"intel_pt//k"};
+	static const char *ptw[] = {"intel_pt/ptw/u"};
+	char *argv[] = {"true", NULL};
+	struct qpt_recorder_opts o;
+	struct qpt_recorder *rec;
+	char err[256];
+
+	emulate_opts(&o, argv, NULL, err, sizeof(err));
+	o.pid = 1;
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "runs a command"));
+	emulate_opts(&o, argv, task_clock, err, sizeof(err));
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "intel_pt"));
+	emulate_opts(&o, argv, kernel, err, sizeof(err));
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	assert_non_null(strstr(err, "user space"));
+	emulate_opts(&o, argv, ptw, err, sizeof(err));
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+	emulate_opts(&o, argv, NULL, err, sizeof(err));
+	o.source = (enum qpt_source)7;
+	assert_int_equal(qpt_recorder_new(&o, &rec), -QPT_E_INVAL);
+}
+
+static void test_emulate_command(void **state)
+{
+	char *argv[] = {"/bin/sh", "-c", "exit 7", NULL};
+	struct qpt_capture_stats st;
+	struct qpt_recorder_opts o;
+	struct qpt_recorder *rec;
+	struct qpt_reader *r;
+	struct qpt_record rr;
+	uint64_t aux = 0, total = 0;
+	char err[256] = "";
+	int ret, status;
+
+	emulate_opts(&o, argv, NULL, err, sizeof(err));
+	assert_int_equal(qpt_recorder_new(&o, &rec), 0);
+	assert_int_equal(qpt_recorder_poll(rec, 10), -QPT_E_STATE);
+	assert_int_equal(qpt_recorder_snapshot(rec), -QPT_E_STATE);
+	assert_int_equal(qpt_recorder_start(rec), 0);
+	assert_true(qpt_recorder_pid(rec) > 0);
+	while ((ret = qpt_recorder_poll(rec, 100)) == 0)
+		;
+	assert_int_equal(ret, 1);
+	status = qpt_recorder_status(rec);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 7);
+	assert_int_equal(qpt_recorder_stop(rec), 0);
+	qpt_recorder_stats(rec, &st);
+	qpt_recorder_free(rec);
+	assert_int_equal(st.threads, 1);
+	assert_true(st.insns > 1000);
+	assert_true(st.aux_bytes > 0);
+
+	assert_int_equal(qpt_reader_open(out, NULL, &r), 0);
+	while ((ret = qpt_reader_next(r, &rr)) > 0) {
+		if (rr.type < PERF_RECORD_MAX)
+			total++;
+		if (rr.type == QPT_RECORD_AUXTRACE)
+			aux += rr.aux_size;
+		if (rr.type == PERF_RECORD_ITRACE_START)
+			assert_string_equal(rr.attr->name,
+					    QPT_EMULATE_EVENT_NAME);
+	}
+	assert_int_equal(ret, 0);
+	qpt_reader_free(r);
+	assert_int_equal(total, st.records);
+	assert_int_equal(aux, (st.aux_bytes + 7) & ~7ULL); /* padded */
+}
+
+static void test_emulate_stop(void **state)
+{
+	char *argv[] = {"/bin/sh", "-c", "while :; do :; done", NULL};
+	volatile int stop = SIGINT;
+	struct qpt_recorder_opts o;
+	struct qpt_recorder *rec;
+	char err[256] = "";
+	int status;
+
+	emulate_opts(&o, argv, NULL, err, sizeof(err));
+	o.stop_request = &stop;
+	o.stop_grace_ms = 5000;
+	assert_int_equal(qpt_recorder_new(&o, &rec), 0);
+	assert_int_equal(qpt_recorder_start(rec), 0);
+	assert_int_equal(qpt_recorder_stop(rec), 0);
+	status = qpt_recorder_status(rec);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGINT);
 	qpt_recorder_free(rec);
 }
 
@@ -176,11 +295,13 @@ int main(void)
 	    cmocka_unit_test(test_bad_args),
 	    cmocka_unit_test(test_record_command),
 	    cmocka_unit_test(test_exec_fails),
+	    cmocka_unit_test(test_emulate_bad_args),
+	    cmocka_unit_test(test_emulate_command),
+	    cmocka_unit_test(test_emulate_stop),
 	};
 	int ret;
 
-	if (!can_open_task_clock())
-		return 77;
+	have_task_clock = can_open_task_clock();
 	snprintf(out, sizeof(out), "/tmp/qpt-test-recorder-%d.data",
 		 (int)getpid());
 	ret = cmocka_run_group_tests(tests, NULL, NULL);

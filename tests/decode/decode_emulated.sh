@@ -12,11 +12,8 @@ E="${QPT_BUILD:-}/tests/emulate"
 command -v perf >/dev/null 2>&1 || { echo "skip: no perf"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# per thread (ordered by tid), one address per line, threads separated
-by_thread() {
-	awk '{ print $1, NR, $2 }' | sort -k1,1n -k2,2n |
-		awk '$1 != t { if (NR > 1) print "--"; t = $1 } { print $3 }'
-}
+# shellcheck source=tests/shell/by_thread.sh
+. "$(dirname "$0")/../shell/by_thread.sh"
 n=0
 for p in emu_flow emu_threads emu_forkexec emu_sig_static; do
 	[ -x "$E/$p" ] || continue

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpt record --emulate on a simulated host that swallows single-step traps
+ * qpt record --emulate (the recorder with the emulated source) on a
+ * simulated host that swallows single-step traps
  * (inject.h), for the shell tests that decode the file with perf:
  *
  *   inject_record KINDS [-2] OUT -- CMD ARGS
@@ -19,8 +20,9 @@
 
 int main(int argc, char **argv)
 {
-	struct qpt_emulate_opts o;
-	struct qpt_emulate_result res;
+	struct qpt_recorder_opts o;
+	struct qpt_capture_stats st;
+	struct qpt_recorder *rec = NULL;
 	struct inject *inj = calloc(1, sizeof(*inj));
 	char msg[512] = "";
 	int a = 2, err, ok;
@@ -36,19 +38,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: inject_record KINDS [-2] OUT -- CMD\n");
 		return 2;
 	}
-	qpt_emulate_opts_init(&o);
+	qpt_recorder_opts_init(&o);
 	o.output = argv[a];
 	o.argv = argv + a + 2;
 	o.errbuf = msg;
 	o.errlen = sizeof(msg);
-	err = emu_record_run(&o, &res, &inject_ops, inj);
-	if (err) {
+	err = emu_recorder_new(&o, &inject_ops, inj, &rec);
+	if (!err)
+		err = qpt_recorder_start(rec);
+	while (!err)
+		err = qpt_recorder_poll(rec, 1000);
+	if (rec) {
+		if (qpt_recorder_stop(rec) < 0 && err >= 0)
+			err = -1;
+		qpt_recorder_stats(rec, &st);
+		qpt_recorder_free(rec);
+	}
+	if (err < 0) {
 		fprintf(stderr, "inject_record: %s\n", msg);
 		return 1;
 	}
 	fprintf(stderr, "swallowed %lu gaps %lu lost %llu\n", inj->swallowed,
-		inj->twice_n, (unsigned long long)res.lost_traps);
-	ok = res.gaps == inj->twice_n;
+		inj->twice_n, (unsigned long long)st.lost_traps);
+	ok = st.trace_gaps == inj->twice_n;
 	free(inj);
 	return ok ? 0 : 1;
 }

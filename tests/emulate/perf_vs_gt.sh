@@ -26,12 +26,6 @@ shift 2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
 
-# per thread (ordered by tid), one address per line, threads separated
-by_thread() {
-	awk '{ print $1, NR, $2 }' | sort -k1,1n -k2,2n |
-		awk '$1 != t { if (NR > 1) print "--"; t = $1 } { print $3 }'
-}
-
 # "TID IP" of qpt decode's instruction lines (the IP is before "insn:")
 insn_ips() {
 	awk '{ for (i = 2; i <= NF; i++) if ($i == "insn:") {

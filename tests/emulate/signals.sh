@@ -74,20 +74,7 @@ start() { # MODE [EVENT: the hardware path with this event]
 }
 
 finish() { # WHAT WANT_RC [hw: perf reads it, no Intel PT to decode]
-	local rc i
-	for i in $(seq 300); do # 15 s at most
-		kill -0 "$qpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$qpid" 2>/dev/null; then
-		bad "$1: qpt still runs after 15 s"
-		kill -KILL "$qpid" "$cmd" 2>/dev/null
-	fi
-	wait "$qpid"
-	rc=$?
-	exec 3<&-
-	[ -e "/proc/$cmd" ] && bad "$1: the command ($cmd) was left behind"
-	[ $rc -eq "$2" ] || bad "$1: qpt exits $rc, want $2: $(cat rec.err)"
+	await_qpt "$1" "$2"
 	if [ -n "${3:-}" ]; then
 		perf report -D -i sig.data >/dev/null 2>&1 ||
 			bad "$1: perf cannot read the file"

@@ -15,12 +15,6 @@ GT=$1 DIR=$2 INJ=$3
 . "$(dirname "$0")/common.sh"
 cd "$tmp" || exit 1
 
-# per thread (ordered by tid), one address per line, threads separated
-by_thread() {
-	awk '{ print $1, NR, $2 }' | sort -k1,1n -k2,2n |
-		awk '$1 != t { if (NR > 1) print "--"; t = $1 } { print $3 }'
-}
-
 # the decoded lines (GAP where an overflow was) against the ground truth:
 # equal, but each GAP stands for two instructions; prints the gaps
 match() {

@@ -15,10 +15,6 @@ GT=$1 DIR=$2
 mkdir -p "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/home" "$tmp/empty" "$tmp/n"
 prog=$DIR/emu_flow
 
-by_thread() {
-	awk '{ print $1, NR, $2 }' | sort -k1,1n -k2,2n |
-		awk '$1 != t { if (NR > 1) print "--"; t = $1 } { print $3 }'
-}
 perf_insns() { # HOME FILE
 	HOME=$1 perf script -i "$2" --itrace=i0ns -F tid,ip 2>/dev/null |
 		awk '{ print $1, $2 }' | by_thread

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PMU source of a recording: the command forked and held, a process's
+ * threads or CPUs as targets; the events opened on them with their rings
+ * mapped (recorder_open.c); poll() on the rings and their drain; ioctls
+ * to enable, disable and snapshot.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture/recorder.h"
+#include "capture/target.h"
+
+static int set_targets(struct qpt_recorder *rec)
+{
+	int err;
+
+	if (rec->o.argv && rec->o.argv[0]) {
+		err = qpt_target_child_fork(rec->o.argv, &rec->child,
+					    &rec->go_fd, &rec->err_fd);
+		if (err < 0)
+			return rec_fail(rec, err, "cannot fork: %s",
+					strerror(-err));
+		rec->tids = malloc(sizeof(*rec->tids));
+		if (!rec->tids)
+			return -ENOMEM;
+		rec->tids[0] = rec->child;
+		rec->nr_tids = 1;
+	} else if (rec->o.pid > 0) {
+		err = qpt_target_threads("/proc", rec->o.pid, &rec->tids,
+					 &rec->nr_tids);
+		if (err < 0)
+			return rec_fail(rec, err, "no such process %d",
+					rec->o.pid);
+	} else if (rec->o.all_cpus || rec->o.cpu_list) {
+		rec->tids = malloc(sizeof(*rec->tids));
+		if (!rec->tids)
+			return -ENOMEM;
+		rec->tids[0] = -1;
+		rec->nr_tids = 1;
+		rec->o.per_thread = false;
+	} else {
+		return rec_fail(rec, -QPT_E_INVAL,
+				"nothing to record: give a command, -p PID, "
+				"-a or -C CPUS");
+	}
+	if (rec->o.per_thread) {
+		rec->cpus = malloc(sizeof(*rec->cpus));
+		if (!rec->cpus)
+			return -ENOMEM;
+		rec->cpus[0] = -1;
+		rec->nr_cpus = 1;
+		return 0;
+	}
+	err = qpt_target_cpus(rec->o.cpu_list, &rec->cpus, &rec->nr_cpus);
+	if (err < 0)
+		return rec_fail(rec, err, "bad CPU list '%s'",
+				rec->o.cpu_list ? rec->o.cpu_list : "online");
+	return 0;
+}
+
+static int make_consumers(struct qpt_recorder *rec)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < rec->nr_rings; i++) {
+		err = qpt_consumer_new(&rec->rings[i].ring, &rec->sink,
+				       &rec->consumers[i]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int ioctl_all(struct qpt_recorder *rec, unsigned long req)
+{
+	size_t i;
+
+	for (i = 0; i < rec->nr_fds; i++)
+		if (ioctl(rec->fds[i], req, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+static int pmu_start(struct qpt_recorder *rec)
+{
+	int err;
+
+	if (!rec->child)
+		return ioctl_all(rec, PERF_EVENT_IOC_ENABLE);
+	err = qpt_target_child_go(rec->go_fd, rec->err_fd);
+	close(rec->go_fd);
+	close(rec->err_fd);
+	rec->go_fd = rec->err_fd = -1;
+	if (err < 0) {
+		rec->exec_failed = true;
+		waitpid(rec->child, &rec->status, 0);
+		return rec_fail(rec, err, "%s: %s", rec->o.argv[0],
+				strerror(-err));
+	}
+	return 0;
+}
+
+static int drain_all(struct qpt_recorder *rec)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < rec->nr_rings; i++) {
+		err = qpt_consumer_drain(rec->consumers[i]);
+		if (err < 0)
+			return err;
+	}
+	return rec_round(rec);
+}
+
+static bool target_done(struct qpt_recorder *rec)
+{
+	if (rec->child) {
+		if (rec->status != -1)
+			return true;
+		if (waitpid(rec->child, &rec->status, WNOHANG) == rec->child)
+			return true;
+		rec->status = -1;
+		return false;
+	}
+	if (rec->o.pid > 0)
+		return kill(rec->o.pid, 0) < 0 && errno == ESRCH;
+	return false;
+}
+
+static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
+{
+	bool done = target_done(rec);
+	int err;
+
+	if (!done && poll(rec->pfds, rec->nr_rings, timeout_ms) < 0 &&
+	    errno != EINTR)
+		return -errno;
+	err = drain_all(rec);
+	if (err < 0)
+		return err;
+	return done || target_done(rec) ? 1 : 0;
+}
+
+static int64_t pmu_snapshot(struct qpt_recorder *rec)
+{
+	int64_t total = 0, n;
+	size_t i;
+	int err;
+
+	for (i = 0; i < rec->nr_rings; i++) {
+		n = qpt_consumer_snapshot(rec->consumers[i],
+					  rec->o.snapshot_size);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	err = drain_all(rec);
+	return err < 0 ? err : total;
+}
+
+/* The events disabled, the last data and snapshot written; a command
+ * still running ended (after, as perf record ends its workload). */
+static int pmu_stop(struct qpt_recorder *rec)
+{
+	int err;
+	int64_t n;
+
+	ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
+	err = drain_all(rec);
+	if (!err && rec->o.snapshot) {
+		/* The last snapshot: with the events disabled, what is in
+		 * the areas now. */
+		n = pmu_snapshot(rec);
+		if (n < 0)
+			err = (int)n;
+		/* The snapshot re-enabled the AUX events. */
+		ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
+	}
+	if (rec->child && !target_done(rec))
+		rec->status = qpt_target_child_end(rec->child,
+						   rec_stop_signal(rec),
+						   rec->o.stop_grace_ms);
+	return err;
+}
+
+static void pmu_stats(const struct qpt_recorder *rec,
+		      struct qpt_capture_stats *stats)
+{
+	size_t i;
+
+	for (i = 0; i < rec->nr_rings; i++)
+		if (rec->consumers[i])
+			qpt_consumer_add_stats(rec->consumers[i], stats);
+}
+
+static void pmu_free(struct qpt_recorder *rec)
+{
+	size_t i;
+
+	if (rec->go_fd >= 0)
+		close(rec->go_fd);
+	if (rec->err_fd >= 0)
+		close(rec->err_fd);
+	for (i = 0; rec->consumers && i < rec->nr_rings; i++)
+		qpt_consumer_free(rec->consumers[i]);
+	for (i = 0; rec->rings && i < rec->nr_rings; i++)
+		qpt_sysring_unmap(&rec->rings[i]);
+	for (i = 0; i < rec->nr_fds; i++)
+		close(rec->fds[i]);
+	free(rec->consumers);
+	free(rec->rings);
+	free(rec->pfds);
+	free(rec->fds);
+	free(rec->ctl_fds);
+	free(rec->tids);
+	free(rec->cpus);
+}
+
+/* Targets, events and rings, then the output (its attrs carry the
+ * events' ids). */
+static int pmu_open(struct qpt_recorder *rec)
+{
+	int err;
+
+	err = set_targets(rec);
+	if (!err)
+		err = rec_open_events(rec);
+	if (!err)
+		err = rec_open_output(rec);
+	if (!err)
+		err = make_consumers(rec);
+	return err;
+}
+
+const struct rec_source_ops rec_source_pmu = {
+    .build_ids = true,
+    .open = pmu_open,
+    .start = pmu_start,
+    .poll = pmu_poll,
+    .snapshot = pmu_snapshot,
+    .stop = pmu_stop,
+    .stats = pmu_stats,
+    .free = pmu_free,
+};
