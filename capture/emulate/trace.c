@@ -370,8 +370,6 @@ static void drop_thread(struct emu_tracer *tr, struct emu_thread *t)
 /* The instruction at @ip from the process's code. */
 static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 {
-	uint8_t buf[16];
-	size_t n;
 	int err;
 
 	/* code outside the announced mappings (mapped by other means than
@@ -382,9 +380,8 @@ static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 		if (err)
 			return err;
 	}
-	n = emu_proc_code(t->proc, t->tid, ip, buf, sizeof(buf));
-	if (!n || emu_insn_classify(buf, n, ip, insn) < 0)
-		memset(insn, 0, sizeof(*insn)); /* unknown: length 0 */
+	/* unknown: length 0 */
+	emu_insn_classify(emu_proc_insn(t->proc, t->tid, ip), insn);
 	return 0;
 }
 
@@ -472,10 +469,10 @@ static bool ran_last(struct emu_thread *t, const struct emu_insn *insn,
 
 	switch (insn->cls) {
 	case EMU_INSN_CALL:
-		return regs->rip == insn->target && !read_word(t, regs->rsp, &v) &&
-		       v == ip + insn->len;
+		return regs->rip == insn->x.target &&
+		       !read_word(t, regs->rsp, &v) && v == ip + insn->x.len;
 	case EMU_INSN_CALL_IND:
-		if (read_word(t, regs->rsp, &v) || v != ip + insn->len)
+		if (read_word(t, regs->rsp, &v) || v != ip + insn->x.len)
 			return false;
 		before.rsp += 8;
 		/* fall through */
@@ -484,7 +481,7 @@ static bool ran_last(struct emu_thread *t, const struct emu_insn *insn,
 		return emu_insn_next(insn, ip, &before, read_word, t, &v) > 0 &&
 		       v == regs->rip;
 	case EMU_INSN_RET:
-		popped = regs->rsp - 8 - insn->ret_imm;
+		popped = regs->rsp - 8 - insn->x.imm;
 		return !read_word(t, popped, &v) && v == regs->rip;
 	default:
 		return emu_insn_may_go(insn, ip, regs->rip);
@@ -534,7 +531,8 @@ static int complete(struct emu_thread *t, const struct user_regs_struct *regs)
 
 	t->have_prev = false;
 	if (!t->expect_known || cur == t->expect ||
-	    (cur == t->prev_ip && (t->prev.rep || t->prev.cls == EMU_INSN_FAR)))
+	    (cur == t->prev_ip && ((t->prev.x.flags & QX86_F_REP) ||
+				   t->prev.cls == EMU_INSN_FAR)))
 		return retire(t, t->prev_ip, &t->prev, cur,
 			      (long)regs->orig_rax);
 	/* The trap after prev never came: prev went to expect, and the
