@@ -26,6 +26,7 @@
 
 #include "auxfmt/sized.h"
 #include "auxfmt/writer_priv.h"
+#include "qpt/crash.h"
 #include "qpt/reader.h"
 #include "qpt/reader.h"
 
@@ -472,7 +473,8 @@ int qpt_writer_set_feature_raw(struct qpt_writer *w, enum qpt_feature feat,
 	int err;
 
 	if (!w || (size && !data) || feat <= QPT_FEAT_RESERVED ||
-	    feat >= QPT_FEAT_LAST || feat == QPT_FEAT_AUXTRACE ||
+	    (feat >= QPT_FEAT_LAST && feat != QPT_FEAT_QPT_CRASH) ||
+	    feat == QPT_FEAT_AUXTRACE ||
 	    feat == QPT_FEAT_COMPRESSED)
 		return -QPT_E_INVAL;
 	if (w->closed)
@@ -700,7 +702,7 @@ void qpt_writer_free(struct qpt_writer *w)
 		free(w->attrs[i].name);
 	}
 	free(w->attrs);
-	for (i = 0; i < QPT_FEAT_LAST; i++)
+	for (i = 0; i < QPT_HEADER_FEAT_BITS; i++)
 		qpt_wbuf_release(&w->feat[i]);
 	qpt_wbuf_release(&w->build_ids);
 	qpt_wbuf_release(&w->out);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "auxfmt/writer_priv.h"
+#include "qpt/crash.h"
 
 int qpt_wbuf_reserve(struct qpt_wbuf *b, size_t more)
 {
@@ -247,6 +248,10 @@ static bool pipe_skips(int feat)
 
 bool qpt_writer_feat_wanted(const struct qpt_writer *w, int feat, bool pipe)
 {
+	/* qpt's own features (qpt/crash.h) go in files only: perf fails on
+	 * a HEADER_FEATURE record it does not know. */
+	if (feat == QPT_FEAT_QPT_CRASH)
+		return !pipe && w->has_feat[feat];
 	/* DIR_FORMAT describes a perf.data directory: never a single file. */
 	if (feat <= QPT_FEAT_RESERVED || feat >= QPT_FEAT_LAST ||
 	    feat == QPT_FEAT_DIR_FORMAT || (pipe && pipe_skips(feat)))
@@ -306,13 +311,13 @@ int qpt_writer_feat_block(const struct qpt_writer *w, uint64_t start,
 
 	memset(bits, 0, 4 * sizeof(bits[0]));
 	b->len = 0;
-	for (feat = 1; feat < QPT_FEAT_LAST; feat++)
+	for (feat = 1; feat < QPT_HEADER_FEAT_BITS; feat++)
 		if (block_wants(w, feat, index_max))
 			nr++;
 	if (!nr)
 		return 0;
 	err = qpt_wbuf_add(b, NULL, nr * sizeof(sec));
-	for (feat = 1; feat < QPT_FEAT_LAST && !err; feat++) {
+	for (feat = 1; feat < QPT_HEADER_FEAT_BITS && !err; feat++) {
 		if (!block_wants(w, feat, index_max))
 			continue;
 		err = qpt_writer_feat_bytes(w, feat, &one);

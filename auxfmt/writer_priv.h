@@ -90,8 +90,9 @@ struct qpt_writer {
 	struct qpt_writer_attr *attrs;
 	size_t nr_attrs, cap_attrs; /* grown by doubling: linear in attrs */
 
-	struct qpt_wbuf feat[QPT_FEAT_LAST]; /* raw bytes of set features */
-	bool has_feat[QPT_FEAT_LAST];
+	/* raw bytes of set features (perf's and qpt's own, qpt/crash.h) */
+	struct qpt_wbuf feat[QPT_HEADER_FEAT_BITS];
+	bool has_feat[QPT_HEADER_FEAT_BITS];
 	struct qpt_wbuf build_ids; /* encoded build_id_event records */
 	size_t build_ids_sent;	   /* pipe mode: bytes already emitted */
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # qpt decode against perf script on the same Intel PT files, in one run:
-# --insn vs perf script --itrace=i0ns -F ip,sym, --branches vs --itrace=b.
-# Prints wall times, the speed ratio (goal >= 10x) and peak memory (RSS).
+# --insn --no-asm vs perf script --itrace=i0ns -F ip,sym, --branches vs
+# --itrace=b.  Prints wall times, the speed ratio (goal >= 10x) and peak
+# memory (RSS); and qpt's --insn with each instruction's text (perf 6.1
+# has no disassembler of its own: no ratio).
 #
 #   bench/decode.sh [N]     N = copies of the arcus-hello trace (default 40)
 #
@@ -39,7 +41,8 @@ run() {
 	/usr/bin/time -f '%e %M' -o "$tmp/$name" "$@" >"$tmp/$name.out" 2>/dev/null
 	echo "$(cat "$tmp/$name") $(wc -l <"$tmp/$name.out")" >"$tmp/$name"
 }
-run qpt_insn "$QPT" decode --insn --sysroot "$d" -i "$big"
+run qpt_insn "$QPT" decode --insn --no-asm --sysroot "$d" -i "$big"
+run qpt_asm "$QPT" decode --insn --sysroot "$d" -i "$big"
 run perf_insn perf script -i "$big" --symfs="$d" --itrace=i0ns -F ip,sym
 run qpt_br "$QPT" decode --branches --sysroot "$d" -i "$big"
 run perf_br perf script -i "$big" --symfs="$d" --itrace=b
@@ -56,6 +59,9 @@ report() { # label qpt perf
 }
 report --insn qpt_insn perf_insn
 report --branches qpt_br perf_br
+read -r at am al <"$tmp/qpt_asm"
+printf '%-9s qpt %7.3f s %8d KiB %9d lines (with the text of each instruction)\n' \
+	+asm "$at" "$am" "$al"
 
 if [ "${BENCH_IR:-0}" = 1 ] && command -v valgrind >/dev/null; then
 	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/b1.data" 1
@@ -67,11 +73,13 @@ if [ "${BENCH_IR:-0}" = 1 ] && command -v valgrind >/dev/null; then
 	for mode in insn branches; do
 		if [ $mode = insn ]; then
 			pargs=(--itrace=i0ns -F "ip,sym")
+			qargs=(--insn --no-asm)
 		else
 			pargs=(--itrace=b)
+			qargs=(--branches)
 		fi
-		q1=$(ir "$QPT" decode --$mode --sysroot "$d" -i "$tmp/b1.data")
-		q4=$(ir "$QPT" decode --$mode --sysroot "$d" -i "$tmp/b4.data")
+		q1=$(ir "$QPT" decode "${qargs[@]}" --sysroot "$d" -i "$tmp/b1.data")
+		q4=$(ir "$QPT" decode "${qargs[@]}" --sysroot "$d" -i "$tmp/b4.data")
 		p1=$(ir perf script -i "$tmp/b1.data" --symfs="$d" "${pargs[@]}")
 		p4=$(ir perf script -i "$tmp/b4.data" --symfs="$d" "${pargs[@]}")
 		awk -v m="--$mode" -v q1="$q1" -v q4="$q4" -v p1="$p1" -v p4="$p4" 'BEGIN {

@@ -242,6 +242,7 @@ static void usage(FILE *f)
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
 		"      --no-sym            do not show symbols\n"
+		"      --no-asm            instructions as bytes only, without their text\n"
 		"      --last N            only the last N items of each thread (N <= 1048576)\n"
 		"      --lbr[=N]           LBR records: the last N (default 32, <= 1024) taken\n"
 		"                          branches at the end of each thread, each sample\n"
@@ -253,7 +254,7 @@ enum {
 	OPT_RAW = 256, OPT_IMAGE, OPT_SYSROOT, OPT_BUILDID, OPT_INSN,
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
-	OPT_FORMAT,
+	OPT_FORMAT, OPT_NO_ASM,
 };
 
 static const struct option longopts[] = {
@@ -274,6 +275,7 @@ static const struct option longopts[] = {
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "sym", required_argument, NULL, OPT_SYM },
 	{ "no-sym", no_argument, NULL, OPT_NO_SYM },
+	{ "no-asm", no_argument, NULL, OPT_NO_ASM },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "lbr", optional_argument, NULL, OPT_LBR },
 	{ "lbr-period", required_argument, NULL, OPT_LBR_PERIOD },
@@ -366,6 +368,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 			break;
 		case OPT_SYM: o->sym = optarg; break;
 		case OPT_NO_SYM: o->no_sym = true; break;
+		case OPT_NO_ASM: o->no_asm = true; break;
 		case OPT_LAST:
 			if (cli_number("decode", "--last", optarg, 1, 1u << 20,
 				       &o->last))

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/signals.h"
 #include "qpt/capture.h"
 
 #define MAX_EVENTS 32
@@ -108,6 +109,13 @@ static void usage(FILE *out)
 	    "  -N, --no-buildid-cache with --emulate: do not put the vDSO "
 	    "in the build-id\n"
 	    "                        cache (~/.debug), where perf finds it\n"
+	    "      --on-signal LIST  with --emulate: the fatal signals "
+	    "recorded as a crash\n"
+	    "                        for qpt crash (default SEGV,BUS,ILL,"
+	    "FPE,ABRT,SYS,TRAP)\n"
+	    "      --snapshot-on SYM[+OFF] with --emulate -S: a snapshot "
+	    "each time a\n"
+	    "                        thread reaches the function SYM\n"
 	    "\nSIGINT, SIGTERM or SIGHUP end the recording: the signal "
 	    "goes on to the\ncommand, which is killed if it has not ended "
 	    "2 seconds later.  qpt record\nexits with the command's status "
@@ -189,6 +197,8 @@ struct record_args {
 	const char *control;
 	bool quiet;
 	bool emulate, inherit, aslr, no_buildid_cache;
+	uint64_t crash_signals; /* --on-signal; 0: the default set */
+	const char *snapshot_on;
 };
 
 enum {
@@ -198,6 +208,8 @@ enum {
 	OPT_EMULATE,
 	OPT_INHERIT,
 	OPT_ASLR,
+	OPT_ON_SIGNAL,
+	OPT_SNAPSHOT_ON,
 };
 
 static const struct option long_opts[] = {
@@ -218,6 +230,8 @@ static const struct option long_opts[] = {
     {"emulate", no_argument, NULL, OPT_EMULATE},
     {"inherit", no_argument, NULL, OPT_INHERIT},
     {"aslr", no_argument, NULL, OPT_ASLR},
+    {"on-signal", required_argument, NULL, OPT_ON_SIGNAL},
+    {"snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON},
     {"no-buildid-cache", no_argument, NULL, 'N'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -234,9 +248,14 @@ static int check_args(const struct record_args *a)
 				       "-a or -C CPUS");
 	if (a->emulate && !a->o.argv)
 		return cli_usage_error("record", "--emulate needs -- COMMAND");
-	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
-		return cli_usage_error("record", "--inherit, --aslr and -N go "
-						 "with --emulate");
+	if ((a->inherit || a->aslr || a->no_buildid_cache ||
+	     a->crash_signals || a->snapshot_on) &&
+	    !a->emulate)
+		return cli_usage_error("record", "--inherit, --aslr, -N, "
+						 "--on-signal and --snapshot-on "
+						 "go with --emulate");
+	if (a->snapshot_on && !a->o.snapshot)
+		return cli_usage_error("record", "--snapshot-on needs -S");
 	if (a->emulate && (a->o.pid || a->o.all_cpus || a->o.cpu_list))
 		return cli_usage_error("record", "--emulate runs a command: "
 				       "no -p, -a or -C");
@@ -248,6 +267,7 @@ static int check_args(const struct record_args *a)
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
+	const char *bad;
 	uint64_t v;
 	int c;
 
@@ -337,6 +357,15 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		case 'N':
 			a->no_buildid_cache = true;
+			break;
+		case OPT_ON_SIGNAL:
+			if (cli_signal_list(optarg, &a->crash_signals, &bad))
+				return cli_usage_error("record",
+						       "--on-signal: bad signal "
+						       "'%s'", bad);
+			break;
+		case OPT_SNAPSHOT_ON:
+			a->snapshot_on = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -709,6 +738,8 @@ static void fill_opts(struct record_args *a, int argc, char **argv,
 	a->o.source = QPT_SOURCE_EMULATE;
 	a->o.inherit = a->inherit;
 	a->o.aslr = a->aslr;
+	a->o.crash_signals = a->crash_signals;
+	a->o.snapshot_on = a->snapshot_on;
 	if (!a->no_buildid_cache)
 		a->o.buildid_dir = buildid_dir();
 }

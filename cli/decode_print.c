@@ -2,8 +2,9 @@
 /*
  * qpt decode's output: text like perf script, or JSON Lines, through the
  * writer of out.h.  Text instructions take a specialised path (this runs
- * once per executed instruction): addresses, prefixes and symbol lengths
- * are remembered, and the line is formatted in the writer's buffer.
+ * once per executed instruction): addresses, prefixes, symbol lengths and
+ * instruction texts are remembered, and the line is formatted in the
+ * writer's buffer.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -181,6 +182,77 @@ static char *fmt_bytes(char *p, const struct qpt_item *it, bool spaced)
 	return p;
 }
 
+/* An instruction's bytes (15 at most), size and mode as two words. */
+static void asm_key(const struct qpt_item *it, uint64_t key[2])
+{
+	uint8_t b[16] = { 0 };
+
+	memcpy(b, it->raw, it->size);
+	b[15] = it->size;
+	memcpy(key, b, 16);
+	key[1] ^= (uint64_t)it->mode << 48;
+}
+
+/* The text of the instruction @it (Intel syntax, as ptxed prints it) in
+ * @buf, or remembered: *@len its length (0 when it has none). */
+static const char *asm_text(struct printer *o, const struct qpt_item *it,
+			    char *buf, size_t size, size_t *len)
+{
+	uint64_t ip = it->ip, key[2];
+	struct asm_ent *e = &o->asm_cache[ASM_WAYS *
+					  ((ip ^ (ip >> 12) ^ (ip >> 24)) &
+					   (ASM_SETS - 1))];
+	unsigned i;
+	int n;
+
+	*len = 0;
+	if (it->size > sizeof(it->raw))
+		return buf;
+	asm_key(it, key);
+	for (i = 0; i < ASM_WAYS; i++, e++)
+		if (e->ip == ip && e->key[0] == key[0] && e->key[1] == key[1]) {
+			*len = e->len;
+			return e->s;
+		}
+	n = qpt_item_asm(it, buf, size);
+	if (n <= 0)
+		return buf;
+	*len = (size_t)n;
+	if (*len > sizeof(e->s))
+		return buf;
+	e -= ASM_WAYS - o->asm_clock++ % ASM_WAYS;
+	e->ip = ip;
+	e->key[0] = key[0];
+	e->key[1] = key[1];
+	e->len = (uint8_t)n;
+	memcpy(e->s, buf, *len);
+	return e->s;
+}
+
+/* The instruction's text after its bytes, which began at @col: in a
+ * column (bytes of up to ASM_COL_BYTES line up), into reserved room of
+ * ASM_ROOM bytes. */
+#define ASM_COL_BYTES 10
+#define ASM_ROOM (3 * ASM_COL_BYTES + 2 + 128)
+
+static char *fmt_asm(struct printer *o, char *p, const char *col,
+		     const struct qpt_item *it)
+{
+	char buf[128];
+	size_t len, w = (size_t)(p - col);
+	const char *s = asm_text(o, it, buf, sizeof(buf), &len);
+
+	if (!len)
+		return p;
+	if (w < 3 * ASM_COL_BYTES) {
+		memset(p, ' ', 3 * ASM_COL_BYTES - w);
+		p += 3 * ASM_COL_BYTES - w;
+	}
+	memcpy(p, "  ", 2);
+	memcpy(p + 2, s, len);
+	return p + 2 + len;
+}
+
 /* Not inlined: print_insn's text path stays lean. */
 static __attribute__((noinline)) void
 json_insn(struct printer *o, const struct qpt_item *it)
@@ -196,12 +268,20 @@ json_insn(struct printer *o, const struct qpt_item *it)
 	p = fmt_bytes(p + 1, it, false);
 	*p++ = '"';
 	out_commit(&o->w, p);
+	if (!o->no_asm) {
+		char buf[128];
+		size_t len;
+		const char *s = asm_text(o, it, buf, sizeof(buf), &len);
+
+		if (len)
+			out_kv_str(&o->w, "asm", s, len);
+	}
 	out_end(&o->w);
 }
 
 void print_insn(struct printer *o, const struct qpt_item *it)
 {
-	char *p;
+	char *p, *col;
 
 	if (o->json) {
 		json_insn(o, it);
@@ -215,13 +295,17 @@ void print_insn(struct printer *o, const struct qpt_item *it)
 		*p++ = ' ';
 		out_commit(&o->w, p);
 		put_name(o, it->sym);
-		p = fmt_off(out_reserve(&o->w, 24 + 64), it->symoff);
+		p = fmt_off(out_reserve(&o->w, 24 + 64 + ASM_ROOM),
+			    it->symoff);
 	} else {
 		out_commit(&o->w, p);
-		p = out_reserve(&o->w, 64);
+		p = out_reserve(&o->w, 64 + ASM_ROOM);
 	}
 	memcpy(p, " insn:", 6);
-	p = fmt_bytes(p + 6, it, true);
+	col = p + 6;
+	p = fmt_bytes(col, it, true);
+	if (!o->no_asm)
+		p = fmt_asm(o, p, col, it);
 	*p++ = '\n';
 	out_commit(&o->w, p);
 }

@@ -29,9 +29,23 @@ struct ring {
  * need escaping. */
 #define SYM_CACHE 256
 
+/* Instruction texts by ip, bytes and mode, in sets of ASM_WAYS; texts
+ * longer than ASM_TEXT are made for each line. */
+#define ASM_SETS 8192
+#define ASM_WAYS 4
+#define ASM_TEXT 80
+
+struct asm_ent {
+	uint64_t ip;
+	uint64_t key[2]; /* the bytes, the size and the mode; 0: empty */
+	uint8_t len;
+	char s[ASM_TEXT];
+};
+
 struct printer {
 	enum mode mode;
 	bool json, events, no_sym;
+	bool no_asm; /* instructions without their text (--no-asm) */
 	bool plain; /* no filter applies to instructions */
 	/* filters */
 	int32_t tids[MAX_LIST], cpus[MAX_LIST];
@@ -54,6 +68,8 @@ struct printer {
 		uint64_t v;
 		char s[16];
 	} hex16[16384];
+	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
+	unsigned asm_clock; /* which way of a set to replace */
 	/* "  FLAGS" padded for each branch kind and trace-end reason */
 	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];
 	/* the last prefix (text) or tid, cpu and time members (JSON) */

@@ -229,6 +229,21 @@ static const char *const event_names[QPT_EV_NR] = {
 	[QPT_EV_PTWRITE] = "ptwrite",
 };
 
+int qpt_item_asm(const struct qpt_item *item, char *buf, size_t size)
+{
+	int err;
+
+	if (size)
+		buf[0] = '\0';
+	if (!item || item->type != QPT_ITEM_INSN || !item->size)
+		return -QPT_E_INVAL;
+	err = qx86_format(NULL, item->raw,
+			  item->size < sizeof(item->raw) ? item->size
+							 : sizeof(item->raw),
+			  item->mode ? item->mode : 64, item->ip, buf, size);
+	return err == -QPT_E_TRUNCATED ? -QPT_E_FORMAT : err;
+}
+
 const char *qpt_branch_kind_name(unsigned kind)
 {
 	return kind < QPT_BR_NR ? branch_names[kind] : "unknown";

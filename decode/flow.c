@@ -11,32 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auxfmt/x86/ild.h"
+#include "auxfmt/x86/x86.h"
 #include "decode/internal.h"
-
-/* Decoded instructions by ip (direct-mapped): loops decode once.  An
- * entry counts only in the generation it was made in: a new address
- * space (another process, an exec, another run) starts a new one. */
-#define ICACHE_BITS 14
-struct icache_ent {
-	uint64_t ip;
-	const uint8_t *raw; /* into a mapped file */
-	struct qd_ild ild;
-	unsigned kind;
-	int bits;
-	uint32_t gen;
-};
-
-struct qd_flow_cache {
-	struct icache_ent *ent;
-	uint32_t gen;
-};
 
 struct flow {
 	struct qd_flow_ctx *fc;
-	struct qd_flow_cache *cache; /* NULL: none */
-	struct icache_ent *ient;     /* cache->ent, or NULL */
-	uint32_t gen;		     /* cache->gen */
+	struct qx86_cache *cache; /* decoded instructions by ip */
 	struct pt_block_decoder *dec;
 	/* the last instruction, while its successor is unknown */
 	bool pending;
@@ -66,68 +46,17 @@ uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
 	return tc->zero + quot * tc->mult + ((rem * tc->mult) >> tc->shift);
 }
 
-/* Skip legacy and REX prefixes; the opcode's index or -1. */
-static int opcode_at(const uint8_t *raw, unsigned size)
-{
-	unsigned i;
-
-	for (i = 0; i < size; i++) {
-		uint8_t b = raw[i];
-
-		if (b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 ||
-		    b == 0x2e || b == 0x3e || b == 0x26 || b == 0x64 ||
-		    b == 0x65 || b == 0x36 || b == 0xf0 || (b & 0xf0) == 0x40)
-			continue;
-		return (int)i;
-	}
-	return -1;
-}
-
-/* The branch kind of an instruction from its bytes; QPT_BR_NR if none. */
-static unsigned classify(const uint8_t *raw, unsigned size,
-			 const struct qd_ild *ild)
-{
-	int o = opcode_at(raw, size);
-	uint8_t op, op2, reg;
-
-	if (ild->kind == QD_ILD_JCC)
-		return QPT_BR_JCC;
-	if (ild->kind == QD_ILD_JMP)
-		return QPT_BR_JMP;
-	if (ild->kind == QD_ILD_CALL)
-		return QPT_BR_CALL;
-	if (o < 0)
-		return QPT_BR_NR;
-	op = raw[o];
-	op2 = (unsigned)o + 1 < size ? raw[o + 1] : 0;
-	reg = (op2 >> 3) & 7;
-	switch (op) {
-	case 0xc2: case 0xc3:
-		return QPT_BR_RET;
-	case 0xca: case 0xcb: case 0x9a: case 0xea:
-		return QPT_BR_FAR;
-	case 0xcc: case 0xcd: case 0xce: case 0xf1:
-		return QPT_BR_INT;
-	case 0xcf:
-		return QPT_BR_IRET;
-	case 0xff:
-		if (reg == 2)
-			return QPT_BR_IND_CALL;
-		if (reg == 4)
-			return QPT_BR_IND_JMP;
-		if (reg == 3 || reg == 5)
-			return QPT_BR_FAR;
-		return QPT_BR_NR;
-	case 0x0f:
-		if (op2 == 0x05 || op2 == 0x34)
-			return QPT_BR_SYSCALL;
-		if (op2 == 0x07 || op2 == 0x35)
-			return QPT_BR_SYSRET;
-		return QPT_BR_NR;
-	default:
-		return QPT_BR_NR;
-	}
-}
+/* The branch kind of each class of the x86 layer. */
+static const uint8_t branch_kind[QX86_NCLASSES] = {
+	[QX86_NONE] = QPT_BR_NR,	   [QX86_JCC] = QPT_BR_JCC,
+	[QX86_LOOP] = QPT_BR_JCC,	   [QX86_JMP] = QPT_BR_JMP,
+	[QX86_JMP_IND] = QPT_BR_IND_JMP,  [QX86_CALL] = QPT_BR_CALL,
+	[QX86_CALL_IND] = QPT_BR_IND_CALL, [QX86_RET] = QPT_BR_RET,
+	[QX86_FAR_JMP] = QPT_BR_FAR,	   [QX86_FAR_CALL] = QPT_BR_FAR,
+	[QX86_FAR_RET] = QPT_BR_FAR,	   [QX86_SYSCALL] = QPT_BR_SYSCALL,
+	[QX86_SYSENTER] = QPT_BR_SYSCALL, [QX86_SYSRET] = QPT_BR_SYSRET,
+	[QX86_INT] = QPT_BR_INT,	   [QX86_IRET] = QPT_BR_IRET,
+};
 
 static void item_init(struct flow *f, struct qpt_item *it,
 		      enum qpt_item_type type, unsigned kind)
@@ -234,41 +163,6 @@ static int resolve(struct flow *f, uint64_t next, bool known)
 	return err;
 }
 
-struct qd_flow_cache *qd_flow_cache_new(void)
-{
-	struct qd_flow_cache *c = calloc(1, sizeof(*c));
-
-	if (c)
-		c->ent = calloc(1u << ICACHE_BITS, sizeof(*c->ent));
-	if (c && !c->ent) {
-		free(c);
-		return NULL;
-	}
-	return c;
-}
-
-void qd_flow_cache_free(struct qd_flow_cache *c)
-{
-	if (c)
-		free(c->ent);
-	free(c);
-}
-
-/* Forget every decoded instruction (entries of older generations). */
-static void cache_forget(struct flow *f)
-{
-	struct qd_flow_cache *c = f->cache;
-
-	if (!c)
-		return;
-	if (++c->gen == 0) {
-		memset(c->ent, 0, sizeof(*c->ent) << ICACHE_BITS);
-		c->gen = 1;
-	}
-	f->ient = c->ent;
-	f->gen = c->gen;
-}
-
 /* Decode against @sp from here on: its image, no code decoded before. */
 static void use_space(struct flow *f, struct qd_space *sp)
 {
@@ -276,7 +170,7 @@ static void use_space(struct flow *f, struct qd_space *sp)
 		return;
 	f->fc->space = sp;
 	pt_blk_set_image(f->dec, sp->image);
-	cache_forget(f);
+	qx86_cache_use(f->cache, sp);
 }
 
 /* The trace's current time stamp counter, when it has one. */
@@ -347,101 +241,148 @@ static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
 	return err;
 }
 
-static int on_event(struct flow *f, const struct pt_event *ev)
+/* Tracing (re)starts: an event and the branch that begins the trace. */
+static int on_trace_enabled(struct flow *f, const struct pt_event *ev)
+{
+	int err;
+
+	f->pending = false;
+	f->enabled = true;
+	err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip, true,
+			 ev->variant.enabled.resumed, NULL);
+	return err ? err : emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
+				       ev->variant.enabled.ip, QPT_BR_NR);
+}
+
+static int on_async_branch(struct flow *f, const struct pt_event *ev)
+{
+	uint64_t from = ev->variant.async_branch.from;
+	int err;
+
+	err = resolve(f, from, true);
+	return err ? err : emit_branch(f, QPT_BR_ASYNC, from,
+				       ev->ip_suppressed
+					   ? 0
+					   : ev->variant.async_branch.to,
+				       QPT_BR_NR);
+}
+
+/* Packets were dropped; the trace resumes at the overflow's ip (a FUP,
+ * which consumed no decision) when it has one. */
+static int on_overflow(struct flow *f, const struct pt_event *ev)
+{
+	int err;
+
+	f->pending = false;
+	err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
+			 !ev->ip_suppressed, 0,
+			 "trace overflow: packets were dropped");
+	f->cyc_nodec = true;
+	if (!err && !ev->ip_suppressed)
+		err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
+				  ev->variant.overflow.ip, QPT_BR_NR);
+	f->cyc_nodec = false;
+	return err;
+}
+
+/* A transaction's state; an abort is a branch to the abort handler. */
+static int on_tsx(struct flow *f, const struct pt_event *ev)
 {
 	int err = 0;
 
+	if (ev->variant.tsx.aborted) {
+		err = resolve(f, ev->variant.tsx.ip, !ev->ip_suppressed);
+		f->pending = !ev->ip_suppressed;
+		f->p_ip = ev->variant.tsx.ip;
+		f->p_size = 0;
+		f->p_kind = QPT_BR_TX_ABORT;
+	}
+	return err ? err : emit_event(f, QPT_EV_TSX, ev->variant.tsx.ip,
+				      !ev->ip_suppressed,
+				      (ev->variant.tsx.speculative ? 1 : 0) |
+					  (ev->variant.tsx.aborted ? 2 : 0),
+				      NULL);
+}
+
+/* The events that are one event item and nothing else: their kind, ip
+ * (@has_ip: whether they have one) and value; false for the others. */
+static bool plain_event(const struct pt_event *ev, unsigned *kind,
+			uint64_t *ip, bool *has_ip, uint64_t *value)
+{
+	*ip = 0;
+	*has_ip = false;
+	*value = ev->type;
 	switch (ev->type) {
-	case ptev_enabled:
-		f->pending = false;
-		f->enabled = true;
-		err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip,
-				 true, ev->variant.enabled.resumed, NULL);
-		if (!err)
-			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
-					  ev->variant.enabled.ip, QPT_BR_NR);
-		break;
-	case ptev_disabled:
-		err = on_disabled(f, ev, false);
-		break;
-	case ptev_async_disabled:
-		err = on_disabled(f, ev, true);
-		break;
-	case ptev_async_branch:
-		err = resolve(f, ev->variant.async_branch.from, true);
-		if (!err)
-			err = emit_branch(f, QPT_BR_ASYNC,
-					  ev->variant.async_branch.from,
-					  ev->ip_suppressed ? 0 :
-					  ev->variant.async_branch.to,
-					  QPT_BR_NR);
-		break;
-	case ptev_overflow:
-		f->pending = false;
-		err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
-				 !ev->ip_suppressed, 0,
-				 "trace overflow: packets were dropped");
-		f->cyc_nodec = true; /* resumed by a FUP */
-		if (!err && !ev->ip_suppressed)
-			err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
-					  ev->variant.overflow.ip, QPT_BR_NR);
-		f->cyc_nodec = false;
-		break;
 	case ptev_exec_mode:
-		f->mode = ev->variant.exec_mode.mode;
-		err = emit_event(f, QPT_EV_EXEC_MODE, ev->variant.exec_mode.ip,
-				 !ev->ip_suppressed, f->mode, NULL);
-		break;
-	case ptev_tsx:
-		if (ev->variant.tsx.aborted) {
-			err = resolve(f, ev->variant.tsx.ip, !ev->ip_suppressed);
-			f->pending = !ev->ip_suppressed;
-			f->p_ip = ev->variant.tsx.ip;
-			f->p_size = 0;
-			f->p_kind = QPT_BR_TX_ABORT;
-		}
-		if (!err)
-			err = emit_event(f, QPT_EV_TSX, ev->variant.tsx.ip,
-					 !ev->ip_suppressed,
-					 (ev->variant.tsx.speculative ? 1 : 0) |
-					 (ev->variant.tsx.aborted ? 2 : 0),
-					 NULL);
-		break;
+		*kind = QPT_EV_EXEC_MODE;
+		*ip = ev->variant.exec_mode.ip;
+		*has_ip = !ev->ip_suppressed;
+		*value = ev->variant.exec_mode.mode;
+		return true;
 	case ptev_stop:
-		err = emit_event(f, QPT_EV_STOP, 0, false, 0, NULL);
-		break;
+		*kind = QPT_EV_STOP;
+		*value = 0;
+		return true;
 	case ptev_paging:
-		err = emit_event(f, QPT_EV_PAGING, 0, false,
-				 ev->variant.paging.cr3, NULL);
-		break;
 	case ptev_async_paging:
-		err = emit_event(f, QPT_EV_PAGING, ev->variant.async_paging.ip,
-				 true, ev->variant.async_paging.cr3, NULL);
-		break;
+		*kind = QPT_EV_PAGING;
+		*has_ip = ev->type == ptev_async_paging;
+		*ip = *has_ip ? ev->variant.async_paging.ip : 0;
+		*value = *has_ip ? ev->variant.async_paging.cr3
+				 : ev->variant.paging.cr3;
+		return true;
 	case ptev_vmcs:
-		err = emit_event(f, QPT_EV_VMCS, 0, false,
-				 ev->variant.vmcs.base, NULL);
-		break;
 	case ptev_async_vmcs:
-		err = emit_event(f, QPT_EV_VMCS, ev->variant.async_vmcs.ip,
-				 true, ev->variant.async_vmcs.base, NULL);
-		break;
+		*kind = QPT_EV_VMCS;
+		*has_ip = ev->type == ptev_async_vmcs;
+		*ip = *has_ip ? ev->variant.async_vmcs.ip : 0;
+		*value = *has_ip ? ev->variant.async_vmcs.base
+				 : ev->variant.vmcs.base;
+		return true;
 	case ptev_ptwrite:
-		err = emit_event(f, QPT_EV_PTWRITE, ev->variant.ptwrite.ip,
-				 !ev->ip_suppressed,
-				 ev->variant.ptwrite.payload, NULL);
-		break;
+		*kind = QPT_EV_PTWRITE;
+		*ip = ev->variant.ptwrite.ip;
+		*has_ip = !ev->ip_suppressed;
+		*value = ev->variant.ptwrite.payload;
+		return true;
 	case ptev_exstop:
 	case ptev_mwait:
 	case ptev_pwre:
 	case ptev_pwrx:
 	case ptev_cbr:
-		err = emit_event(f, QPT_EV_POWER, 0, false, ev->type, NULL);
-		break;
+		*kind = QPT_EV_POWER; /* the value: libipt's event type */
+		return true;
 	default:
-		break;
+		return false;
 	}
-	return err;
+}
+
+static int on_event(struct flow *f, const struct pt_event *ev)
+{
+	uint64_t ip, value;
+	unsigned kind;
+	bool has_ip;
+
+	switch (ev->type) {
+	case ptev_enabled:
+		return on_trace_enabled(f, ev);
+	case ptev_disabled:
+		return on_disabled(f, ev, false);
+	case ptev_async_disabled:
+		return on_disabled(f, ev, true);
+	case ptev_async_branch:
+		return on_async_branch(f, ev);
+	case ptev_overflow:
+		return on_overflow(f, ev);
+	case ptev_tsx:
+		return on_tsx(f, ev);
+	default:
+		if (ev->type == ptev_exec_mode)
+			f->mode = ev->variant.exec_mode.mode;
+		if (!plain_event(ev, &kind, &ip, &has_ip, &value))
+			return 0;
+		return emit_event(f, kind, ip, has_ip, value, NULL);
+	}
 }
 
 /*
@@ -547,49 +488,48 @@ static int mode_bits(enum pt_exec_mode mode)
 }
 
 /*
- * Walk the instructions of @b: the block gives only its first ip and its
- * count, so lengths come from the bytes of the image and near direct
- * jumps and calls (which libipt follows inside a block) are taken here.
+ * The instruction at @ip: kept from before, else decoded from the image
+ * and kept (the last one of @b from the block's own bytes when it spans
+ * sections, into @tmp).  NULL when it does not decode.
  */
-/* The instruction at @ip: its bytes, length and branch kind. */
-static int insn_at(struct flow *f, const struct pt_block *b, bool last,
-		   uint64_t ip, int bits, uint8_t *buf, const uint8_t **raw,
-		   struct qd_ild *ild, unsigned *kind)
+static const struct qx86_cached *insn_at(struct flow *f,
+					 const struct pt_block *b, bool last,
+					 uint64_t ip, int bits,
+					 struct qx86_cached *tmp)
 {
-	struct icache_ent *e = NULL;
+	const struct qx86_cached *e;
+	const uint8_t *raw;
+	uint8_t buf[16];
 	size_t n;
+	int len;
 
 	if (last && b->truncated) {
-		*raw = b->raw;
-		if (qd_ild_decode(b->raw, b->size, bits, ip, ild) < 0)
-			return -1;
-		*kind = classify(*raw, ild->len, ild);
-		return 0;
+		len = qx86_decode(f->cache->x, b->raw, b->size, bits, ip,
+				  &tmp->insn);
+		if (len < 0)
+			return NULL;
+		memset(tmp->raw, 0, sizeof(tmp->raw));
+		memcpy(tmp->raw, b->raw, (size_t)len);
+		return tmp;
 	}
-	if (f->ient) {
-		e = &f->ient[(ip ^ (ip >> ICACHE_BITS)) &
-			     ((1u << ICACHE_BITS) - 1)];
-		if (e->raw && e->ip == ip && e->bits == bits &&
-		    e->gen == f->gen) {
-			*raw = e->raw;
-			*ild = e->ild;
-			*kind = e->kind;
-			return 0;
-		}
-	}
-	n = f->fc->space ? qd_space_code(f->fc->space, ip, buf, raw) : 0;
-	if (qd_ild_decode(*raw, n, bits, ip, ild) < 0)
-		return -1;
-	*kind = classify(*raw, ild->len, ild);
-	if (e && *raw != buf) {
-		e->ip = ip;
-		e->raw = *raw;
-		e->ild = *ild;
-		e->kind = *kind;
-		e->bits = bits;
-		e->gen = f->gen;
-	}
-	return 0;
+	e = qx86_cache_find(f->cache, ip, bits);
+	if (e)
+		return e;
+	raw = buf;
+	n = f->fc->space ? qd_space_code(f->fc->space, ip, buf, &raw) : 0;
+	return qx86_cache_add(f->cache, ip, bits, raw, n, &e) < 0 ? NULL : e;
+}
+
+/* An instruction that does not decode: an error item; the caller goes on
+ * at the next block. */
+static int undecodable(struct flow *f, uint64_t ip)
+{
+	f->pending = false;
+	f->fc->stats->errors++;
+	snprintf(f->msg, sizeof(f->msg),
+		 "cannot decode the instruction at 0x%llx",
+		 (unsigned long long)ip);
+	return emit_event(f, QPT_EV_ERROR, ip, true, 0, f->msg);
 }
 
 /*
@@ -625,37 +565,30 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 		ip = b->end_ip;
 	}
 	for (; k < b->ninsn; k++) {
-		uint8_t buf[16];
-		const uint8_t *raw = buf;
-		struct qd_ild ild;
-		unsigned kind;
+		const struct qx86_cached *e;
+		struct qx86_cached tmp;
 
-		if (insn_at(f, b, k + 1 == b->ninsn, ip, bits, buf, &raw, &ild,
-			    &kind) < 0) {
-			f->pending = false;
-			f->fc->stats->errors++;
-			snprintf(f->msg, sizeof(f->msg),
-				 "cannot decode the instruction at 0x%llx",
-				 (unsigned long long)ip);
-			return emit_event(f, QPT_EV_ERROR, ip, true, 0,
-					  f->msg);
-		}
+		e = insn_at(f, b, k + 1 == b->ninsn, ip, bits, &tmp);
+		if (!e)
+			return undecodable(f, ip);
 		if (f->pending) {
 			err = resolve(f, ip, true);
 			if (err)
 				return err;
 		}
-		err = emit_insn(f, &it, ip, raw, ild.len);
+		err = emit_insn(f, &it, ip, e->raw, e->insn.len);
 		if (err)
 			return err;
 		f->pending = true;
 		f->p_ip = ip;
-		f->p_size = ild.len;
-		f->p_kind = kind;
-		if (ild.direct && ild.kind != QD_ILD_JCC && k + 1 < b->ninsn)
-			ip = ild.target;
+		f->p_size = e->insn.len;
+		f->p_kind = branch_kind[e->insn.cls];
+		/* libipt follows direct jumps and calls inside a block */
+		if ((e->insn.cls == QX86_JMP || e->insn.cls == QX86_CALL) &&
+		    k + 1 < b->ninsn)
+			ip = e->insn.target;
 		else
-			ip += ild.len;
+			ip += e->insn.len;
 	}
 	f->next_ip = ip;
 	return 0;
@@ -757,7 +690,7 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		const uint8_t *buf, size_t len)
 {
 	struct pt_config cfg = *config;
-	struct qd_flow_cache *own = NULL;
+	struct qx86_cache *own = NULL;
 	struct flow f;
 	int err;
 
@@ -773,23 +706,24 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	f.dec = pt_blk_alloc_decoder(&cfg);
 	if (!f.dec)
 		return -ENOMEM;
-	/* optional: without it every instruction is decoded afresh */
-	f.cache = fc->cache ? fc->cache : (own = qd_flow_cache_new());
-	cache_forget(&f);
-	if ((fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg))) {
+	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
+	if (f.cache) /* entries of this space from earlier runs stay */
+		qx86_cache_use(f.cache, fc->space);
+	if (!f.cache ||
+	    ((fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg)))) {
 		pt_blk_free_decoder(f.dec);
-		qd_flow_cache_free(own);
+		qx86_cache_free(own);
 		return -ENOMEM;
 	}
 	if (fc->space && pt_blk_set_image(f.dec, fc->space->image) < 0) {
 		qd_cyc_free(f.cyc);
 		pt_blk_free_decoder(f.dec);
-		qd_flow_cache_free(own);
+		qx86_cache_free(own);
 		return -QPT_E_INVAL;
 	}
 	err = decode_loop(&f, len);
 	qd_cyc_free(f.cyc);
-	qd_flow_cache_free(own);
+	qx86_cache_free(own);
 	pt_blk_free_decoder(f.dec);
 	return err;
 }

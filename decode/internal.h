@@ -9,6 +9,7 @@
 
 #include <intel-pt.h>
 
+#include "auxfmt/x86/x86.h"
 #include "qpt/decode.h"
 
 /* ---- files.c: files that back mappings, their segments and symbols ---- */
@@ -221,7 +222,8 @@ struct qd_flow_ctx {
 	struct qd_space *(*locate)(struct qd_flow_ctx *fc, uint64_t offset,
 				   bool has_tsc, uint64_t tsc, void *arg);
 	void *locate_arg;
-	struct qd_flow_cache *cache; /* optional, see qd_flow_cache_new */
+	struct qx86_cache *cache; /* optional: decoded instructions kept
+				   * across runs (QD_ICACHE_ORDER) */
 	struct qpt_decode_stats *stats;
 };
 
@@ -233,10 +235,8 @@ struct qd_flow_ctx {
 int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		const uint8_t *buf, size_t len);
 
-/* Decoded instructions kept across runs (NULL when out of memory: runs
- * then decode every instruction afresh). */
-struct qd_flow_cache *qd_flow_cache_new(void);
-void qd_flow_cache_free(struct qd_flow_cache *cache);
+/* The size of the flow's cache of decoded instructions: 2^order. */
+#define QD_ICACHE_ORDER 14
 
 uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc);
 

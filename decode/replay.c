@@ -273,7 +273,7 @@ static int32_t first_pid(struct qd_session *s, const struct qd_queue *q,
 
 static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 			const struct lost_index *li,
-			struct qd_flow_cache *cache, qpt_item_fn fn, void *ctx)
+			struct qx86_cache *cache, qpt_item_fn fn, void *ctx)
 {
 	struct qrun qr = {.s = s, .q = q};
 	struct qd_flow_ctx fc;
@@ -315,7 +315,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
-	struct qd_flow_cache *cache = qd_flow_cache_new();
+	struct qx86_cache *cache = qx86_cache_new(QD_ICACHE_ORDER);
 	struct lost_index li;
 	size_t i;
 	int err;
@@ -331,6 +331,6 @@ int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 		err = decode_queue(s, &s->queues[i], &li, cache, fn, ctx);
 	free(li.by_cpu);
 	free(li.by_tid);
-	qd_flow_cache_free(cache);
+	qx86_cache_free(cache);
 	return err;
 }

@@ -3,7 +3,7 @@
  * libFuzzer target for the decoder: bytes that start like a perf.data file
  * go through qpt_decoder_run_file (via a memfd), others are a bare PT
  * stream for qpt_decoder_run_raw over a small code image at 0x1000; the
- * instruction length decoder also runs over every offset.  The same entry
+ * x86 layer also decodes (and formats, at every 16th) every offset.  The same entry
  * point runs as a ctest regression test (tests/decode/CMakeLists.txt).
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "auxfmt/x86/ild.h"
+#include "auxfmt/x86/x86.h"
 #include "qpt/decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -51,17 +51,26 @@ static int memfd_path(const uint8_t *data, size_t size, char *path,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const int modes[] = { 16, 32, 64 };
+	static struct qx86 *x86; /* made once for every input */
 	struct qpt_decoder_opts opts;
 	struct qpt_decoder *dec;
 	char img[64], path[64];
 	size_t i, sink = 0;
+	char text[96];
 	int ifd, fd;
 
+	if (!x86 && !(x86 = qx86_new()))
+		return 0;
 	for (i = 0; i < size && i < 4096; i++) {
-		struct qd_ild ild;
+		struct qx86_insn in;
 
-		if (qd_ild_decode(data + i, size - i, modes[i % 3], i, &ild) > 0)
-			sink += ild.len;
+		if (qx86_decode(x86, data + i, size - i, modes[i % 3], i,
+				&in) > 0)
+			sink += in.len + in.opnd.size;
+		if (i % 16 == 0 &&
+		    qx86_format(x86, data + i, size - i, modes[i % 3], i, text,
+				sizeof(text)) > 0)
+			sink += strlen(text);
 	}
 	qpt_decoder_opts_init(&opts);
 	opts.want = QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT |

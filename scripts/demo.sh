@@ -2,7 +2,9 @@
 # Install, build, then record the bundled example (traces/demo/demo.c) with
 # Intel PT (or, where this machine has none, the emulated Intel PT source)
 # and decode it: a call trace of main, the last instructions, and a check
-# that perf's own decoder agrees with qpt's instruction for instruction.
+# that perf's own decoder agrees with qpt's instruction for instruction;
+# then a program that crashes, recorded in snapshot mode, and qpt crash's
+# report of its last moments (scripts/demo_crash.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -46,3 +48,5 @@ else
 	echo "qpt ($n) and perf ($(wc -l <"$out/perf.ips")) instruction sequences differ" >&2
 	exit 1
 fi
+
+bash scripts/demo_crash.sh "$qpt" "$out"

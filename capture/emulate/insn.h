@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
  *
  * What one x86-64 user-mode instruction does to the flow of control, from
- * its bytes (lengths from the x86 layer's decoder): which Intel PT packet
- * it produces, where it can go next, and, given the registers it starts
- * with, where it goes.
+ * the x86 layer's decoding (auxfmt/x86): which Intel PT packet it produces,
+ * where it can go next, and, given the registers it starts with, where it
+ * goes.
  */
 #ifndef QPT_CAPTURE_EMU_INSN_H
 #define QPT_CAPTURE_EMU_INSN_H
@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/user.h>
+
+#include "auxfmt/x86/x86.h"
 
 enum emu_insn_class {
 	EMU_INSN_OTHER,	   /* no change of flow the trace records */
@@ -24,47 +26,14 @@ enum emu_insn_class {
 	EMU_INSN_FAR, /* syscall, sysenter, int n, iret, far call/jmp/ret */
 };
 
-/* The operand of an indirect jump or call: a register, or memory at
- * seg:[base + index * scale + disp] (a register number 0..15 is rax..r15,
- * as in ModRM; -1 none; base 16 is the next instruction's ip). */
-struct emu_operand {
-	bool mem;
-	int8_t base, index; /* mem: -1 none; else the register (not mem) */
-	uint8_t scale;
-	uint8_t seg; /* 0x64 (fs), 0x65 (gs) or 0 */
-	bool addr32;
-	int32_t disp;
-};
-
-#define EMU_REG_RIP 16
-
 struct emu_insn {
-	uint8_t cls;	  /* enum emu_insn_class */
-	uint8_t len;	  /* length; 0 when the bytes did not decode */
-	uint8_t cond;	  /* JCC: enum emu_cond */
-	bool rep;	  /* a REP string instruction (may stop on itself) */
-	bool addr32;	  /* JCC: ECX, not RCX, for JrCXZ and LOOP* */
-	uint16_t ret_imm; /* RET: stack bytes released after the pop */
-	uint64_t target;  /* JCC, JMP, CALL: the branch target */
-	struct emu_operand opnd; /* JMP_IND, CALL_IND */
-	uint8_t raw[2];		 /* FAR: the opcode bytes (0f 05, cd 80) */
+	uint8_t cls;	     /* enum emu_insn_class */
+	struct qx86_insn x; /* the x86 layer's view; x.len 0: the bytes did
+			     * not decode */
 };
 
-enum emu_cond {
-	/* 0..15: the condition of Jcc (opcode & 15) */
-	EMU_COND_LOOPNE = 16,
-	EMU_COND_LOOPE,
-	EMU_COND_LOOP,
-	EMU_COND_JRCXZ,
-};
-
-/*
- * Classify the instruction at the start of [@buf, @buf + @avail), which
- * executes at @ip.  Returns 0, or -1 when the bytes end before the
- * instruction does (read more).
- */
-int emu_insn_classify(const uint8_t *buf, size_t avail, uint64_t ip,
-		      struct emu_insn *insn);
+/* What @x (NULL: bytes that did not decode) does to the trace. */
+void emu_insn_classify(const struct qx86_insn *x, struct emu_insn *insn);
 
 /* Reads 8 bytes of the thread's memory at @addr: 0 or -errno. */
 typedef int (*emu_read_fn)(void *ctx, uint64_t addr, uint64_t *val);

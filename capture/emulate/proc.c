@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Code page cache and executable-mapping tracking of a traced process. */
+/* Code page and instruction caches and executable-mapping tracking of a
+ * traced process. */
 #include "capture/emulate/proc.h"
 
 #include <errno.h>
@@ -19,8 +20,9 @@ struct emu_proc *emu_proc_new(pid_t pid)
 		return NULL;
 	proc->pid = pid;
 	proc->pages = malloc((size_t)EMU_CODE_SLOTS * EMU_PAGE);
-	if (!proc->pages) {
-		free(proc);
+	proc->insns = qx86_cache_new(EMU_INSN_ORDER);
+	if (!proc->pages || !proc->insns) {
+		emu_proc_free(proc);
 		return NULL;
 	}
 	emu_proc_flush_code(proc);
@@ -42,6 +44,7 @@ void emu_proc_free(struct emu_proc *proc)
 		return;
 	free_maps(proc->maps, proc->nr_maps);
 	free(proc->pages);
+	qx86_cache_free(proc->insns);
 	free(proc);
 }
 
@@ -51,6 +54,7 @@ void emu_proc_flush_code(struct emu_proc *proc)
 
 	for (i = 0; i < EMU_CODE_SLOTS; i++)
 		proc->page_addr[i] = 1;
+	qx86_cache_forget(proc->insns);
 }
 
 /* The cached copy of the page holding @addr, or NULL if unreadable. */
@@ -94,6 +98,21 @@ size_t emu_proc_code(struct emu_proc *proc, pid_t tid, uint64_t addr,
 		done += n;
 	}
 	return done;
+}
+
+const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, pid_t tid,
+				      uint64_t addr)
+{
+	const struct qx86_cached *e = qx86_cache_find(proc->insns, addr, 64);
+	uint8_t buf[15];
+	size_t n;
+
+	if (e)
+		return &e->insn;
+	n = emu_proc_code(proc, tid, addr, buf, sizeof(buf));
+	if (!n || qx86_cache_add(proc->insns, addr, 64, buf, n, &e) < 0)
+		return NULL;
+	return &e->insn;
 }
 
 bool emu_proc_known(struct emu_proc *proc, uint64_t addr)

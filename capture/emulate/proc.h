@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Per-process state of the emulated source: a cache of the tracee's code
- * pages (read with process_vm_readv) and the executable mappings already
- * announced with MMAP2, re-read from /proc/PID/maps when they may change.
+ * pages (read with process_vm_readv) and of its instructions decoded by
+ * the x86 layer, and the executable mappings already announced with
+ * MMAP2, re-read from /proc/PID/maps when they may change.
  */
 #ifndef QPT_CAPTURE_EMU_PROC_H
 #define QPT_CAPTURE_EMU_PROC_H
@@ -11,8 +12,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "auxfmt/x86/x86.h"
+
 #define EMU_CODE_SLOTS 256
 #define EMU_PAGE 4096u
+#define EMU_INSN_ORDER 13 /* 2^13 decoded instructions */
 
 struct emu_map {
 	uint64_t start, end, pgoff, ino;
@@ -24,6 +28,7 @@ struct emu_proc {
 	pid_t pid;
 	uint64_t page_addr[EMU_CODE_SLOTS]; /* 1 = empty slot */
 	uint8_t *pages;			    /* EMU_CODE_SLOTS pages */
+	struct qx86_cache *insns;	    /* decoded from the pages */
 	struct emu_map *maps;
 	size_t nr_maps;
 	size_t last_map; /* where the last lookup hit */
@@ -31,7 +36,8 @@ struct emu_proc {
 
 struct emu_proc *emu_proc_new(pid_t pid);
 void emu_proc_free(struct emu_proc *proc);
-/* Forget every cached page (exec, mmap, mprotect, munmap). */
+/* Forget every cached page and instruction (exec, mmap, mprotect,
+ * munmap). */
 void emu_proc_flush_code(struct emu_proc *proc);
 /*
  * Copy up to @len bytes of code at @addr into @buf, read through thread
@@ -40,6 +46,14 @@ void emu_proc_flush_code(struct emu_proc *proc);
  */
 size_t emu_proc_code(struct emu_proc *proc, pid_t tid, uint64_t addr,
 		     uint8_t *buf, size_t len);
+
+/*
+ * The instruction at @addr, decoded from the cached code (read through
+ * @tid as emu_proc_code does; kept until the code is flushed): NULL when
+ * its bytes cannot be read or do not decode.
+ */
+const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, pid_t tid,
+				      uint64_t addr);
 
 /* Whether @addr lies in an executable mapping already announced. */
 bool emu_proc_known(struct emu_proc *proc, uint64_t addr);

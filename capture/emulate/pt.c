@@ -441,6 +441,11 @@ static int put_psb(struct emu_pt *pt, uint64_t ip, uint64_t t)
 	return err;
 }
 
+void emu_pt_psb_next(struct emu_pt *pt)
+{
+	pt->since_psb = pt->opts.psb_period;
+}
+
 int emu_pt_start(struct emu_pt *pt)
 {
 	uint64_t t = clock_now(pt);
@@ -511,14 +516,14 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 	switch (insn->cls) {
 	case EMU_INSN_JCC:
 		err = cyc_before(pt, t, false);
-		return err < 0 ? err : add_tnt(pt, next != ip + insn->len);
+		return err < 0 ? err : add_tnt(pt, next != ip + insn->x.len);
 	case EMU_INSN_CALL:
-		stack_push(&pt->lib, ip + insn->len);
-		stack_push(&pt->perf, ip + insn->len);
+		stack_push(&pt->lib, ip + insn->x.len);
+		stack_push(&pt->perf, ip + insn->x.len);
 		return 0;
 	case EMU_INSN_CALL_IND:
-		stack_push(&pt->lib, ip + insn->len);
-		stack_push(&pt->perf, ip + insn->len);
+		stack_push(&pt->lib, ip + insn->x.len);
+		stack_push(&pt->perf, ip + insn->x.len);
 		/* fall through */
 	case EMU_INSN_JMP_IND:
 		err = flush_tnt(pt);

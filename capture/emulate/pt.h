@@ -70,6 +70,10 @@ int emu_pt_async(struct emu_pt *pt, uint64_t ip);
  * trace stops before @from (FUP + TIP.PGD), an overflow (OVF) says packets
  * were lost, and tracing goes on at @to (TIP.PGE, full address). */
 int emu_pt_gap(struct emu_pt *pt, uint64_t from, uint64_t to);
+/* A PSB+ at the next branch (where the periodic ones go): the bytes from
+ * there on decode without the ones before (after a snapshot, as the
+ * hardware starts again with a PSB when re-enabled). */
+void emu_pt_psb_next(struct emu_pt *pt);
 /* Hand every byte made so far to the output (pending TNT bits included). */
 int emu_pt_flush(struct emu_pt *pt);
 /* Hand the packets made so far to the output, keeping pending TNT bits

@@ -22,6 +22,7 @@
 #include "capture/auxtrace.h"
 #include "capture/buildid_cache.h"
 #include "capture/emulate/pt.h"
+#include "capture/emulate/crash.h"
 #include "capture/emulate/record.h"
 #include "capture/emulate/sideband.h"
 #include "capture/recorder.h"
@@ -52,6 +53,8 @@ struct emu_src {
 	struct emu_trace_result tres;
 	struct emu_tracer *tr;
 	bool done;
+	struct emu_crashes crashes;
+	struct emu_trigger trig;
 };
 
 /* The test seam: the next emulated recorder steps through these. */
@@ -283,12 +286,46 @@ static int on_vdso(void *ctx, pid_t pid, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+static int on_crash(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
+		    const struct user_regs_struct *regs, const uint8_t *insn,
+		    size_t insn_len)
+{
+	struct emu_src *er = ctx;
+	struct qpt_recorder *rec = er->rec;
+
+	if (!strcmp(rec->o.output, "-") && !er->crashes.nr && rec->o.log)
+		rec->o.log(QPT_LOG_WARN,
+			   "the crash facts cannot travel in a pipe (perf "
+			   "knows no record for them)",
+			   rec->o.log_ctx);
+	return emu_crash_add(&er->crashes, QPT_CRASH_SIGNAL, pid, tid, si,
+			     regs, insn, insn_len, emu_sb_time());
+}
+
+static int64_t snapshot_all(struct emu_src *er);
+
+/* --snapshot-on: a snapshot, and where and when it was taken. */
+static int on_trigger(void *ctx, pid_t pid, pid_t tid,
+		      const struct user_regs_struct *regs)
+{
+	struct emu_src *er = ctx;
+	int64_t n;
+	int err;
+
+	err = emu_crash_add(&er->crashes, QPT_CRASH_TRIGGER, pid, tid, NULL,
+			    regs, NULL, 0, emu_sb_time());
+	n = err ? err : snapshot_all(er);
+	return n < 0 ? (int)n : 0;
+}
+
 static const struct emu_sink_ops record_ops = {
     .thread_new = on_thread_new,
     .aux = on_aux,
     .record = on_record,
     .thread_exit = on_thread_exit,
     .vdso = on_vdso,
+    .crash = on_crash,
+    .trigger = on_trigger,
 };
 
 /* The intel_pt config the file's attr carries: the terms as asked, the
@@ -431,6 +468,9 @@ static void trace_opts(struct emu_src *er, const struct emu_seam *seam)
 	to->ptrace_ctx = seam ? seam->ctx : NULL;
 	to->log = rec->o.log;
 	to->log_ctx = rec->o.log_ctx;
+	to->crash_signals = rec->o.crash_signals ? rec->o.crash_signals
+						 : emu_crash_default_signals();
+	to->trigger = rec->o.snapshot_on ? &er->trig : NULL;
 }
 
 static int emu_open(struct qpt_recorder *rec)
@@ -443,6 +483,14 @@ static int emu_open(struct qpt_recorder *rec)
 	if (err < 0)
 		return err;
 	er = calloc(1, sizeof(*er));
+	if (er && rec->o.snapshot_on &&
+	    (!rec->o.snapshot ||
+	     emu_trigger_parse(&er->trig, rec->o.snapshot_on))) {
+		free(er);
+		return rec_fail(rec, -QPT_E_INVAL,
+				"--snapshot-on needs snapshot mode and "
+				"SYMBOL[+OFF]");
+	}
 	if (!er)
 		return -ENOMEM;
 	rec->src_priv = er;
@@ -537,14 +585,21 @@ static int emu_poll(struct qpt_recorder *rec, int timeout_ms)
 static int64_t emu_snapshot(struct qpt_recorder *rec)
 {
 	struct emu_src *er = src_of(rec);
-	int64_t total = 0, n;
-	size_t i;
 	int err;
 
 	/* what the threads ran up to now, in their AUX areas */
 	err = er->tr && !er->done ? emu_trace_drain(er->tr) : 0;
 	if (err < 0)
 		return err;
+	return snapshot_all(er);
+}
+
+/* A snapshot of every thread's ring; the bytes written. */
+static int64_t snapshot_all(struct emu_src *er)
+{
+	int64_t total = 0, n;
+	size_t i;
+
 	for (i = 0; i < er->nr_rings; i++) {
 		if (!er->rings[i].sk)
 			continue;
@@ -575,7 +630,8 @@ static int emu_stop(struct qpt_recorder *rec)
 			if (!err)
 				err = cerr;
 		}
-	return err;
+	cerr = emu_crash_write(&er->crashes, rec->writer);
+	return err ? err : cerr;
 }
 
 static void emu_stats(const struct qpt_recorder *rec,
@@ -610,6 +666,7 @@ static void emu_free(struct qpt_recorder *rec)
 	}
 	free(er->rings);
 	free(er->vdso_path);
+	emu_crash_release(&er->crashes);
 	free(er);
 	rec->child = 0; /* reaped by the engine */
 }

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -172,21 +173,29 @@ static int task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 	return 0;
 }
 
-static bool signal_caught(pid_t tid, int sig)
+/* Whether @sig is in the /proc/TID/status mask @field ("SigCgt:"...);
+ * @dflt when the file cannot be read. */
+static bool signal_in(pid_t tid, const char *field, int sig, bool dflt)
 {
 	char name[64], line[256];
 	unsigned long long mask = 0;
+	size_t len = strlen(field);
 	FILE *f;
 
 	snprintf(name, sizeof(name), "/proc/%d/status", (int)tid);
 	f = fopen(name, "re");
 	if (!f)
-		return true;
+		return dflt;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigCgt:", 7))
-			mask = strtoull(line + 7, NULL, 16);
+		if (!strncmp(line, field, len))
+			mask = strtoull(line + len, NULL, 16);
 	fclose(f);
 	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
+}
+
+static bool signal_caught(pid_t tid, int sig)
+{
+	return signal_in(tid, "SigCgt:", sig, true);
 }
 
 static void read_comm(pid_t pid, char comm[16])
@@ -258,6 +267,9 @@ static int on_map(void *ctx, const struct emu_map *map)
 
 	if (!strcmp(map->path, "[vsyscall]"))
 		return 0;
+	if (mc->tr->opts->trigger && (map->prot & PROT_EXEC))
+		emu_trigger_map(mc->tr->opts->trigger, map->path, map->start,
+				map->end, map->pgoff);
 	if (!strcmp(map->path, "[vdso]")) {
 		err = keep_vdso(mc->t, map, bid, &bid_len);
 		if (err)
@@ -271,6 +283,8 @@ static int scan_maps(struct emu_thread *t, bool reset)
 {
 	struct map_ctx mc = {t->tr, t};
 
+	if (reset && t->tr->opts->trigger)
+		emu_trigger_reset(t->tr->opts->trigger);
 	return emu_proc_scan_maps(t->proc, t->tid, reset, on_map, &mc);
 }
 
@@ -356,8 +370,6 @@ static void drop_thread(struct emu_tracer *tr, struct emu_thread *t)
 /* The instruction at @ip from the process's code. */
 static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 {
-	uint8_t buf[16];
-	size_t n;
 	int err;
 
 	/* code outside the announced mappings (mapped by other means than
@@ -368,10 +380,30 @@ static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 		if (err)
 			return err;
 	}
-	n = emu_proc_code(t->proc, t->tid, ip, buf, sizeof(buf));
-	if (!n || emu_insn_classify(buf, n, ip, insn) < 0)
-		memset(insn, 0, sizeof(*insn)); /* unknown: length 0 */
+	/* unknown: length 0 */
+	emu_insn_classify(emu_proc_insn(t->proc, t->tid, ip), insn);
 	return 0;
+}
+
+/* --snapshot-on: the thread is at the address.  Every thread's packets
+ * go out (pending TNT bits too) before the sink snapshots them. */
+static int trigger(struct emu_thread *t, const struct user_regs_struct *regs)
+{
+	struct emu_tracer *tr = t->tr;
+	struct emu_thread *o;
+	int err;
+
+	for (o = tr->threads; o; o = o->next) {
+		err = emu_pt_flush(o->pt);
+		if (err)
+			return err;
+	}
+	err = tr->sb.ops->trigger(tr->sb.ctx, t->pid, t->tid, regs);
+	/* what follows each snapshot starts again with a PSB+, so that the
+	 * next snapshot decodes on its own (from its first branch) */
+	for (o = tr->threads; o; o = o->next)
+		emu_pt_psb_next(o->pt);
+	return err;
 }
 
 /* The thread stopped at @regs->rip, which runs next: where will it go? */
@@ -380,6 +412,12 @@ static int classify_at(struct emu_thread *t,
 {
 	int err;
 
+	if (t->tr->opts->trigger && t->tr->sb.ops->trigger &&
+	    emu_trigger_hit(t->tr->opts->trigger, regs->rip)) {
+		err = trigger(t, regs);
+		if (err)
+			return err;
+	}
 	err = insn_at(t, regs->rip, &t->prev);
 	if (err)
 		return err;
@@ -431,10 +469,10 @@ static bool ran_last(struct emu_thread *t, const struct emu_insn *insn,
 
 	switch (insn->cls) {
 	case EMU_INSN_CALL:
-		return regs->rip == insn->target && !read_word(t, regs->rsp, &v) &&
-		       v == ip + insn->len;
+		return regs->rip == insn->x.target &&
+		       !read_word(t, regs->rsp, &v) && v == ip + insn->x.len;
 	case EMU_INSN_CALL_IND:
-		if (read_word(t, regs->rsp, &v) || v != ip + insn->len)
+		if (read_word(t, regs->rsp, &v) || v != ip + insn->x.len)
 			return false;
 		before.rsp += 8;
 		/* fall through */
@@ -443,7 +481,7 @@ static bool ran_last(struct emu_thread *t, const struct emu_insn *insn,
 		return emu_insn_next(insn, ip, &before, read_word, t, &v) > 0 &&
 		       v == regs->rip;
 	case EMU_INSN_RET:
-		popped = regs->rsp - 8 - insn->ret_imm;
+		popped = regs->rsp - 8 - insn->x.imm;
 		return !read_word(t, popped, &v) && v == regs->rip;
 	default:
 		return emu_insn_may_go(insn, ip, regs->rip);
@@ -493,7 +531,8 @@ static int complete(struct emu_thread *t, const struct user_regs_struct *regs)
 
 	t->have_prev = false;
 	if (!t->expect_known || cur == t->expect ||
-	    (cur == t->prev_ip && (t->prev.rep || t->prev.cls == EMU_INSN_FAR)))
+	    (cur == t->prev_ip && ((t->prev.x.flags & QX86_F_REP) ||
+				   t->prev.cls == EMU_INSN_FAR)))
 		return retire(t, t->prev_ip, &t->prev, cur,
 			      (long)regs->orig_rax);
 	/* The trap after prev never came: prev went to expect, and the
@@ -520,6 +559,30 @@ static bool is_stop_signal(int sig)
 	       sig == SIGTTOU;
 }
 
+/*
+ * @sig, not caught, is about to be delivered: when it kills (a signal of
+ * the crash set that is not ignored; the kernel forces faults through
+ * SIG_IGN) the sink hears of it first, with the faulting bytes.
+ */
+static int crash_check(struct emu_thread *t, int sig,
+		       const struct user_regs_struct *regs)
+{
+	struct emu_tracer *tr = t->tr;
+	uint8_t insn[16];
+	siginfo_t si;
+	size_t n;
+
+	if (!tr->sb.ops->crash || sig < 1 || sig > 64 ||
+	    !((tr->opts->crash_signals >> (sig - 1)) & 1) ||
+	    tr->ops->getsiginfo(tr->ops_ctx, t->tid, &si))
+		return 0;
+	if (si.si_code <= 0 && signal_in(t->tid, "SigIgn:", sig, false))
+		return 0;
+	n = emu_proc_code(t->proc, t->tid, regs->rip, insn, sizeof(insn));
+	return tr->sb.ops->crash(tr->sb.ctx, t->pid, t->tid, &si, regs, insn,
+				 n);
+}
+
 static int on_signal(struct emu_thread *t, int sig,
 		     const struct user_regs_struct *regs)
 {
@@ -540,9 +603,11 @@ static int on_signal(struct emu_thread *t, int sig,
 	t->inject = sig;
 	if (err)
 		return err;
-	if (!signal_caught(t->tid, sig))
+	if (!signal_caught(t->tid, sig)) {
 		/* ignored or fatal: no handler runs; cur executes next */
-		return classify_at(t, regs);
+		err = crash_check(t, sig, regs);
+		return err ? err : classify_at(t, regs);
+	}
 	return emu_pt_async(t->pt, regs->rip);
 }
 

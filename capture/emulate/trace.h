@@ -16,6 +16,7 @@
 #include <sys/user.h>
 #include <linux/perf_event.h>
 
+#include "capture/emulate/trigger.h"
 #include "qpt/qpt.h"
 
 struct emu_sink_ops {
@@ -38,6 +39,18 @@ struct emu_sink_ops {
 	 * instructions so far: snapshot requests, progress.  Returns 0 or
 	 * an error that ends the run. */
 	int (*poll)(void *ctx, uint64_t insns);
+	/* Thread @tid is about to die of the fatal signal @si (one of
+	 * emu_trace_opts.crash_signals, no handler): @regs at its delivery
+	 * (rip: the faulting instruction, which does not retire), @insn the
+	 * @insn_len bytes there (may be NULL).  The signal is delivered after
+	 * the call returns 0. */
+	int (*crash)(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
+		     const struct user_regs_struct *regs, const uint8_t *insn,
+		     size_t insn_len);
+	/* Thread @tid is about to run the instruction at the --snapshot-on
+	 * address (@regs); every thread's packets so far are out. */
+	int (*trigger)(void *ctx, pid_t pid, pid_t tid,
+		       const struct user_regs_struct *regs);
 };
 
 /*
@@ -72,6 +85,8 @@ struct emu_trace_opts {
 	uint32_t psb_period;   /* bytes */
 	uint32_t chunk;	       /* trace bytes per sink->aux call, about */
 	uint64_t sample_id;    /* the identifier in every record's trailer */
+	uint64_t crash_signals; /* bit (sig - 1): fatal ones go to sink->crash */
+	struct emu_trigger *trigger; /* --snapshot-on addresses, or NULL */
 	/* Polled between stops: non-zero (a signal number) asks to end the
 	 * run: the signal goes on to the command, which gets stop_grace_ms
 	 * (0: 2000) to end before every traced task is killed.  May be NULL. */

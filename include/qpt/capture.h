@@ -212,6 +212,17 @@ struct qpt_recorder_opts {
 				  * ADDR_NO_RANDOMIZE, as the tests need) */
 	const char *buildid_dir; /* the build-id cache for the vDSO's bytes
 				  * (perf's ~/.debug); NULL: none */
+	/* Crash facts (qpt/crash.h): a traced thread about to die of one of
+	 * these signals (bit sig - 1; 0: SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+	 * SIGABRT, SIGSYS, SIGTRAP) without a handler is recorded (signal,
+	 * si_code, address, thread, registers, the faulting bytes) before
+	 * the signal is delivered as usual.  Not in pipe mode. */
+	uint64_t crash_signals;
+	/* "SYMBOL[+OFF]" (snapshot mode): a snapshot each time a traced
+	 * thread reaches that address (looked up in the ELF symbols of the
+	 * mapped files, again at each exec), recorded as a trigger in the
+	 * crash facts.  NULL: none. */
+	const char *snapshot_on;
 };
 
 QPT_API void qpt_recorder_opts_init(struct qpt_recorder_opts *opts);

@@ -187,6 +187,15 @@ QPT_API const char *qpt_branch_kind_name(unsigned kind);
 QPT_API const char *qpt_event_kind_name(unsigned kind);
 
 /*
+ * The instruction of @item (a QPT_ITEM_INSN: its bytes, ip and mode) as
+ * text in Intel syntax, as ptxed prints it ("mov rdi, rsp", "call
+ * 0x401136"), NUL-terminated in @buf of @size bytes (128 are enough in
+ * practice).  Returns the text's length, -QPT_E_INVAL (not an instruction
+ * item, or @buf too small), -QPT_E_FORMAT (its bytes are no instruction).
+ */
+QPT_API int qpt_item_asm(const struct qpt_item *item, char *buf, size_t size);
+
+/*
  * Decode a bare Intel PT stream [@buf, @buf + @len) (borrowed for the
  * call) with the images added by qpt_decoder_add_image().  Items go to
  * @fn.  Returns 0 at the end of the trace (errors in the trace were sent

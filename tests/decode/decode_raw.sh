@@ -21,7 +21,7 @@ for t in arcus-hello arcus-ovf-01-poc; do
 	zcat "$d/expected/perf-script-be.txt.gz" | cmp - "$tmp/br" ||
 		fail "$t: --branches differs from perf script --itrace=be"
 	# shellcheck disable=SC2046
-	"$QPT" decode --raw "$d/trace.pt" $(images "$d") --insn |
+	"$QPT" decode --raw "$d/trace.pt" $(images "$d") --insn --no-asm |
 		grep -v '^  \[' >"$tmp/insn" || fail "$t: --insn"
 	zcat "$d/expected/perf-script-i0ns-ip-insn.txt.gz" | cmp - "$tmp/insn" ||
 		fail "$t: --insn text differs from perf script -F ip,insn"

@@ -281,9 +281,42 @@ static void test_contracts(void **state)
 	assert_string_equal(qpt_event_kind_name(QPT_EV_OVERFLOW), "overflow");
 }
 
+/* An instruction item's text, and what is not one. */
+static void test_item_asm(void **state)
+{
+	struct qpt_item it;
+	char buf[128];
+
+	(void)state;
+	memset(&it, 0, sizeof(it));
+	it.type = QPT_ITEM_INSN;
+	it.ip = 0x401000;
+	it.mode = 64;
+	it.size = 5;
+	memcpy(it.raw, "\xe8\xfb\x0f\x00\x00", 5);
+	assert_int_equal(qpt_item_asm(&it, buf, sizeof(buf)), 13);
+	assert_string_equal(buf, "call 0x402000");
+	it.mode = 0; /* unknown: 64-bit */
+	assert_int_equal(qpt_item_asm(&it, buf, sizeof(buf)), 13);
+	assert_int_equal(qpt_item_asm(&it, buf, 8), -QPT_E_INVAL);
+	assert_string_equal(buf, "");
+	it.size = 3; /* its bytes end first */
+	assert_int_equal(qpt_item_asm(&it, buf, sizeof(buf)), -QPT_E_FORMAT);
+	it.size = 1;
+	it.raw[0] = 0x06; /* push es: not in 64-bit mode */
+	assert_int_equal(qpt_item_asm(&it, buf, sizeof(buf)), -QPT_E_FORMAT);
+	it.mode = 32;
+	assert_int_equal(qpt_item_asm(&it, buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "push es");
+	it.type = QPT_ITEM_BRANCH;
+	assert_int_equal(qpt_item_asm(&it, buf, sizeof(buf)), -QPT_E_INVAL);
+	assert_int_equal(qpt_item_asm(NULL, buf, sizeof(buf)), -QPT_E_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_item_asm),
 		cmocka_unit_test_setup_teardown(test_insns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_branches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),

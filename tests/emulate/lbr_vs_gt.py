@@ -65,18 +65,25 @@ def compare(k, what, ents, want):
     return True
 
 
-def main():
-    gt_path, ilen_path, lbr_path, n = sys.argv[1:5]
-    n = int(n)
-    period = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+def read_ilen(path):
+    """Lengths and the unconditional branches (jmp, call, return) by ip,
+    from perf script -F tid,ip,insnlen,flags."""
     ilen, uncond = {}, set()
-    for line in open(ilen_path):
+    for line in open(path):
         f = line.split()
         if len(f) >= 4 and f[-2] == "ilen:":
             ip = int(f[-3], 16)
             ilen[ip] = int(f[-1])
             if set(f[1:-3]) & {"jmp", "call", "return"}:
                 uncond.add(ip)
+    return ilen, uncond
+
+
+def main():
+    gt_path, ilen_path, lbr_path, n = sys.argv[1:5]
+    n = int(n)
+    period = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    ilen, uncond = read_ilen(ilen_path)
     gt = by_thread(open(gt_path))
     recs = {}
     for line in open(lbr_path):
@@ -134,4 +141,5 @@ def main():
     return 1 if bad else 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Branch classification against hand-written byte tables (encodings from
- * the Intel SDM, vol. 2; lengths as objdump prints them): classes, exact
- * lengths, targets, conditions from the flags, indirect operands from the
- * registers and memory, and where each kind may go. */
+/* The emulator's classification, on the x86 layer, against hand-written
+ * byte tables (encodings from the Intel SDM, vol. 2; lengths as objdump
+ * prints them): classes, exact lengths, targets, conditions from the
+ * flags, indirect operands from the registers and memory, and where each
+ * kind may go. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,20 @@
 #include <cmocka.h>
 
 #include "capture/emulate/insn.h"
+
+static struct qx86 *x86;
+
+/* The instruction at the start of @p decoded by the x86 layer and
+ * classified: 0, or -1 when it does not decode. */
+static int classify(const uint8_t *p, size_t n, uint64_t ip,
+		    struct emu_insn *insn)
+{
+	struct qx86_insn x;
+	int len = qx86_decode(x86, p, n, 64, ip, &x);
+
+	emu_insn_classify(len < 0 ? NULL : &x, insn);
+	return len < 0 ? -1 : 0;
+}
 
 struct row {
 	uint8_t bytes[15];
@@ -75,13 +90,13 @@ static void test_table(void **state)
 
 		memset(&insn, 0xaa, sizeof(insn));
 		assert_int_equal(
-		    emu_insn_classify(rows[i].bytes, rows[i].n, 0x1000, &insn),
+		    classify(rows[i].bytes, rows[i].n, 0x1000, &insn),
 		    0);
 		if (insn.cls != rows[i].cls)
 			fail_msg("row %zu: class %d, want %d", i, insn.cls,
 				 rows[i].cls);
-		if (insn.len != rows[i].len)
-			fail_msg("row %zu: len %d, want %d", i, insn.len,
+		if (insn.x.len != rows[i].len)
+			fail_msg("row %zu: len %d, want %d", i, insn.x.len,
 				 rows[i].len);
 	}
 }
@@ -92,10 +107,10 @@ static void test_short(void **state)
 	static const uint8_t pfx[] = {0x66, 0x66, 0x66};
 	struct emu_insn insn;
 
-	assert_int_equal(emu_insn_classify(call_ind, 0, 0, &insn), -1);
-	assert_int_equal(emu_insn_classify(call_ind, 1, 0, &insn), -1);
-	assert_int_equal(emu_insn_classify(call_ind, 2, 0, &insn), -1);
-	assert_int_equal(emu_insn_classify(pfx, sizeof(pfx), 0, &insn), -1);
+	assert_int_equal(classify(call_ind, 0, 0, &insn), -1);
+	assert_int_equal(classify(call_ind, 1, 0, &insn), -1);
+	assert_int_equal(classify(call_ind, 2, 0, &insn), -1);
+	assert_int_equal(classify(pfx, sizeof(pfx), 0, &insn), -1);
 }
 
 /* A tiny memory for emu_insn_next's reads: 8-byte words by address. */
@@ -182,7 +197,7 @@ static void test_conditions(void **state)
 		memset(&regs, 0, sizeof(regs));
 		regs.eflags = conds[i].flags | 2;
 		regs.rcx = conds[i].rcx;
-		assert_int_equal(emu_insn_classify(conds[i].bytes, conds[i].n,
+		assert_int_equal(classify(conds[i].bytes, conds[i].n,
 						   0x1000, &insn),
 				 0);
 		known =
@@ -248,7 +263,7 @@ static void test_indirect(void **state)
 						      : 0x4000 + 3 * 8;
 		m.val[3] = ind[i].next;
 		assert_int_equal(
-		    emu_insn_classify(ind[i].bytes, ind[i].n, 0x1000, &insn),
+		    classify(ind[i].bytes, ind[i].n, 0x1000, &insn),
 		    0);
 		next = 0;
 		if (emu_insn_next(&insn, 0x1000, &regs, mem_read, &m, &next) !=
@@ -262,7 +277,7 @@ static void test_indirect(void **state)
 	/* an address that cannot be read: not known */
 	memset(&regs, 0, sizeof(regs));
 	assert_int_equal(
-	    emu_insn_classify((const uint8_t *)"\xc3", 1, 0x1000, &insn), 0);
+	    classify((const uint8_t *)"\xc3", 1, 0x1000, &insn), 0);
 	assert_true(emu_insn_next(&insn, 0x1000, &regs, mem_read, &m, &next) <
 		    0);
 }
@@ -278,7 +293,7 @@ static void test_far(void **state)
 
 	memset(&regs, 0, sizeof(regs));
 	regs.rax = 1; /* write */
-	emu_insn_classify(syscall, 2, 0x1000, &insn);
+	classify(syscall, 2, 0x1000, &insn);
 	assert_int_equal(
 	    emu_insn_next(&insn, 0x1000, &regs, mem_read, NULL, &next), 1);
 	assert_int_equal(next, 0x1002);
@@ -294,13 +309,13 @@ static void test_far(void **state)
 	assert_int_equal(
 	    emu_insn_next(&insn, 0x1000, &regs, mem_read, &m, &next), 0);
 	regs.rax = 173; /* the i386 rt_sigreturn */
-	emu_insn_classify(int80, 2, 0x1000, &insn);
+	classify(int80, 2, 0x1000, &insn);
 	assert_int_equal(
 	    emu_insn_next(&insn, 0x1000, &regs, mem_read, NULL, &next), 0);
 	regs.rax = 4;
 	assert_int_equal(
 	    emu_insn_next(&insn, 0x1000, &regs, mem_read, NULL, &next), 1);
-	emu_insn_classify(iret, 2, 0x1000, &insn);
+	classify(iret, 2, 0x1000, &insn);
 	assert_int_equal(
 	    emu_insn_next(&insn, 0x1000, &regs, mem_read, NULL, &next), 0);
 }
@@ -314,21 +329,21 @@ static void test_may_go(void **state)
 	struct emu_insn insn;
 	uint64_t next = 0;
 
-	emu_insn_classify(jcc, 2, 0x1000, &insn);
+	classify(jcc, 2, 0x1000, &insn);
 	assert_true(emu_insn_may_go(&insn, 0x1000, 0x1012));
 	assert_true(emu_insn_may_go(&insn, 0x1000, 0x1002));
 	assert_false(emu_insn_may_go(&insn, 0x1000, 0x1004));
 	assert_int_equal(emu_insn_only_next(&insn, 0x1000, &next), 0);
-	emu_insn_classify(jmp, 2, 0x1000, &insn);
+	classify(jmp, 2, 0x1000, &insn);
 	assert_int_equal(emu_insn_only_next(&insn, 0x1000, &next), 1);
 	assert_int_equal(next, 0x1012);
-	emu_insn_classify(mov, 3, 0x1000, &insn);
+	classify(mov, 3, 0x1000, &insn);
 	assert_true(emu_insn_may_go(&insn, 0x1000, 0x1003));
 	assert_false(emu_insn_may_go(&insn, 0x1000, 0x1000));
 	assert_int_equal(emu_insn_only_next(&insn, 0x1000, &next), 1);
 	assert_int_equal(next, 0x1003);
-	emu_insn_classify(rep, 3, 0x1000, &insn);
-	assert_true(insn.rep);
+	classify(rep, 3, 0x1000, &insn);
+	assert_true(insn.x.flags & QX86_F_REP);
 	assert_true(emu_insn_may_go(&insn, 0x1000, 0x1000));
 	assert_true(emu_insn_may_go(&insn, 0x1000, 0x1003));
 	assert_int_equal(emu_insn_only_next(&insn, 0x1000, &next), 0);
@@ -336,11 +351,17 @@ static void test_may_go(void **state)
 
 int main(void)
 {
+	int err;
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_table),      cmocka_unit_test(test_short),
 	    cmocka_unit_test(test_conditions), cmocka_unit_test(test_indirect),
 	    cmocka_unit_test(test_far),	       cmocka_unit_test(test_may_go),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	x86 = qx86_new();
+	if (!x86)
+		return 1;
+	err = cmocka_run_group_tests(tests, NULL, NULL);
+	qx86_free(x86);
+	return err;
 }

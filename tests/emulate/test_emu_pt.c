@@ -148,36 +148,36 @@ static void test_sequence(void **state)
 	assert_int_equal(emu_pt_start(pt), 0);
 	assert_false(emu_pt_enabled(pt));
 	assert_int_equal(emu_pt_insn(pt, 0x401000,
-				     &(struct emu_insn){.cls = 0, .len = 0},
+				     &(struct emu_insn){.cls = 0, .x.len = 0},
 				     0x401003),
 			 0);
 	assert_true(emu_pt_enabled(pt));
 	emu_pt_insn(pt, 0x401003,
-		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
 		    0x401005);
 	emu_pt_insn(pt, 0x401005,
-		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
 		    0x401020);
 	emu_pt_insn(pt, 0x401020,
-		    &(struct emu_insn){.cls = EMU_INSN_CALL, .len = 5},
+		    &(struct emu_insn){.cls = EMU_INSN_CALL, .x.len = 5},
 		    0x402000);
 	emu_pt_insn(pt, 0x402000,
-		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .x.len = 1},
 		    0x401025);
 	emu_pt_insn(pt, 0x401025,
-		    &(struct emu_insn){.cls = EMU_INSN_CALL_IND, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_CALL_IND, .x.len = 2},
 		    0x403000);
 	emu_pt_insn(pt, 0x403010,
-		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .x.len = 1},
 		    0x401027);
 	/* a RET with nothing pushed since the last PSB: not compressed */
 	emu_pt_insn(pt, 0x401030,
-		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .x.len = 1},
 		    0x7f0000500000);
 	emu_pt_insn(pt, 0x7f0000500010,
-		    &(struct emu_insn){.cls = EMU_INSN_FAR, .len = 2}, 0);
+		    &(struct emu_insn){.cls = EMU_INSN_FAR, .x.len = 2}, 0);
 	assert_false(emu_pt_enabled(pt));
-	emu_pt_insn(pt, 0x7f0000500012, &(struct emu_insn){.cls = 0, .len = 0},
+	emu_pt_insn(pt, 0x7f0000500012, &(struct emu_insn){.cls = 0, .x.len = 0},
 		    0x7f0000500015);
 	assert_int_equal(emu_pt_async(pt, 0x7f0000500020), 0);
 	assert_false(emu_pt_enabled(pt));
@@ -214,15 +214,15 @@ static void test_gap(void **state)
 
 	emu_pt_start(pt);
 	emu_pt_insn(pt, 0x401000,
-		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
 		    0x401010);
 	emu_pt_insn(pt, 0x401010,
-		    &(struct emu_insn){.cls = EMU_INSN_CALL, .len = 5},
+		    &(struct emu_insn){.cls = EMU_INSN_CALL, .x.len = 5},
 		    0x401003);
 	assert_int_equal(emu_pt_gap(pt, 0x401003, 0x401100), 0);
 	assert_true(emu_pt_enabled(pt));
 	emu_pt_insn(pt, 0x401100,
-		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1},
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .x.len = 1},
 		    0x401008);
 	emu_pt_flush(pt);
 	check(b, w, sizeof(w) / sizeof(w[0]));
@@ -248,11 +248,11 @@ static void test_retcomp_rules(void **state)
 
 	emu_pt_start(pt);
 	emu_pt_insn(pt, 0x1000,
-		    &(struct emu_insn){.cls = EMU_INSN_CALL, .len = 5}, 0x2000);
+		    &(struct emu_insn){.cls = EMU_INSN_CALL, .x.len = 5}, 0x2000);
 	emu_pt_insn(pt, 0x2000,
-		    &(struct emu_insn){.cls = EMU_INSN_FAR, .len = 2}, 0);
+		    &(struct emu_insn){.cls = EMU_INSN_FAR, .x.len = 2}, 0);
 	emu_pt_insn(pt, 0x2002,
-		    &(struct emu_insn){.cls = EMU_INSN_RET, .len = 1}, 0x1005);
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .x.len = 1}, 0x1005);
 	emu_pt_flush(pt);
 	check(b, w, sizeof(w) / sizeof(w[0]));
 	emu_pt_free(pt);
@@ -273,7 +273,7 @@ static void test_long_tnt_and_psb(void **state)
 	emu_pt_start(pt);
 	for (i = 0; i < 600; i++, ip += 2)
 		emu_pt_insn(pt, ip,
-			    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+			    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
 			    ip + 2);
 	emu_pt_flush(pt);
 	pt_config_init(&cfg);
@@ -363,16 +363,16 @@ static void test_timing(void **state)
 	struct emu_pt *pt = emu_pt_new(&o, out, b);
 
 	assert_int_equal(emu_pt_start(pt), 0);
-	emu_pt_insn(pt, 0x401000, &(struct emu_insn){.cls = 0, .len = 3},
+	emu_pt_insn(pt, 0x401000, &(struct emu_insn){.cls = 0, .x.len = 3},
 		    0x401003);
 	emu_pt_insn(pt, 0x401003,
-		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
 		    0x401020);
 	emu_pt_insn(pt, 0x401020,
-		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
 		    0x401022);
 	emu_pt_insn(pt, 0x401022,
-		    &(struct emu_insn){.cls = EMU_INSN_JMP_IND, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_JMP_IND, .x.len = 2},
 		    0x402000);
 	assert_int_equal(emu_pt_async(pt, 0x402000), 0);
 	assert_int_equal(emu_pt_flush(pt), 0);
@@ -403,13 +403,13 @@ static void test_cyc_thresh(void **state)
 	struct emu_pt *pt = emu_pt_new(&o, out, b);
 
 	emu_pt_start(pt);
-	emu_pt_insn(pt, 0x1000, &(struct emu_insn){.cls = 0, .len = 2}, 0x1002);
+	emu_pt_insn(pt, 0x1000, &(struct emu_insn){.cls = 0, .x.len = 2}, 0x1002);
 	emu_pt_insn(pt, 0x1002,
-		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2}, 0x2000);
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2}, 0x2000);
 	emu_pt_insn(pt, 0x2000,
-		    &(struct emu_insn){.cls = EMU_INSN_JCC, .len = 2}, 0x2002);
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2}, 0x2002);
 	emu_pt_insn(pt, 0x2002,
-		    &(struct emu_insn){.cls = EMU_INSN_JMP_IND, .len = 2},
+		    &(struct emu_insn){.cls = EMU_INSN_JMP_IND, .x.len = 2},
 		    0x3000);
 	emu_pt_flush(pt);
 	assert_int_equal(c.i, c.n);

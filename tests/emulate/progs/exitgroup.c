@@ -2,12 +2,15 @@
 /*
  * Test program: main ends the process (exit_group) while a second thread
  * sits in a blocking syscall, so that thread ends at its exit stop without
- * returning.  The thread reaches pause() long before main's sleep ends.
+ * returning.  The thread says on a pipe when it is a few instructions from
+ * pause(); main waits for that, then gives it a second to get there.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+static int ready[2];
 
 static void *run(void *arg)
 {
@@ -16,6 +19,8 @@ static void *run(void *arg)
 
 	for (i = 0; i < 100; i++)
 		x += i;
+	if (write(ready[1], "r", 1) != 1)
+		exit(2);
 	pause();
 	return NULL;
 }
@@ -24,8 +29,12 @@ int main(void)
 {
 	struct timespec ts = {1, 0};
 	pthread_t t;
+	char c;
 
-	pthread_create(&t, NULL, run, NULL);
+	if (pipe(ready) || pthread_create(&t, NULL, run, NULL))
+		return 2;
+	if (read(ready[0], &c, 1) != 1)
+		return 2;
 	nanosleep(&ts, NULL);
 	exit(0);
 }

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The crash facts the emulated source collects while it runs (fatal
+ * signals, --snapshot-on hits), written as qpt's crash feature
+ * (include/qpt/crash.h) when the recording ends.
+ */
+#ifndef QPT_CAPTURE_EMU_CRASH_H
+#define QPT_CAPTURE_EMU_CRASH_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "qpt/crash.h"
+
+struct qpt_writer;
+
+struct emu_crashes {
+	struct qpt_crash *list;
+	size_t nr, cap;
+};
+
+/* The default crash signals (bit sig - 1): SIGSEGV, SIGBUS, SIGILL,
+ * SIGFPE, SIGABRT, SIGSYS, SIGTRAP. */
+uint64_t emu_crash_default_signals(void);
+
+/* One entry of @kind for thread @tid at @time; @si may be NULL (a
+ * trigger).  Returns 0 or -ENOMEM. */
+int emu_crash_add(struct emu_crashes *c, uint32_t kind, pid_t pid, pid_t tid,
+		  const siginfo_t *si, const struct user_regs_struct *regs,
+		  const uint8_t *insn, size_t insn_len, uint64_t time);
+
+/* The feature into @w (nothing when there is no entry).  Returns 0 or an
+ * error of qpt_crash_encode / qpt_writer_set_feature_raw. */
+int emu_crash_write(const struct emu_crashes *c, struct qpt_writer *w);
+
+void emu_crash_release(struct emu_crashes *c);
+
+#endif

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpt crash: what a program did before it died, from a recording with
+ * crash facts (qpt record --emulate, qpt/crash.h): the signal and its
+ * si_code, the fault address, the faulting instruction, the call stack
+ * rebuilt from the trace, the last taken branches and instructions, and
+ * with --all-threads the other threads.  JSON: one object.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/crash_print.h"
+#include "cli/crash_syms.h"
+#include "cli/crash_walk.h"
+#include "cli/out.h"
+#include "cli/signals.h"
+#include "qpt/crash.h"
+#include "qpt/reader.h"
+
+struct crash_args {
+	const char *input;
+	unsigned last, insns;
+	bool all_threads, json, force;
+};
+
+struct crash_ctx {
+	struct crash_args a;
+	struct cw walk;
+	const struct qpt_crash *c;
+	struct crash_syms *syms;
+	char comm[17];
+};
+
+static const char help[] =
+    "usage: qpt crash [-i FILE] [--last N] [--insns K] [--all-threads] "
+    "[--json]\n"
+    "The last moments of a program that died of a signal, from a "
+    "recording made\n"
+    "with qpt record --emulate [--snapshot]: signal and si_code, fault "
+    "address,\n"
+    "faulting instruction, the call stack rebuilt from the trace, the "
+    "last N\n"
+    "taken branches (newest first) and the last K instructions.\n"
+    "  -i, --input FILE   perf.data to read (default perf.data)\n"
+    "      --last N       taken branches to show (default 16, at most "
+    "1024)\n"
+    "      --insns K      instructions to show (default 16)\n"
+    "      --all-threads  what every other thread was doing too\n"
+    "      --json         one JSON object\n"
+    "  -f, --force        read a file another user owns\n"
+    "Exit 1 when the file has no crash.\n";
+
+static int parse_uint(const char *s, unsigned max, unsigned *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n > max)
+		return -1;
+	*v = (unsigned)n;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct crash_args *a)
+{
+	static const struct option longopts[] = {
+	    {"input", required_argument, NULL, 'i'},
+	    {"last", required_argument, NULL, 'l'},
+	    {"insns", required_argument, NULL, 'k'},
+	    {"all-threads", no_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	a->input = "perf.data";
+	a->last = 16;
+	a->insns = 16;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->input = optarg;
+			break;
+		case 'l':
+			if (parse_uint(optarg, QPT_LBR_MAX_DEPTH, &a->last))
+				return cli_usage_error("crash", "--last: bad "
+						       "count '%s' (0..1024)",
+						       optarg);
+			break;
+		case 'k':
+			if (parse_uint(optarg, 1u << 20, &a->insns))
+				return cli_usage_error("crash", "--insns: bad "
+						       "count '%s'", optarg);
+			break;
+		case 'a':
+			a->all_threads = true;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'f':
+			a->force = true;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return QPT_EXIT_OK;
+		default:
+			return cli_bad_option("crash");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("crash", "unexpected argument '%s'",
+				       argv[optind]);
+	return -1;
+}
+
+/* The crash facts and the program's name (its last COMM). */
+static int read_facts(struct crash_ctx *x, struct qpt_crash **list)
+{
+	struct qpt_reader *r;
+	struct qpt_record rec;
+	int n, err;
+
+	err = cli_open_input(x->a.input, x->a.force, &r);
+	if (err)
+		return -1;
+	n = qpt_crash_read(r, list);
+	if (n < 0) {
+		cli_error(x->a.input, "crash facts: %s", qpt_strerror(n));
+		qpt_reader_free(r);
+		return -1;
+	}
+	/* COMM: header, u32 pid, u32 tid, the name (NUL-terminated) */
+	while (n > 0 && (err = qpt_reader_next(r, &rec)) > 0) {
+		const char *p = rec.data;
+		uint32_t pid;
+
+		if (rec.type == PERF_RECORD_MMAP2 || rec.type == PERF_RECORD_MMAP)
+			crash_syms_add(x->syms, &rec, (*list)[0].pid);
+		if (rec.type != PERF_RECORD_COMM || rec.size < 17)
+			continue;
+		memcpy(&pid, p + 8, 4);
+		if ((int32_t)pid != (*list)[0].pid)
+			continue;
+		snprintf(x->comm, sizeof(x->comm), "%.*s", (int)(rec.size - 16),
+			 p + 16);
+	}
+	if (err < 0) {
+		cli_reader_error(x->a.input, r, err);
+		qpt_reader_free(r);
+		return -1;
+	}
+	qpt_reader_free(r);
+	return n;
+}
+
+int cmd_crash(int argc, char **argv)
+{
+	static char buf[1 << 16];
+	struct crash_ctx x;
+	struct crash_view v;
+	struct qpt_crash *list = NULL;
+	struct out w;
+	int n, i, err, rc;
+
+	memset(&x, 0, sizeof(x));
+	rc = parse_args(argc, argv, &x.a);
+	if (rc >= 0)
+		return rc;
+	x.syms = crash_syms_new();
+	n = read_facts(&x, &list);
+	if (n < 0) {
+		crash_syms_free(x.syms);
+		return QPT_EXIT_ERROR;
+	}
+	/* the first fatal signal: the one the program died of */
+	for (i = 0; i < n && list[i].kind != QPT_CRASH_SIGNAL; i++)
+		;
+	if (i == n) {
+		free(list);
+		crash_syms_free(x.syms);
+		cli_error(x.a.input, "no crash in the file (no thread died of "
+				     "a signal while recorded)");
+		return QPT_EXIT_ERROR;
+	}
+	x.c = &list[i];
+	err = cw_run(&x.walk, x.a.input, x.a.last, x.a.insns);
+	if (err) {
+		cli_error_at(x.a.input, qpt_decoder_errpos(x.walk.dec), "%s",
+			     qpt_decoder_errmsg(x.walk.dec)
+				 ? qpt_decoder_errmsg(x.walk.dec)
+				 : qpt_strerror(err));
+		cw_free(&x.walk);
+		free(list);
+		crash_syms_free(x.syms);
+		return QPT_EXIT_ERROR;
+	}
+	v.walk = &x.walk;
+	v.c = x.c;
+	v.t = cw_find(&x.walk, x.c->tid);
+	v.comm = x.comm;
+	v.all_threads = x.a.all_threads;
+	v.insns = x.a.insns;
+	v.syms = x.syms;
+	out_init(&w, STDOUT_FILENO, x.a.json, buf, sizeof(buf));
+	if (x.a.json)
+		crash_print_json(&v, &w);
+	else
+		crash_print_text(&v, &w);
+	err = out_flush(&w);
+	cw_free(&x.walk);
+	free(list);
+	crash_syms_free(x.syms);
+	return err ? cli_write_error(err) : QPT_EXIT_OK;
+}

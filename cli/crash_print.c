@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpt crash's report.  Text: the signal line, the fault address, the
+ * faulting instruction, the call stack (innermost first, with where the
+ * trace window cuts it), the window, the last taken branches (newest
+ * first) and the last instructions (oldest first), then the other
+ * threads.  JSON: one object with the same facts ("signal", "signame",
+ * "code", "addr", "ip", "tid", "stack", "branches", "insns", ...).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/crash_print.h"
+#include "cli/signals.h"
+
+/* "sym+0xoff" or "" into @buf. */
+static const char *symstr(char *buf, size_t len, const char *sym,
+			  uint64_t off)
+{
+	if (!sym)
+		return "";
+	snprintf(buf, len, "%s+%#" PRIx64, sym, off);
+	return buf;
+}
+
+/* "0xIP SYM" (SYM escaped; nothing after the ip when it is ""). */
+static void text_at(struct out *w, uint64_t ip, const char *sym)
+{
+	out_lit(w, "0x");
+	out_hex(w, ip);
+	if (!*sym)
+		return;
+	out_char(w, ' ');
+	out_esc(w, sym, strlen(sym));
+}
+
+/* "0x..." left-aligned in a column of 14. */
+static void hexcol(struct out *w, uint64_t v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%#" PRIx64, v);
+
+	out_pad(w, buf, (size_t)n, -14);
+}
+
+/* @n bytes in hex, left-aligned in a column of 20. */
+static void hexbytes_col(struct out *w, const uint8_t *p, size_t n)
+{
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < n && i < 15; i++)
+		snprintf(buf + 2 * i, 3, "%02x", p[i]);
+	buf[2 * i] = '\0';
+	out_pad(w, buf, 2 * i, -20);
+}
+
+static const char *sym_of(const struct crash_view *v,
+			  const struct cw_thread *t, uint64_t ip, char *buf,
+			  size_t len)
+{
+	uint64_t off = 0;
+	const char *s = t ? cw_sym(v->walk, t, ip, &off) : NULL;
+
+	if (!s)
+		s = crash_syms_name(v->syms, ip, &off);
+	return symstr(buf, len, s, off);
+}
+
+/* " file:line" of @ip into @buf, or "". */
+static const char *line_of(const struct crash_view *v, uint64_t ip,
+			   char *buf, size_t len)
+{
+	int line = 0;
+	const char *f = crash_syms_line(v->syms, ip, &line);
+
+	if (!f)
+		return "";
+	snprintf(buf, len, "%s:%d", f, line);
+	return buf;
+}
+
+/* The text " file:line" of @ip, when known. */
+static void text_line(const struct crash_view *v, uint64_t ip, struct out *w)
+{
+	char buf[512];
+	const char *s = line_of(v, ip, buf, sizeof(buf));
+
+	if (!*s)
+		return;
+	out_char(w, ' ');
+	out_esc(w, s, strlen(s));
+}
+
+/* The stack frames, innermost first: the crash (or last) ip, then the
+ * call sites from the top of the shadow stack down. */
+static size_t nr_frames(const struct cw_thread *t)
+{
+	return 1 + (t ? t->depth : 0);
+}
+
+static void frame(const struct crash_view *v, const struct cw_thread *t,
+		  uint64_t ip0, size_t i, uint64_t *ip, char *buf, size_t len,
+		  const char **sym, bool *signal)
+{
+	const struct cw_frame *f;
+
+	*signal = false;
+	if (!i) {
+		*ip = ip0;
+		*sym = sym_of(v, t, ip0, buf, len);
+		return;
+	}
+	f = &t->stack[t->depth - i];
+	*ip = f->site;
+	*sym = symstr(buf, len, f->sym, f->symoff);
+	*signal = f->signal;
+}
+
+/* Whether the window's outermost function is in more than one of the
+ * frames (its own, the outermost, and others): a recursion that goes on
+ * beyond the window's start. */
+static bool deeper(const struct cw_thread *t)
+{
+	size_t i, n = 0;
+
+	if (!t || t->began || !t->base.sym)
+		return false;
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].sym && !strcmp(t->stack[i].sym, t->base.sym))
+			n++;
+	if (t->end_sym && !strcmp(t->end_sym, t->base.sym))
+		n++;
+	return n >= 2;
+}
+
+static const char *kind_name(unsigned kind)
+{
+	return kind < QPT_BR_NR ? qpt_branch_kind_name(kind) : "unknown";
+}
+
+static void text_stack(const struct crash_view *v, const struct cw_thread *t,
+		       uint64_t ip0, const char *indent, struct out *w)
+{
+	char buf[256];
+	const char *sym;
+	uint64_t ip;
+	bool sig;
+	size_t i, n = nr_frames(t);
+
+	for (i = 0; i < n; i++) {
+		size_t same = 0;
+
+		/* a recursion: one line for the frames at the same call site */
+		while (i + same + 1 < n && i &&
+		       t->stack[t->depth - i].site ==
+			   t->stack[t->depth - i - same - 1].site &&
+		       !t->stack[t->depth - i - same - 1].signal)
+			same++;
+		frame(v, t, ip0, i, &ip, buf, sizeof(buf), &sym, &sig);
+		if (same >= 2) {
+			out_cstr(w, indent);
+			out_char(w, '#');
+			out_dec(w, i);
+			out_lit(w, "..#");
+			out_dec(w, i + same);
+			out_char(w, ' ');
+			text_at(w, ip, sym);
+			out_lit(w, "  [");
+			out_dec(w, same + 1);
+			out_lit(w, " frames: recursion]\n");
+			i += same;
+			continue;
+		}
+		out_cstr(w, indent);
+		out_char(w, '#');
+		out_dec(w, i);
+		out_char(w, ' ');
+		text_at(w, ip, sym);
+		text_line(v, ip, w);
+		if (sig)
+			out_lit(w, "  [signal handler entered here]");
+		out_char(w, '\n');
+	}
+	if (!t || t->began)
+		return;
+	out_cstr(w, indent);
+	out_lit(w, "[the trace window begins mid-stack: the callers of ");
+	out_cstr(w, t->base.sym ? t->base.sym : "its first function");
+	out_lit(w, " before it are not in the trace]\n");
+	if (deeper(t)) {
+		out_cstr(w, indent);
+		out_lit(w, "[the stack is deeper than the window: ");
+		out_cstr(w, t->base.sym);
+		out_lit(w, " recurses beyond the window's start]\n");
+	}
+}
+
+static void text_head(const struct crash_view *v, struct out *w)
+{
+	const struct qpt_crash *c = v->c;
+	const char *name, *code, *meaning;
+	char buf[256];
+
+	name = cli_signal_name(c->signo);
+	cli_signal_code(c->signo, c->code, &code, &meaning);
+	out_lit(w, "crash: ");
+	out_esc(w, v->comm, strlen(v->comm));
+	out_lit(w, " pid ");
+	out_i64(w, c->pid);
+	out_lit(w, " tid ");
+	out_i64(w, c->tid);
+	out_lit(w, " killed by ");
+	out_cstr(w, name ? name : "signal");
+	out_lit(w, " (");
+	out_i64(w, c->signo);
+	out_lit(w, ")");
+	if (code) {
+		out_lit(w, ", ");
+		out_cstr(w, code);
+		out_lit(w, ": ");
+		out_cstr(w, meaning);
+	} else {
+		out_lit(w, ", si_code ");
+		out_i64(w, c->code);
+	}
+	out_lit(w, "\nfault address: ");
+	out_lit(w, "0x");
+	out_hex(w, c->addr);
+	out_lit(w, "\nfaulting instruction: ");
+	text_at(w, c->ip, sym_of(v, v->t, c->ip, buf, sizeof(buf)));
+	text_line(v, c->ip, w);
+	out_lit(w, "\n  bytes ");
+	out_hexbytes(w, c->insn, c->insn_len);
+	out_char(w, '\n');
+}
+
+static void text_window(const struct crash_view *v, struct out *w)
+{
+	const struct cw_thread *t = v->t;
+	char buf[256];
+	const char *s;
+
+	out_lit(w, "trace window: ");
+	out_dec(w, t->insns);
+	out_lit(w, " instructions of thread ");
+	out_i64(w, t->tid);
+	out_lit(w, " from ");
+	s = symstr(buf, sizeof(buf), t->first.sym, t->first.symoff);
+	text_at(w, t->first.ip, s);
+	out_cstr(w, t->began ? " (the thread's whole trace)\n"
+			     : " (the window starts mid-flow: older history "
+			       "was overwritten)\n");
+}
+
+static void text_branches(const struct crash_view *v, struct out *w)
+{
+	const struct cw_thread *t = v->t;
+	char b1[256], b2[256];
+	const char *s;
+	size_t i;
+
+	out_lit(w, "last ");
+	out_dec(w, t->nr_branches);
+	out_lit(w, " taken branches (newest first):\n");
+	for (i = 0; i < t->nr_branches; i++) {
+		const struct qpt_lbr_entry *e = &t->branches[i];
+
+		out_dec_pad(w, i, 5, ' ');
+		out_lit(w, ": ");
+		hexcol(w, e->from);
+		out_char(w, ' ');
+		s = sym_of(v, t, e->from, b1, sizeof(b1));
+		out_pad(w, s, strlen(s), -28);
+		out_lit(w, " => ");
+		hexcol(w, e->to);
+		out_char(w, ' ');
+		s = sym_of(v, t, e->to, b2, sizeof(b2));
+		out_pad(w, s, strlen(s), -28);
+		out_char(w, ' ');
+		out_cstr(w, kind_name(e->kind));
+		out_char(w, '\n');
+	}
+}
+
+static void text_insns(const struct crash_view *v, struct out *w)
+{
+	const struct cw_thread *t = v->t;
+	const struct cw_insn *in;
+	char buf[256];
+	const char *s;
+	size_t i, n = 0;
+
+	while (n < v->insns && cw_insn_at(v->walk, t, n))
+		n++;
+	out_lit(w, "last ");
+	out_dec(w, n);
+	out_lit(w, " instructions (oldest first; the faulting one did not "
+		   "retire):\n");
+	for (i = n; i-- > 0;) {
+		in = cw_insn_at(v->walk, t, i);
+		out_lit(w, "  ");
+		hexcol(w, in->ip);
+		out_char(w, ' ');
+		s = symstr(buf, sizeof(buf), in->sym, in->symoff);
+		out_pad(w, s, strlen(s), -28);
+		out_char(w, ' ');
+		hexbytes_col(w, in->raw, in->size);
+		text_line(v, in->ip, w);
+		out_char(w, '\n');
+	}
+}
+
+static void text_others(const struct crash_view *v, struct out *w)
+{
+	const struct cw_thread *o;
+	char buf[256];
+	const char *s;
+	size_t i;
+
+	for (i = 0; i < v->walk->nr; i++) {
+		o = &v->walk->threads[i];
+		if (o == v->t)
+			continue;
+		out_lit(w, "other thread ");
+		out_i64(w, o->tid);
+		out_lit(w, ": ");
+		out_dec(w, o->insns);
+		out_lit(w, " instructions, last at ");
+		s = symstr(buf, sizeof(buf), o->end_sym, o->end_symoff);
+		text_at(w, o->end_ip, s);
+		out_char(w, '\n');
+		if (v->all_threads)
+			text_stack(v, o, o->end_ip, "    ", w);
+	}
+}
+
+void crash_print_text(const struct crash_view *v, struct out *w)
+{
+	text_head(v, w);
+	if (!v->t) {
+		out_lit(w, "no trace of the crashing thread in the file\n");
+		text_others(v, w);
+		return;
+	}
+	out_lit(w, "call stack (innermost first, rebuilt from the trace):\n");
+	text_stack(v, v->t, v->c->ip, "  ", w);
+	text_window(v, w);
+	text_branches(v, w);
+	text_insns(v, w);
+	text_others(v, w);
+}
+
+static void json_sym(struct out *w, const char *key, const char *s)
+{
+	if (*s)
+		out_kv_cstr(w, key, s);
+}
+
+static void json_stack(const struct crash_view *v, const struct cw_thread *t,
+		       uint64_t ip0, struct out *w)
+{
+	char buf[256], lbuf[512];
+	const char *sym;
+	uint64_t ip;
+	bool sig;
+	size_t i, n = nr_frames(t);
+
+	out_array(w, "stack");
+	for (i = 0; i < n; i++) {
+		frame(v, t, ip0, i, &ip, buf, sizeof(buf), &sym, &sig);
+		out_elem(w);
+		out_begin(w);
+		out_kv_hex(w, "ip", ip);
+		json_sym(w, "sym", sym);
+		json_sym(w, "line", line_of(v, ip, lbuf, sizeof(lbuf)));
+		if (sig)
+			out_kv_bool(w, "signal_frame", true);
+		out_end(w);
+	}
+	out_array_end(w);
+	out_kv_bool(w, "window_mid_stack", t && !t->began);
+	out_kv_bool(w, "deeper_than_window", deeper(t));
+}
+
+static void json_branches(const struct crash_view *v, struct out *w)
+{
+	const struct cw_thread *t = v->t;
+	char buf[256];
+	size_t i;
+
+	out_array(w, "branches");
+	for (i = 0; t && i < t->nr_branches; i++) {
+		const struct qpt_lbr_entry *e = &t->branches[i];
+
+		out_elem(w);
+		out_begin(w);
+		out_kv_hex(w, "from", e->from);
+		out_kv_hex(w, "to", e->to);
+		out_kv_cstr(w, "kind", kind_name(e->kind));
+		json_sym(w, "from_sym", sym_of(v, t, e->from, buf, sizeof(buf)));
+		json_sym(w, "to_sym", sym_of(v, t, e->to, buf, sizeof(buf)));
+		out_end(w);
+	}
+	out_array_end(w);
+}
+
+static void json_insns(const struct crash_view *v, struct out *w)
+{
+	const struct cw_insn *in;
+	char buf[256], lbuf[512];
+	size_t i, n = 0;
+
+	while (v->t && n < v->insns && cw_insn_at(v->walk, v->t, n))
+		n++;
+	out_array(w, "insns");
+	for (i = n; i-- > 0;) {
+		in = cw_insn_at(v->walk, v->t, i);
+		out_elem(w);
+		out_begin(w);
+		out_kv_hex(w, "ip", in->ip);
+		json_sym(w, "sym",
+			 symstr(buf, sizeof(buf), in->sym, in->symoff));
+		out_kv_hexbytes(w, "bytes", in->raw, in->size);
+		json_sym(w, "line", line_of(v, in->ip, lbuf, sizeof(lbuf)));
+		out_end(w);
+	}
+	out_array_end(w);
+}
+
+static void json_others(const struct crash_view *v, struct out *w)
+{
+	const struct cw_thread *o;
+	char buf[256];
+	size_t i;
+
+	out_array(w, "threads");
+	for (i = 0; i < v->walk->nr; i++) {
+		o = &v->walk->threads[i];
+		if (o == v->t)
+			continue;
+		out_elem(w);
+		out_begin(w);
+		out_kv_i64(w, "tid", o->tid);
+		out_kv_u64(w, "insns", o->insns);
+		out_kv_hex(w, "ip", o->end_ip);
+		json_sym(w, "sym", symstr(buf, sizeof(buf), o->end_sym,
+					  o->end_symoff));
+		if (v->all_threads)
+			json_stack(v, o, o->end_ip, w);
+		out_end(w);
+	}
+	out_array_end(w);
+}
+
+void crash_print_json(const struct crash_view *v, struct out *w)
+{
+	const struct qpt_crash *c = v->c;
+	const char *name, *code, *meaning;
+	char buf[256];
+
+	name = cli_signal_name(c->signo);
+	cli_signal_code(c->signo, c->code, &code, &meaning);
+	out_begin(w);
+	out_kv_cstr(w, "comm", v->comm);
+	out_kv_i64(w, "pid", c->pid);
+	out_kv_i64(w, "tid", c->tid);
+	out_kv_i64(w, "signal", c->signo);
+	if (name)
+		out_kv_cstr(w, "signame", name);
+	out_kv_i64(w, "code", c->code);
+	if (code) {
+		out_kv_cstr(w, "code_name", code);
+		out_kv_cstr(w, "code_meaning", meaning);
+	}
+	out_kv_hex(w, "addr", c->addr);
+	out_kv_hex(w, "ip", c->ip);
+	json_sym(w, "sym", sym_of(v, v->t, c->ip, buf, sizeof(buf)));
+	json_sym(w, "line", line_of(v, c->ip, buf, sizeof(buf)));
+	out_kv_hexbytes(w, "bytes", c->insn, c->insn_len);
+	json_stack(v, v->t, c->ip, w);
+	if (v->t) {
+		out_kv_u64(w, "window_insns", v->t->insns);
+		out_kv_hex(w, "window_start", v->t->first.ip);
+		json_sym(w, "window_start_sym",
+			 symstr(buf, sizeof(buf), v->t->first.sym,
+				v->t->first.symoff));
+	}
+	json_branches(v, w);
+	json_insns(v, w);
+	json_others(v, w);
+	out_end(w);
+}

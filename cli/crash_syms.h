@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qpt crash's symbols and source lines for any address of the crashed
+ * process (elfutils libdwfl over the files its MMAP2 records name): where
+ * the decoder's flow has no instruction at the address (the faulting one
+ * never retired) and for file:line, which the decoder does not give.
+ */
+#ifndef QPT_CLI_CRASH_SYMS_H
+#define QPT_CLI_CRASH_SYMS_H
+
+#include <stdint.h>
+
+struct qpt_record;
+struct crash_syms;
+
+/* Returns NULL on allocation failure (then there are no lookups). */
+struct crash_syms *crash_syms_new(void);
+/* An MMAP/MMAP2 record of the file: the executable mappings of @pid go
+ * in (files that cannot be read are left out). */
+void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
+		    int32_t pid);
+/* The symbol of @ip and *@off, or NULL.  Valid until crash_syms_free. */
+const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off);
+/* The source file and *@line of @ip, or NULL. */
+const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line);
+void crash_syms_free(struct crash_syms *s);
+
+#endif
