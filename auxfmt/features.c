@@ -223,7 +223,7 @@ static int parse_event_desc(struct qpt_reader *r, struct qpt_cursor *c)
 	struct qpt_event_desc *v;
 	uint32_t n, asz, i, j;
 	const uint8_t *p;
-	uint8_t tmp[sizeof(struct perf_event_attr) + 64];
+	uint8_t tmp[QPT_ATTR_BYTES];
 	int err;
 
 	if ((err = count32(c, 8, &n)) || (err = qpt_cursor_u32(c, &asz)))
@@ -244,7 +244,7 @@ static int parse_event_desc(struct qpt_reader *r, struct qpt_cursor *c)
 		if (c->swap)
 			qpt_attr_swap(tmp, asz < sizeof(tmp) ? asz
 							     : sizeof(tmp));
-		memcpy(&v[i].attr, tmp, sizeof(v[i].attr));
+		memcpy(v[i].attr_bytes, tmp, sizeof(v[i].attr_bytes));
 		if ((err = count32(c, 8, &v[i].nr_ids)) ||
 		    (err = qpt_cursor_string(c, &v[i].name)))
 			return err;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "auxfmt/perfmon_priv.h"
 
 static const char *const type_names[QPT_PERFMON_TYPE_NR] = {
@@ -226,8 +227,8 @@ static void parse_branches(const uint8_t *p, struct qpt_perfmon_record *rec)
 	}
 }
 
-int qpt_perfmon_next(struct qpt_perfmon *pm, struct qpt_perfmon_record *rec,
-		     uint64_t *pos)
+static int perfmon_next(struct qpt_perfmon *pm, struct qpt_perfmon_record *rec,
+			uint64_t *pos)
 {
 	uint64_t at = pm->pos, left = pm->hdr.capture_end - at;
 	const uint8_t *p = pm->buf + at;
@@ -288,4 +289,26 @@ int qpt_perfmon_next(struct qpt_perfmon *pm, struct qpt_perfmon_record *rec,
 		*pos = at;
 	pm->pos = at + size;
 	return 1;
+}
+
+/* The first version's record ends with its 32 branches. */
+#define PERFMON_RECORD_SIZE_V1                                                 \
+	(offsetof(struct qpt_perfmon_record, branches) +                       \
+	 QPT_PERFMON_MAX_BRANCHES * sizeof(struct qpt_perfmon_branch))
+
+int qpt_perfmon_next_sized(struct qpt_perfmon *pm,
+			   struct qpt_perfmon_record *rec, size_t size,
+			   uint64_t *pos)
+{
+	struct qpt_perfmon_record full;
+	int ret;
+
+	if (!pm || !rec || size < PERFMON_RECORD_SIZE_V1)
+		return -QPT_E_INVAL;
+	if (size == sizeof(full))
+		return perfmon_next(pm, rec, pos);
+	memset(&full, 0, sizeof(full));
+	ret = perfmon_next(pm, &full, pos);
+	qpt_sized_copy(rec, size, &full, sizeof(full));
+	return ret;
 }

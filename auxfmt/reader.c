@@ -13,12 +13,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auxfmt/sized.h"
 #include "auxfmt/reader_internal.h"
 
-void qpt_reader_opts_init(struct qpt_reader_opts *opts)
+void qpt_reader_opts_init_sized(struct qpt_reader_opts *out, size_t size)
 {
+	struct qpt_reader_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
@@ -301,7 +307,7 @@ int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
 			size_t attr_len, bool swap, const uint64_t *ids,
 			uint32_t nr_ids, const uint64_t *sorted, uint64_t pos)
 {
-	uint8_t tmp[sizeof(struct perf_event_attr) + 64];
+	uint8_t tmp[QPT_ATTR_BYTES];
 	struct qpt_attr *a;
 	size_t n = attr_len;
 	int err;
@@ -327,7 +333,7 @@ int qpt_reader_add_attr(struct qpt_reader *r, const void *attr_bytes,
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	memcpy(&a->attr, tmp, n < sizeof(a->attr) ? n : sizeof(a->attr));
+	memcpy(a->attr_bytes, tmp, n);
 	a->ids = nr_ids ? ids : NULL;
 	a->nr_ids = nr_ids;
 	err = qpt_idmap_add(&r->idmap, sorted ? sorted : ids, nr_ids, a);

@@ -173,6 +173,8 @@ void *qpt_reader_alloc(struct qpt_reader *r, size_t n, size_t size);
 uint16_t qpt_bswap16(uint16_t v);
 uint32_t qpt_bswap32(uint32_t v);
 uint64_t qpt_bswap64(uint64_t v);
+/* Swap the attr of @len bytes at @attr in place: the fields of
+ * perf_event_attr up to VER8 (136 bytes); later bytes become zero. */
 void qpt_attr_swap(void *attr, size_t len);
 /* Swap record @rec (header already host order) in place; -1 when malformed
  * in a way that prevents swapping. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "auxfmt/reader_internal.h"
 
 /* Decompressed bytes held at once: two records of the largest size. */
@@ -352,12 +353,10 @@ static int inner_next(struct qpt_reader *r, struct qpt_record *rec)
 	}
 }
 
-int qpt_reader_next(struct qpt_reader *r, struct qpt_record *rec)
+static int reader_next(struct qpt_reader *r, struct qpt_record *rec)
 {
 	int ret;
 
-	if (!r || !rec)
-		return -QPT_E_INVAL;
 	if (r->failed)
 		return r->failed;
 	ret = 0;
@@ -370,5 +369,24 @@ int qpt_reader_next(struct qpt_reader *r, struct qpt_record *rec)
 		ret = outer_next(r, rec);
 	if (ret < 0)
 		r->failed = ret;
+	return ret;
+}
+
+/* The first version's struct qpt_record ends with aux_pos. */
+#define RECORD_SIZE_V1 (offsetof(struct qpt_record, aux_pos) + 8)
+
+int qpt_reader_next_sized(struct qpt_reader *r, struct qpt_record *rec,
+			  size_t size)
+{
+	struct qpt_record full;
+	int ret;
+
+	if (!r || !rec || size < RECORD_SIZE_V1)
+		return -QPT_E_INVAL;
+	if (size == sizeof(full))
+		return reader_next(r, rec);
+	memset(&full, 0, sizeof(full));
+	ret = reader_next(r, &full);
+	qpt_sized_copy(rec, size, &full, sizeof(full));
 	return ret;
 }

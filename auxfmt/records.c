@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "qpt/reader.h"
 #include "qpt/writer.h"
 
@@ -14,7 +15,7 @@
 #define MMAP2_PROT 56	   /* prot, flags */
 #define MMAP2_FILENAME 64  /* after the header */
 
-int qpt_mmap_parse(const struct qpt_record *rec, struct qpt_mmap_event *m)
+static int mmap_parse(const struct qpt_record *rec, struct qpt_mmap_event *m)
 {
 	const uint8_t *d = rec->data;
 	size_t fn_off;
@@ -49,6 +50,25 @@ int qpt_mmap_parse(const struct qpt_record *rec, struct qpt_mmap_event *m)
 	m->filename = (const char *)d + fn_off;
 	m->filename_len = strnlen(m->filename, rec->size - fn_off);
 	return 0;
+}
+
+/* The first version's struct qpt_mmap_event ends with filename_len. */
+#define MMAP_EVENT_SIZE_V1 (offsetof(struct qpt_mmap_event, filename_len) + 8)
+
+int qpt_mmap_parse_sized(const struct qpt_record *rec,
+			 struct qpt_mmap_event *m, size_t size)
+{
+	struct qpt_mmap_event full;
+	int ret;
+
+	if (!rec || !m || size < MMAP_EVENT_SIZE_V1)
+		return -QPT_E_INVAL;
+	if (size == sizeof(full))
+		return mmap_parse(rec, m);
+	memset(&full, 0, sizeof(full));
+	ret = mmap_parse(rec, &full);
+	qpt_sized_copy(m, size, &full, sizeof(full));
+	return ret;
 }
 
 int qpt_mmap2_build(const struct qpt_mmap_event *m, uint16_t misc,

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "auxfmt/reader_internal.h"
 
 struct walk {
@@ -265,16 +266,26 @@ static void walk_sample(struct walk *w, const struct perf_event_attr *a,
 	}
 }
 
-int qpt_sample_parse(const struct qpt_attr *attr, const void *rec,
-		     size_t size, struct qpt_sample *out)
+/* The first version's struct qpt_sample ends with aux. */
+#define SAMPLE_SIZE_V1 (offsetof(struct qpt_sample, aux) + sizeof(void *))
+
+int qpt_sample_parse_sized(const struct qpt_attr *attr, const void *rec,
+			   size_t size, struct qpt_sample *out,
+			   size_t out_size)
 {
 	struct walk w = {(uint8_t *)rec, 0, size, false, 0};
+	struct qpt_sample full;
 
-	if (!attr || !rec || !out)
+	if (!attr || !rec || !out || out_size < SAMPLE_SIZE_V1)
 		return -QPT_E_INVAL;
 	if (size < 8 || ((uintptr_t)rec & 7))
 		return size < 8 ? -QPT_E_TRUNCATED : -QPT_E_INVAL;
-	walk_sample(&w, &attr->attr, out);
+	if (out_size == sizeof(full)) {
+		walk_sample(&w, &attr->attr, out);
+		return w.err;
+	}
+	walk_sample(&w, &attr->attr, &full);
+	qpt_sized_copy(out, out_size, &full, sizeof(full));
 	return w.err;
 }
 

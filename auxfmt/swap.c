@@ -113,6 +113,9 @@ void qpt_attr_swap(void *attr, size_t len)
 	if (lim >= 48)
 		for (i = 40; i < 48; i++)
 			p[i] = revbyte(p[i]);
+	/* a later kernel's fields: their widths are unknown here */
+	if (len > 136)
+		memset(p + 136, 0, len - 136);
 }
 
 /*

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auxfmt/sized.h"
 #include "auxfmt/writer_priv.h"
 #include "qpt/crash.h"
 #include "qpt/reader.h"
@@ -43,10 +44,15 @@ void qpt_writer_logf(struct qpt_writer *w, enum qpt_log_level level,
 	w->log(level, msg, w->log_ctx);
 }
 
-void qpt_writer_opts_init(struct qpt_writer_opts *opts)
+void qpt_writer_opts_init_sized(struct qpt_writer_opts *out, size_t size)
 {
+	struct qpt_writer_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 /* Copy what both sides know of @in; unknown trailing bytes must be zero. */

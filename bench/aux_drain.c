@@ -37,6 +37,51 @@ static void copy_out(uint8_t *dst, const uint8_t *area, uint64_t size,
 	memcpy(dst + first, area, len - first);
 }
 
+struct times {
+	double drain, copy, fresh;
+};
+
+/*
+ * The peers on the bytes just written at @head: memcpy into a reused
+ * buffer @dst, and into pages never touched before, as the page cache
+ * behind the output file is.  Returns 0 or -1 (no memory).
+ */
+static int time_peers(struct times *tm, uint8_t *dst, const uint8_t *aux,
+		      uint64_t aux_size, uint64_t head, size_t chunk)
+{
+	uint8_t *fresh;
+	double t;
+
+	t = now();
+	copy_out(dst, aux, aux_size, head, chunk - 8);
+	tm->copy += now() - t;
+	t = now();
+	fresh = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fresh == MAP_FAILED)
+		return -1;
+	copy_out(fresh, aux, aux_size, head, chunk - 8);
+	munmap(fresh, chunk);
+	tm->fresh += now() - t;
+	return 0;
+}
+
+static void report(const struct times *tm, uint64_t done, size_t chunk,
+		   const char *out)
+{
+	printf("aux_drain: %.0f MiB in %zu KiB transactions\n",
+	       (double)done / (1 << 20), chunk >> 10);
+	printf("  drain to %s: %.0f MiB/s\n", out,
+	       done / tm->drain / (1 << 20));
+	printf("  memcpy into a reused buffer: %.0f MiB/s\n",
+	       done / tm->copy / (1 << 20));
+	printf("  memcpy into fresh pages:     %.0f MiB/s\n",
+	       done / tm->fresh / (1 << 20));
+	printf("  ratio drain/memcpy: %.2f (reused buffer), %.2f (fresh "
+	       "pages); goal >= 0.5\n",
+	       tm->copy / tm->drain, tm->fresh / tm->drain);
+}
+
 int main(int argc, char **argv)
 {
 	const char *out = argc > 1 ? argv[1] : "/tmp/qpt-aux-drain.data";
@@ -49,8 +94,8 @@ int main(int argc, char **argv)
 	struct qpt_ring ring;
 	struct qpt_sink sink;
 	uint8_t *src, *dst;
-	double t, t_drain = 0, t_copy = 0, t_fresh = 0;
-	uint8_t *fresh;
+	struct times tm = {0, 0, 0};
+	double t;
 	uint64_t done = 0, total = mib << 20, head;
 	size_t i;
 	int err;
@@ -78,23 +123,11 @@ int main(int argc, char **argv)
 		if (qpt_simkern_aux_write(sk, src, chunk - 8, 0) !=
 		    (int64_t)(chunk - 8))
 			return 1;
-		/* The peer: memcpy the same bytes out of the same area. */
-		t = now();
-		copy_out(dst, ring.aux, so.aux_size, head, chunk - 8);
-		t_copy += now() - t;
-		/* And into memory never touched before, as the page cache
-		 * behind the output file is. */
-		t = now();
-		fresh = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (fresh == MAP_FAILED)
+		if (time_peers(&tm, dst, ring.aux, so.aux_size, head, chunk))
 			return 1;
-		copy_out(fresh, ring.aux, so.aux_size, head, chunk - 8);
-		munmap(fresh, chunk);
-		t_fresh += now() - t;
 		t = now();
 		err = qpt_consumer_drain(c);
-		t_drain += now() - t;
+		tm.drain += now() - t;
 		if (err < 0) {
 			fprintf(stderr, "aux_drain: %s\n", qpt_strerror(err));
 			return 1;
@@ -103,16 +136,7 @@ int main(int argc, char **argv)
 	}
 	qpt_writer_close(w);
 	qpt_writer_free(w);
-	printf("aux_drain: %.0f MiB in %zu KiB transactions\n",
-	       (double)done / (1 << 20), chunk >> 10);
-	printf("  drain to %s: %.0f MiB/s\n", out, done / t_drain / (1 << 20));
-	printf("  memcpy into a reused buffer: %.0f MiB/s\n",
-	       done / t_copy / (1 << 20));
-	printf("  memcpy into fresh pages:     %.0f MiB/s\n",
-	       done / t_fresh / (1 << 20));
-	printf("  ratio drain/memcpy: %.2f (reused buffer), %.2f (fresh "
-	       "pages); goal >= 0.5\n",
-	       t_copy / t_drain, t_fresh / t_drain);
+	report(&tm, done, chunk, out);
 	qpt_consumer_free(c);
 	qpt_simkern_free(sk);
 	free(src);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* Synthesized sideband and build-ids (see synth.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -11,7 +10,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "auxfmt/elfnote.h"
 #include "capture/synth.h"
+#include "capture/target.h"
 #include "qpt/qpt.h"
 #include "qpt/reader.h"
 #include "qpt/writer.h"
@@ -90,27 +91,21 @@ static int synth_comm(const char *proc, int pid, int tid, size_t id_hdr_size,
 static int synth_comms(const char *proc, int pid, size_t id_hdr_size,
 		       qpt_synth_emit_fn emit, void *ctx)
 {
-	char path[256];
-	struct dirent *de;
-	int n = 0, err = 0, tid;
-	DIR *d;
+	int *tids, n = 0, err;
+	size_t nr, i;
 
-	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(d))) {
-		tid = atoi(de->d_name);
-		if (tid <= 0)
-			continue;
-		err = synth_comm(proc, pid, tid, id_hdr_size, emit, ctx);
+	err = qpt_target_threads(proc, pid, &tids, &nr);
+	if (err < 0)
+		return err;
+	for (i = 0; i < nr; i++) {
+		err = synth_comm(proc, pid, tids[i], id_hdr_size, emit, ctx);
 		if (err == -ENOENT) /* the thread just ended */
 			continue;
 		if (err < 0)
 			break;
 		n++;
 	}
-	closedir(d);
+	free(tids);
 	return err < 0 ? err : n;
 }
 
@@ -147,15 +142,15 @@ int qpt_synth_process(const char *proc, int pid, size_t id_hdr_size,
 	return err < 0 ? err : n;
 }
 
-/* The GNU build-id note of @elf: its length, 0 when none, or
- * -QPT_E_FORMAT. */
+/* The GNU build-id note of @elf: its length, 0 when none (or longer
+ * than @cap), or -QPT_E_FORMAT. */
 static int build_id_elf(Elf *elf, uint8_t *id, size_t cap)
 {
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Nhdr nh;
+	const uint8_t *desc;
 	Elf_Data *data;
-	size_t off, next, name_off, desc_off;
+	GElf_Shdr sh;
+	int n;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return -QPT_E_FORMAT;
@@ -163,19 +158,17 @@ static int build_id_elf(Elf *elf, uint8_t *id, size_t cap)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		data = elf_getdata(scn, NULL);
-		for (off = 0; data && off < data->d_size; off = next) {
-			next =
-			    gelf_getnote(data, off, &nh, &name_off, &desc_off);
-			if (!next)
-				break;
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
-				continue;
-			if (nh.n_descsz > cap || !nh.n_descsz)
-				return 0;
-			memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
-			return (int)nh.n_descsz;
-		}
+		if (!data || !data->d_buf)
+			continue;
+		n = qpt_elf_note_build_id(data->d_buf, data->d_size,
+					  data->d_type == ELF_T_NHDR8 ? 8 : 4,
+					  &desc);
+		if (n <= 0)
+			continue;
+		if ((size_t)n > cap)
+			return 0;
+		memcpy(id, desc, (size_t)n);
+		return n;
 	}
 	return 0;
 }

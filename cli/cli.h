@@ -69,6 +69,20 @@ struct cli_input {
  */
 int cli_parse_input(const char *cmd, const char *help, int argc, char **argv,
 		    struct cli_input *in);
+/*
+ * The one rule for numeric option values, in every subcommand: an
+ * unsigned integer (decimal, 0x hex or 0-led octal, as strtoull's base 0
+ * reads them) with nothing before or after it (no sign, no blank), from
+ * @min to @max.  Returns 0 with *@v, or -1 (then *@v is unchanged).
+ */
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+/*
+ * cli_parse_u64 for the value @s of option @opt of command @cmd: returns
+ * 0 with *@v, or prints "qpt CMD: bad OPT 'S' (a number from MIN to
+ * MAX)" with the usage hint and returns QPT_EXIT_USAGE.
+ */
+int cli_number(const char *cmd, const char *opt, const char *s, uint64_t min,
+	       uint64_t max, uint64_t *v);
 /* "qpt: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: prints "qpt CMD: message" and a hint; returns QPT_EXIT_USAGE. */

@@ -328,7 +328,10 @@ static int convert(struct convert *cv, int level)
 	return err ? writer_error(cv, err) : QPT_EXIT_OK;
 }
 
-int cmd_convert(int argc, char **argv)
+/* The options into @cv, *@level and *@to_perfmon.  Returns -1 to go on,
+ * or the exit code (help, a usage error). */
+static int parse_args(int argc, char **argv, struct convert *cv, int *level,
+		      bool *to_perfmon)
 {
 	static const struct option longopts[] = {
 	    {"input", required_argument, NULL, 'i'},
@@ -339,42 +342,37 @@ int cmd_convert(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct convert cv = {.in_name = "perf.data"};
-	struct qpt_perfmon *pm = NULL;
-	bool to_perfmon = false;
-	int c, level = 0, ret;
-	char *end;
+	uint64_t v;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:z::fh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'f':
-			cv.force = true;
+			cv->force = true;
 			break;
 		case 'i':
-			cv.in_name = optarg;
+			cv->in_name = optarg;
 			break;
 		case 'o':
-			cv.out_name = optarg;
+			cv->out_name = optarg;
 			break;
 		case 'z':
-			level = 1;
+			*level = 1;
 			if (!optarg)
 				break;
-			level = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || level < 1 || level > 22)
-				return cli_usage_error(
-				    "convert",
-				    "compression level '%s' is not 1..22",
-				    optarg);
+			if (cli_number("convert", "compression level", optarg,
+				       1, 22, &v))
+				return QPT_EXIT_USAGE;
+			*level = (int)v;
 			break;
 		case 'F':
 			if (strcmp(optarg, "perfmon"))
 				return cli_usage_error(
 				    "convert", "--format wants perfmon, not '%s'",
 				    optarg);
-			to_perfmon = true;
+			*to_perfmon = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -386,8 +384,21 @@ int cmd_convert(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("convert", "unexpected argument '%s'",
 				       argv[optind]);
-	if (!cv.out_name)
+	if (!cv->out_name)
 		return cli_usage_error("convert", "no output: -o OUT");
+	return -1;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct convert cv = {.in_name = "perf.data"};
+	struct qpt_perfmon *pm = NULL;
+	bool to_perfmon = false;
+	int level = 0, ret;
+
+	ret = parse_args(argc, argv, &cv, &level, &to_perfmon);
+	if (ret >= 0)
+		return ret;
 	if (same_file(cv.in_name, cv.out_name)) {
 		cli_error(cv.out_name, "is the input file");
 		return QPT_EXIT_ERROR;

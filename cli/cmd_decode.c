@@ -163,17 +163,25 @@ static void flush_rings(struct printer *o)
 	o->nr_rings = 0;
 }
 
+/* A comma-separated list of numbers (cli_parse_u64, up to INT32_MAX). */
 static int parse_list(const char *s, int32_t *list, unsigned *n)
 {
-	char *end;
+	char item[32];
+	uint64_t v;
+	size_t len;
 
 	while (*s) {
-		long v = strtol(s, &end, 10);
-
-		if (end == s || (*end && *end != ',') || *n >= MAX_LIST)
+		len = strcspn(s, ",");
+		if (len >= sizeof(item) || *n >= MAX_LIST)
+			return -1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (cli_parse_u64(item, 0, INT32_MAX, &v))
 			return -1;
 		list[(*n)++] = (int32_t)v;
-		s = *end ? end + 1 : end;
+		s += len;
+		if (*s && !*++s)
+			return -1; /* a trailing comma */
 	}
 	return 0;
 }
@@ -208,13 +216,8 @@ static int parse_time(const char *s, size_t n, uint64_t dflt, uint64_t *t)
 static int parse_image(const char *arg, char **path, uint64_t *addr)
 {
 	const char *at = strrchr(arg, '@');
-	char *end;
 
-	if (!at || at == arg || !at[1])
-		return -1;
-	errno = 0;
-	*addr = strtoull(at + 1, &end, 0);
-	if (*end || errno)
+	if (!at || at == arg || cli_parse_u64(at + 1, 0, UINT64_MAX, addr))
 		return -1;
 	*path = strndup(arg, (size_t)(at - arg));
 	return *path ? 0 : -1;
@@ -296,8 +299,7 @@ struct args {
  * error (printed). */
 static int parse_lbr(int c, struct lbr_args *l)
 {
-	unsigned long long v = 0;
-	char *end = NULL;
+	uint64_t v = 0;
 
 	if (c == 'o') {
 		l->output = optarg;
@@ -309,14 +311,11 @@ static int parse_lbr(int c, struct lbr_args *l)
 		l->perfmon = true;
 		return 0;
 	}
-	if (optarg) {
-		errno = 0;
-		v = strtoull(optarg, &end, 0);
-		if (*end || errno || !v || optarg[0] == '-' ||
-		    (c == OPT_LBR && v > QPT_LBR_MAX_DEPTH))
-			return cli_usage_error("decode", "bad %s '%s'",
-					       c == OPT_LBR ? "--lbr" : "--lbr-period", optarg);
-	}
+	if (optarg && cli_number("decode",
+				 c == OPT_LBR ? "--lbr" : "--lbr-period", optarg,
+				 1, c == OPT_LBR ? QPT_LBR_MAX_DEPTH : UINT64_MAX,
+				 &v))
+		return QPT_EXIT_USAGE;
 	if (c == OPT_LBR)
 		l->depth = optarg ? (unsigned)v : 32;
 	else
@@ -327,7 +326,6 @@ static int parse_lbr(int c, struct lbr_args *l)
 static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
 	const char *comma;
-	char *end;
 	int c;
 
 	optind = 1;
@@ -372,10 +370,9 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		case OPT_NO_SYM: o->no_sym = true; break;
 		case OPT_NO_ASM: o->no_asm = true; break;
 		case OPT_LAST:
-			errno = 0;
-			o->last = strtoull(optarg, &end, 0);
-			if (*end || errno || !o->last || o->last > (1u << 20))
-				return cli_usage_error("decode", "bad --last '%s'", optarg);
+			if (cli_number("decode", "--last", optarg, 1, 1u << 20,
+				       &o->last))
+				return QPT_EXIT_USAGE;
 			break;
 		case OPT_LBR:
 		case OPT_LBR_PERIOD:

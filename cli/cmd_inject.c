@@ -58,16 +58,6 @@ struct args {
 	struct qpt_decoder_opts dopts;
 };
 
-/* A positive number up to @max; false when @s is not one. */
-static bool number(const char *s, uint64_t max, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !*end && !errno && *v && s[0] != '-' && *v <= max;
-}
-
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	uint64_t v;
@@ -81,14 +71,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'f': a->force = true; break;
 		case OPT_LBR:
 			a->lbr = true;
-			if (optarg && !number(optarg, UINT64_MAX, &v))
-				return cli_usage_error("inject", "bad --lbr-callstack period '%s'", optarg);
+			if (optarg && cli_number("inject", "--lbr-callstack period",
+						 optarg, 1, UINT64_MAX, &v))
+				return QPT_EXIT_USAGE;
 			if (optarg)
 				a->io.period = v;
 			break;
 		case OPT_DEPTH:
-			if (!number(optarg, QPT_LBR_MAX_DEPTH, &v))
-				return cli_usage_error("inject", "bad --lbr-depth '%s'", optarg);
+			if (cli_number("inject", "--lbr-depth", optarg, 1,
+				       QPT_LBR_MAX_DEPTH, &v))
+				return QPT_EXIT_USAGE;
 			a->io.depth = (unsigned)v;
 			break;
 		case OPT_TRUTH: a->truth = optarg; break;
@@ -121,7 +113,7 @@ static int on_truth(const struct qpt_lbr_record *r, void *ctx)
 	out_array(w, "callchain");
 	for (i = 0; i < r->nr; i++) {
 		out_elem(w);
-		out_val_hex(w, r->entries[i].from);
+		out_val_hex(w, qpt_lbr_record_entry(r, i)->from);
 	}
 	out_array_end(w);
 	out_end(w);

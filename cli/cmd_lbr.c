@@ -59,8 +59,7 @@ struct args {
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 	int c;
 
 	optind = 1;
@@ -73,11 +72,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_SYSROOT: a->ro.sysroot = optarg; break;
 		case OPT_BUILDID: a->ro.buildid_dir = optarg; break;
 		case OPT_MAX_LBR:
-			errno = 0;
-			v = strtoul(optarg, &end, 0);
-			if (*end || errno || !v || optarg[0] == '-' ||
-			    v > QPT_LBR_MAX_DEPTH)
-				return cli_usage_error("lbr", "bad --max-lbr '%s'", optarg);
+			if (cli_number("lbr", "--max-lbr", optarg, 1,
+				       QPT_LBR_MAX_DEPTH, &v))
+				return QPT_EXIT_USAGE;
 			a->ro.max_lbr = (unsigned)v;
 			break;
 		case 'h': fputs(help, stdout); return QPT_EXIT_OK;
@@ -161,7 +158,7 @@ static void text_sample(struct out *w, const struct qpt_lbr_sample *s)
 		out_esc(w, s->event, strlen(s->event));
 	out_lit(w, ": \n");
 	for (i = 0; i < s->nr_frames; i++)
-		text_frame(w, &s->frames[i]);
+		text_frame(w, qpt_lbr_sample_frame(s, i));
 	out_char(w, '\n');
 }
 

@@ -3,6 +3,7 @@
  * qpt record: run a command (or attach to a process or CPUs) under perf
  * events, an AUX-area tracer by default (intel_pt), and write perf.data.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -123,13 +124,7 @@ static void usage(FILE *out)
 
 static int parse_u64_arg(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end ? -1 : 0;
+	return cli_parse_u64(s, 0, UINT64_MAX, v);
 }
 
 /* A size "123" (bytes), "4K", "16M", "1G". */
@@ -138,8 +133,8 @@ static int parse_size(const char *s, uint64_t *v)
 	uint64_t mul = 1;
 	char *end;
 
-	if (!s || !*s || *s == '-')
-		return -1;
+	if (!s || !isdigit((unsigned char)*s))
+		return -1; /* cli_parse_u64's rule, with a unit after */
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	if (errno)

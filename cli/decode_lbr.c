@@ -37,7 +37,7 @@ static void json_record(struct out *w, const struct qpt_lbr_record *r)
 	out_kv_cstr(w, "point", point_names[r->point]);
 	out_array(w, "entries");
 	for (i = 0; i < r->nr; i++) {
-		const struct qpt_lbr_entry *e = &r->entries[i];
+		const struct qpt_lbr_entry *e = qpt_lbr_record_entry(r, i);
 
 		out_elem(w);
 		out_begin(w);
@@ -76,7 +76,7 @@ static void text_record(struct out *w, const struct qpt_lbr_record *r)
 	out_dec(w, r->nr);
 	out_cstr(w, r->nr == 1 ? " entry\n" : " entries\n");
 	for (i = 0; i < r->nr; i++) {
-		const struct qpt_lbr_entry *e = &r->entries[i];
+		const struct qpt_lbr_entry *e = qpt_lbr_record_entry(r, i);
 
 		out_char(w, '\t');
 		out_dec_pad(w, i, 3, ' ');
@@ -120,7 +120,7 @@ static int perfmon_record(struct qpt_perfmon_writer *pm,
 	rec.num_branches = r->nr < QPT_PERFMON_MAX_BRANCHES ?
 				   (uint32_t)r->nr : QPT_PERFMON_MAX_BRANCHES;
 	for (i = 0; i < rec.num_branches; i++) {
-		const struct qpt_lbr_entry *e = &r->entries[i];
+		const struct qpt_lbr_entry *e = qpt_lbr_record_entry(r, i);
 
 		rec.branches[i].from = e->from;
 		rec.branches[i].to = e->to;
@@ -152,8 +152,6 @@ int lbr_start(struct lbr_run *lr, const struct lbr_args *a, struct out *w,
 	struct qpt_perfmon_header h = { 0, QPT_PERFMON_ARCH_X86_64, 0,
 					1000000000, 0 };
 	struct qpt_lbr_opts o;
-	uint64_t pos = 0;
-	char msg[256];
 	int err;
 
 	memset(lr, 0, sizeof(*lr));
@@ -171,11 +169,12 @@ int lbr_start(struct lbr_run *lr, const struct lbr_args *a, struct out *w,
 	}
 	if (!input)
 		return 0;
-	err = qpt_lbr_add_file_samples(lr->lbr, input, &pos, msg, sizeof(msg));
+	err = qpt_lbr_add_file_samples(lr->lbr, input);
 	if (err >= 0)
 		return 0;
-	if (msg[0])
-		cli_error_at(input, pos, "%s", msg);
+	if (qpt_lbr_errmsg(lr->lbr)[0])
+		cli_error_at(input, qpt_lbr_errpos(lr->lbr), "%s",
+			     qpt_lbr_errmsg(lr->lbr));
 	else
 		cli_error(input, "%s", qpt_strerror(err));
 	return QPT_EXIT_ERROR;

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 			return c->run(argc - 1, argv + 1);
 		}
 	}
-	fprintf(stderr, "qpt: '%s' is not a qpt command\n", argv[1]);
+	cli_error(NULL, "'%s' is not a qpt command", argv[1]);
 	usage(stderr);
 	return QPT_EXIT_USAGE;
 }

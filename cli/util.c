@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Error reporting shared by the subcommands: one line, "qpt: FILE: ...". */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,6 +160,31 @@ int cli_write_error(int err)
 {
 	cli_error("standard output", "%s", qpt_strerror(err));
 	return QPT_EXIT_ERROR;
+}
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (errno || *end || n < min || n > max)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+int cli_number(const char *cmd, const char *opt, const char *s, uint64_t min,
+	       uint64_t max, uint64_t *v)
+{
+	if (!cli_parse_u64(s, min, max, v))
+		return 0;
+	return cli_usage_error(cmd, "bad %s '%s' (a number from %llu to %llu)",
+			       opt, s ? s : "", (unsigned long long)min,
+			       (unsigned long long)max);
 }
 
 void cli_warn(const char *fmt, ...)

@@ -6,13 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "decode/decoder.h"
 
-void qpt_decoder_opts_init(struct qpt_decoder_opts *opts)
+void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *out, size_t size)
 {
+	struct qpt_decoder_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->want = QPT_WANT_INSN;
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 static bool opts_valid(const struct qpt_decoder_opts *opts)
@@ -178,11 +184,16 @@ size_t qpt_decoder_missing(const struct qpt_decoder *dec,
 	return dec ? dec->nr_missing : 0;
 }
 
-void qpt_decoder_stats(const struct qpt_decoder *dec,
-		       struct qpt_decode_stats *stats)
+/* The first version's stats end with skipped_bytes. */
+#define STATS_SIZE_V1 (offsetof(struct qpt_decode_stats, skipped_bytes) + 8)
+
+int qpt_decoder_stats_sized(const struct qpt_decoder *dec,
+			    struct qpt_decode_stats *stats, size_t size)
 {
-	if (dec && stats)
-		*stats = dec->stats;
+	if (!dec || !stats || size < STATS_SIZE_V1)
+		return -QPT_E_INVAL;
+	qpt_sized_copy(stats, size, &dec->stats, sizeof(dec->stats));
+	return 0;
 }
 
 static const char *const branch_names[QPT_BR_NR] = {

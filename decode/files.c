@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auxfmt/elfnote.h"
 #include "decode/internal.h"
 
 static char *path_join(const char *dir, const char *path)
@@ -253,22 +254,19 @@ static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
 static void read_build_id(struct qd_file *file, Elf *elf, Elf_Scn *scn)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nh;
+	const uint8_t *desc;
+	int n;
 
-	if (!data)
+	if (!data || !data->d_buf)
 		return;
-	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
-			size_t n = nh.n_descsz < 20 ? nh.n_descsz : 20;
-
-			memcpy(file->build_id, (char *)data->d_buf + desc_off,
-			       n);
-			file->build_id_size = (uint8_t)n;
-			return;
-		}
-	}
+	n = qpt_elf_note_build_id(data->d_buf, data->d_size,
+				  data->d_type == ELF_T_NHDR8 ? 8 : 4, &desc);
+	if (n <= 0)
+		return;
+	if (n > 20)
+		n = 20;
+	memcpy(file->build_id, desc, (size_t)n);
+	file->build_id_size = (uint8_t)n;
 }
 
 static void bid_hex(const uint8_t *bid, size_t n, char *out)

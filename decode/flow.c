@@ -64,6 +64,7 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	struct qd_flow_ctx *fc = f->fc;
 
 	memset(it, 0, offsetof(struct qpt_item, raw));
+	it->struct_size = sizeof(*it);
 	it->type = type;
 	it->kind = kind;
 	it->via = QPT_BR_NR;

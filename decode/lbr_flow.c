@@ -6,9 +6,11 @@
  * newest), handed out at the points asked for.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "decode/lbr_priv.h"
 
 struct point {
@@ -40,14 +42,37 @@ struct qpt_lbr {
 	size_t nr_th, cap_th;
 	struct qd_tidmap map;
 	struct qpt_lbr_entry *scratch;
+	uint64_t errpos;
+	char errmsg[256];
 };
 
-void qpt_lbr_opts_init(struct qpt_lbr_opts *opts)
+void qd_lbr_set_error(struct qpt_lbr *l, uint64_t pos, const char *msg)
 {
+	l->errpos = pos;
+	snprintf(l->errmsg, sizeof(l->errmsg), "%s", msg ? msg : "");
+}
+
+uint64_t qpt_lbr_errpos(const struct qpt_lbr *l)
+{
+	return l ? l->errpos : 0;
+}
+
+const char *qpt_lbr_errmsg(const struct qpt_lbr *l)
+{
+	return l ? l->errmsg : "";
+}
+
+void qpt_lbr_opts_init_sized(struct qpt_lbr_opts *out, size_t size)
+{
+	struct qpt_lbr_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->depth = 32;
 	opts->mode = QPT_LBR_ANY;
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int qpt_lbr_new(const struct qpt_lbr_opts *opts, qpt_lbr_fn fn, void *ctx,
@@ -162,6 +187,8 @@ static int emit(struct qpt_lbr *l, const struct lthread *t, unsigned point,
 	struct qpt_lbr_record rec;
 
 	memset(&rec, 0, sizeof(rec));
+	rec.struct_size = sizeof(rec);
+	rec.entry_size = sizeof(*rec.entries);
 	rec.point = point;
 	rec.pid = t->pid;
 	rec.tid = t->tid;
@@ -304,12 +331,18 @@ static int due_points(struct qpt_lbr *l, struct lthread *t, uint64_t time)
 	return 0;
 }
 
+/* The first version's item ends with cycles. */
+#define ITEM_SIZE_V1 (offsetof(struct qpt_item, cycles) + 8)
+
 int qpt_lbr_item(const struct qpt_item *it, void *arg)
 {
 	struct qpt_lbr *l = arg;
-	struct lthread *t = thread_get(l, it->tid);
+	struct lthread *t;
 	int err;
 
+	if (!it || !l || it->struct_size < ITEM_SIZE_V1)
+		return -QPT_E_INVAL;
+	t = thread_get(l, it->tid);
 	if (!t)
 		return -ENOMEM;
 	if (it->pid >= 0)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "decode/decoder.h"
 #include "decode/lbr_priv.h"
 #include "qpt/reader.h"
@@ -36,12 +37,17 @@ struct inject {
 	int err;
 };
 
-void qpt_lbr_inject_opts_init(struct qpt_lbr_inject_opts *opts)
+void qpt_lbr_inject_opts_init_sized(struct qpt_lbr_inject_opts *out, size_t size)
 {
+	struct qpt_lbr_inject_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->depth = 32;
 	opts->period = 1000;
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 /* A period record of the tracker becomes a sample in the buffer. */

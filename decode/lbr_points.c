@@ -5,16 +5,14 @@
 #include "decode/lbr_priv.h"
 #include "qpt/reader.h"
 
-int qpt_lbr_add_file_samples(struct qpt_lbr *l, const char *path,
-			     uint64_t *errpos, char *errmsg, size_t msgsz)
+int qpt_lbr_add_file_samples(struct qpt_lbr *l, const char *path)
 {
 	struct qpt_reader *r = NULL;
 	struct qpt_record rec;
 	struct qpt_sample s;
 	int err, n = 0;
 
-	if (msgsz)
-		errmsg[0] = '\0';
+	qd_lbr_set_error(l, 0, NULL);
 	err = qpt_reader_open(path, NULL, &r);
 	while (!err && (err = qpt_reader_next(r, &rec)) > 0) {
 		err = 0;
@@ -26,10 +24,8 @@ int qpt_lbr_add_file_samples(struct qpt_lbr *l, const char *path,
 		err = qpt_lbr_add_point(l, (int32_t)s.tid, s.time, s.ip);
 		n++;
 	}
-	if (err < 0 && r && qpt_reader_errmsg(r)[0]) {
-		*errpos = qpt_reader_errpos(r);
-		snprintf(errmsg, msgsz, "%s", qpt_reader_errmsg(r));
-	}
+	if (err < 0 && r)
+		qd_lbr_set_error(l, qpt_reader_errpos(r), qpt_reader_errmsg(r));
 	qpt_reader_free(r);
 	return err < 0 ? err : n;
 }

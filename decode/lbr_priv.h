@@ -39,4 +39,8 @@ void qd_tidmap_free(struct qd_tidmap *m);
 long qd_tid_slot(struct qd_tidmap *m, void *pp, size_t *n, size_t *cap,
 		 size_t size, int32_t tid, bool *made);
 
+/* Keep a one-line message about the failure at input offset @pos of the
+ * tracker's last call ("" with NULL @msg), for qpt_lbr_errpos/errmsg. */
+void qd_lbr_set_error(struct qpt_lbr *l, uint64_t pos, const char *msg);
+
 #endif

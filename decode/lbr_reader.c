@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "decode/internal.h"
 #include "decode/lbr_priv.h"
 #include "qpt/reader.h"
@@ -46,10 +47,15 @@ struct qpt_lbr_reader {
 	char errmsg[256];
 };
 
-void qpt_lbr_reader_opts_init(struct qpt_lbr_reader_opts *opts)
+void qpt_lbr_reader_opts_init_sized(struct qpt_lbr_reader_opts *out, size_t size)
 {
+	struct qpt_lbr_reader_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int qpt_lbr_reader_new(const struct qpt_lbr_reader_opts *opts,
@@ -420,6 +426,8 @@ static int on_sample(struct qpt_lbr_reader *r, const struct qpt_reader *rd,
 			return -ENOMEM;
 	}
 	memset(&out, 0, sizeof(out));
+	out.struct_size = sizeof(out);
+	out.frame_size = sizeof(*out.frames);
 	out.pid = (int32_t)s.pid;
 	out.tid = (int32_t)s.tid;
 	out.cpu = s.cpu;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "decode/lbr_priv.h"
 
 struct sthread {
@@ -32,13 +33,24 @@ struct qpt_lbr_stitch {
 	struct qd_tidmap map;
 	struct qpt_lbr_entry *out;
 	size_t cap_out;
+	/* the caller's entries at the library's stride, and the frames at
+	 * the caller's (entry sizes other than the library's) */
+	struct qpt_lbr_entry *in;
+	size_t cap_in;
+	uint8_t *out_sized;
+	size_t cap_out_sized;
 };
 
-void qpt_lbr_stitch_opts_init(struct qpt_lbr_stitch_opts *opts)
+void qpt_lbr_stitch_opts_init_sized(struct qpt_lbr_stitch_opts *out, size_t size)
 {
+	struct qpt_lbr_stitch_opts o, *opts = &o;
+
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->max_lbr = 32;
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int qpt_lbr_stitch_new(const struct qpt_lbr_stitch_opts *opts,
@@ -73,6 +85,8 @@ void qpt_lbr_stitch_free(struct qpt_lbr_stitch *st)
 	free(st->th);
 	qd_tidmap_free(&st->map);
 	free(st->out);
+	free(st->in);
+	free(st->out_sized);
 	free(st);
 }
 
@@ -193,10 +207,10 @@ static int remember(struct sthread *t, const struct qpt_lbr_entry *e,
 	return 0;
 }
 
-int qpt_lbr_stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
-			  const struct qpt_lbr_entry *e, size_t nr,
-			  uint64_t hw_idx, const struct qpt_lbr_entry **frames,
-			  size_t *stitched)
+static int stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
+			 const struct qpt_lbr_entry *e, size_t nr,
+			 uint64_t hw_idx, const struct qpt_lbr_entry **frames,
+			 size_t *stitched)
 {
 	struct sthread *t = thread_get(st, tid);
 	uint64_t d = st->o.max_lbr, depth = UINT64_MAX;
@@ -232,4 +246,44 @@ int qpt_lbr_stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
 		st->out[nr + j] = t->mem[below - 1 - j];
 	*stitched = below;
 	return (int)(nr + below);
+}
+
+/* The first version's entry ends with flags. */
+#define ENTRY_SIZE_V1 (offsetof(struct qpt_lbr_entry, flags) + 2)
+
+int qpt_lbr_stitch_sample_sized(struct qpt_lbr_stitch *st, int32_t tid,
+				const struct qpt_lbr_entry *e, size_t nr,
+				uint64_t hw_idx,
+				const struct qpt_lbr_entry **frames,
+				size_t *stitched, size_t entry_size)
+{
+	const struct qpt_lbr_entry *full;
+	size_t i;
+	int n;
+
+	if (!st || (nr && !e) || !frames || !stitched ||
+	    entry_size < ENTRY_SIZE_V1)
+		return -QPT_E_INVAL;
+	if (entry_size == sizeof(*e))
+		return stitch_sample(st, tid, e, nr, hw_idx, frames, stitched);
+	if (nr > st->o.max_lbr)
+		nr = st->o.max_lbr; /* as stitch_sample does */
+	if (qd_grow(&st->in, &st->cap_in, nr + 1, sizeof(*st->in)))
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		qpt_sized_copy(&st->in[i], sizeof(*st->in),
+			       (const char *)e + i * entry_size,
+			       entry_size < sizeof(*e) ? entry_size
+						       : sizeof(*e));
+	n = stitch_sample(st, tid, st->in, nr, hw_idx, &full, stitched);
+	if (n < 0)
+		return n;
+	if (qd_grow(&st->out_sized, &st->cap_out_sized,
+		    ((size_t)n + 1) * entry_size, 1))
+		return -ENOMEM;
+	for (i = 0; i < (size_t)n; i++)
+		qpt_sized_copy(st->out_sized + i * entry_size, entry_size,
+			       &full[i], sizeof(full[i]));
+	*frames = (const struct qpt_lbr_entry *)st->out_sized;
+	return n;
 }

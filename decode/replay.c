@@ -190,6 +190,7 @@ static int emit_one_lost(const struct qd_lost *l, const struct qd_queue *q,
 	struct qpt_item it;
 
 	memset(&it, 0, sizeof(it));
+	it.struct_size = sizeof(it);
 	it.type = QPT_ITEM_EVENT;
 	it.kind = QPT_EV_LOST;
 	it.via = QPT_BR_NR;

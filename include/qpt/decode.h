@@ -55,7 +55,12 @@ struct qpt_decoder_opts {
 };
 
 /* Initialise @opts to defaults (instructions and errors), setting size. */
-QPT_API void qpt_decoder_opts_init(struct qpt_decoder_opts *opts);
+QPT_API void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *opts,
+					size_t size);
+static inline void qpt_decoder_opts_init(struct qpt_decoder_opts *opts)
+{
+	qpt_decoder_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * Create a decoder.  @opts may be NULL for defaults.  Returns 0, -ENOMEM,
@@ -134,8 +139,13 @@ enum qpt_item_flags {
 /*
  * One decoded item.  Every pointer in it is borrowed: valid during the
  * callback, except @sym, which stays valid until qpt_decoder_free().
+ * @struct_size: the bytes of it the library filled (sizeof(struct
+ * qpt_item) of its version): a field added later is there when
+ * QPT_SIZED_HAS(struct qpt_item, item, field) says so.  Code that makes
+ * items for qpt_lbr_item() sets it to sizeof(struct qpt_item).
  */
 struct qpt_item {
+	size_t struct_size;
 	enum qpt_item_type type;
 	unsigned kind;	  /* qpt_branch_kind or qpt_event_kind */
 	unsigned via;	  /* TRACE_END: the qpt_branch_kind that left the
@@ -230,8 +240,15 @@ QPT_API size_t qpt_decoder_missing(const struct qpt_decoder *dec,
 struct qpt_decode_stats {
 	uint64_t insns, branches, errors, trace_bytes, skipped_bytes;
 };
-QPT_API void qpt_decoder_stats(const struct qpt_decoder *dec,
-			       struct qpt_decode_stats *stats);
+QPT_API int qpt_decoder_stats_sized(const struct qpt_decoder *dec,
+				    struct qpt_decode_stats *stats,
+				    size_t size);
+/* Returns 0 or -QPT_E_INVAL (no decoder or stats, a size too small). */
+static inline int qpt_decoder_stats(const struct qpt_decoder *dec,
+				    struct qpt_decode_stats *stats)
+{
+	return qpt_decoder_stats_sized(dec, stats, sizeof(*stats));
+}
 
 #ifdef __cplusplus
 }

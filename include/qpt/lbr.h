@@ -91,16 +91,24 @@ struct qpt_lbr_opts {
 	bool no_end;
 };
 
-QPT_API void qpt_lbr_opts_init(struct qpt_lbr_opts *opts);
+QPT_API void qpt_lbr_opts_init_sized(struct qpt_lbr_opts *opts,
+					size_t size);
+static inline void qpt_lbr_opts_init(struct qpt_lbr_opts *opts)
+{
+	qpt_lbr_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * One record.  @entries (newest first) and the record are borrowed for
  * the callback.  @ip: at a period, the next instruction (not yet
  * executed); at an end, the last instruction; at a sample, its ip.
  * @hw_idx: the slot of the newest entry in a ring of opts.depth slots
- * (perf's hw_idx: the LBR's top-of-stack index).
+ * (perf's hw_idx: the LBR's top-of-stack index).  @struct_size: the bytes
+ * of the record the library filled (see QPT_SIZED_HAS); @entries lie
+ * @entry_size bytes apart: read them with qpt_lbr_record_entry().
  */
 struct qpt_lbr_record {
+	size_t struct_size;
 	unsigned point; /* enum qpt_lbr_point */
 	int32_t pid, tid, cpu;
 	uint64_t ip, time;
@@ -109,7 +117,16 @@ struct qpt_lbr_record {
 	uint64_t insns; /* instructions of the thread so far (with INSN items) */
 	size_t nr;
 	const struct qpt_lbr_entry *entries;
+	size_t entry_size;
 };
+
+/* Entry @i (0: the newest) of @rec. */
+static inline const struct qpt_lbr_entry *
+qpt_lbr_record_entry(const struct qpt_lbr_record *rec, size_t i)
+{
+	return (const struct qpt_lbr_entry *)((const char *)rec->entries +
+					      i * rec->entry_size);
+}
 
 /* Return 0 to go on, a negative value to stop (it is passed back). */
 typedef int (*qpt_lbr_fn)(const struct qpt_lbr_record *rec, void *ctx);
@@ -137,12 +154,14 @@ QPT_API int qpt_lbr_add_point(struct qpt_lbr *lbr, int32_t tid,
 /*
  * Add a point for every PERF_RECORD_SAMPLE with a tid and a time in the
  * perf.data @path (any event).  Returns the number added, -errno,
- * -QPT_E_FORMAT/TRUNCATED (then *@errpos and @errmsg, @msgsz bytes, say
- * where and what), -ENOMEM.
+ * -QPT_E_FORMAT/TRUNCATED (then qpt_lbr_errpos/errmsg say where and
+ * what), -ENOMEM.
  */
-QPT_API int qpt_lbr_add_file_samples(struct qpt_lbr *lbr, const char *path,
-				     uint64_t *errpos, char *errmsg,
-				     size_t msgsz);
+QPT_API int qpt_lbr_add_file_samples(struct qpt_lbr *lbr, const char *path);
+/* After a failed call: the input offset and a one-line message ("" when
+ * there is none). */
+QPT_API uint64_t qpt_lbr_errpos(const struct qpt_lbr *lbr);
+QPT_API const char *qpt_lbr_errmsg(const struct qpt_lbr *lbr);
 
 /*
  * A qpt_item_fn: pass it to qpt_decoder_run_* with the tracker as
@@ -154,7 +173,8 @@ QPT_API int qpt_lbr_add_file_samples(struct qpt_lbr *lbr, const char *path,
  * into a signal handler, a fault to its handler, sigreturn to the
  * interrupted code), except where the trace resumes where it stopped (a
  * syscall returning to the next instruction, an interrupt returning to
- * the interrupted one).  Returns 0 or the callback's negative value.
+ * the interrupted one).  Returns 0, the callback's negative value, -ENOMEM,
+ * or -QPT_E_INVAL (an item whose size is below the first version's).
  */
 QPT_API int qpt_lbr_item(const struct qpt_item *item, void *lbr);
 
@@ -179,7 +199,12 @@ struct qpt_lbr_stitch_opts {
 	void *link_ctx;
 };
 
-QPT_API void qpt_lbr_stitch_opts_init(struct qpt_lbr_stitch_opts *opts);
+QPT_API void qpt_lbr_stitch_opts_init_sized(struct qpt_lbr_stitch_opts *opts,
+					size_t size);
+static inline void qpt_lbr_stitch_opts_init(struct qpt_lbr_stitch_opts *opts)
+{
+	qpt_lbr_stitch_opts_init_sized(opts, sizeof(*opts));
+}
 
 struct qpt_lbr_stitch;
 
@@ -194,8 +219,10 @@ QPT_API void qpt_lbr_stitch_free(struct qpt_lbr_stitch *st);
  * first, the newest in slot @hw_idx).  Samples of a thread must come in
  * time order.  Sets *@frames to the sample's call frames, innermost
  * first: its @nr entries, then the frames stitched from memory (the last
- * *@stitched ones), valid until the next call.  Returns the number of
- * frames or -ENOMEM.
+ * *@stitched ones), valid until the next call.  @e and *@frames are
+ * arrays of the caller's struct qpt_lbr_entry, @entry_size bytes apart
+ * (the inline wrapper passes sizeof).  Returns the number of frames,
+ * -ENOMEM, or -QPT_E_INVAL (an @entry_size below the first version's).
  *
  * How: the LBR's slot of a call is its depth in the stack plus a constant
  * (modulo the depth), since calls and returns move the top of stack by
@@ -207,11 +234,22 @@ QPT_API void qpt_lbr_stitch_free(struct qpt_lbr_stitch *st);
  * what perf's --stitch-lbr cannot: the outer frames a call-stack LBR
  * loses for good when a recursion deeper than the LBR unwinds.
  */
-QPT_API int qpt_lbr_stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
-				  const struct qpt_lbr_entry *e, size_t nr,
-				  uint64_t hw_idx,
-				  const struct qpt_lbr_entry **frames,
-				  size_t *stitched);
+QPT_API int qpt_lbr_stitch_sample_sized(struct qpt_lbr_stitch *st,
+					int32_t tid,
+					const struct qpt_lbr_entry *e,
+					size_t nr, uint64_t hw_idx,
+					const struct qpt_lbr_entry **frames,
+					size_t *stitched, size_t entry_size);
+static inline int qpt_lbr_stitch_sample(struct qpt_lbr_stitch *st,
+					int32_t tid,
+					const struct qpt_lbr_entry *e,
+					size_t nr, uint64_t hw_idx,
+					const struct qpt_lbr_entry **frames,
+					size_t *stitched)
+{
+	return qpt_lbr_stitch_sample_sized(st, tid, e, nr, hw_idx, frames,
+					   stitched, sizeof(*e));
+}
 
 /* ---- the samples of a perf.data with their call stacks ---- */
 
@@ -232,8 +270,11 @@ struct qpt_lbr_frame {
 	uint64_t dso_addr; /* @addr as an offset in the mapping (perf's) */
 };
 
-/* One sample.  Everything is borrowed for the callback. */
+/* One sample.  Everything is borrowed for the callback.  @struct_size:
+ * the bytes of it the library filled (see QPT_SIZED_HAS); @frames lie
+ * @frame_size bytes apart: read them with qpt_lbr_sample_frame(). */
 struct qpt_lbr_sample {
+	size_t struct_size;
 	int32_t pid, tid;
 	uint32_t cpu;
 	uint64_t time, ip, period;
@@ -249,7 +290,16 @@ struct qpt_lbr_sample {
 	 * stitched ones (the last @stitched) */
 	size_t nr_calls, stitched;
 	const uint64_t *calls;
+	size_t frame_size;
 };
+
+/* Frame @i (0: the innermost) of @s. */
+static inline const struct qpt_lbr_frame *
+qpt_lbr_sample_frame(const struct qpt_lbr_sample *s, size_t i)
+{
+	return (const struct qpt_lbr_frame *)((const char *)s->frames +
+					      i * s->frame_size);
+}
 
 typedef int (*qpt_lbr_sample_fn)(const struct qpt_lbr_sample *s, void *ctx);
 
@@ -263,7 +313,12 @@ struct qpt_lbr_reader_opts {
 	void *log_ctx;
 };
 
-QPT_API void qpt_lbr_reader_opts_init(struct qpt_lbr_reader_opts *opts);
+QPT_API void qpt_lbr_reader_opts_init_sized(struct qpt_lbr_reader_opts *opts,
+					size_t size);
+static inline void qpt_lbr_reader_opts_init(struct qpt_lbr_reader_opts *opts)
+{
+	qpt_lbr_reader_opts_init_sized(opts, sizeof(*opts));
+}
 
 struct qpt_lbr_reader;
 
@@ -293,7 +348,12 @@ struct qpt_lbr_inject_opts {
 	void *truth_ctx;
 };
 
-QPT_API void qpt_lbr_inject_opts_init(struct qpt_lbr_inject_opts *opts);
+QPT_API void qpt_lbr_inject_opts_init_sized(struct qpt_lbr_inject_opts *opts,
+					size_t size);
+static inline void qpt_lbr_inject_opts_init(struct qpt_lbr_inject_opts *opts)
+{
+	qpt_lbr_inject_opts_init_sized(opts, sizeof(*opts));
+}
 
 struct qpt_writer;
 

@@ -21,6 +21,22 @@ extern "C" {
 #define QPT_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
 #define QPT_PERF_MAGIC2_SW 0x50455246494c4532ULL /* the same, byte-swapped */
 
+/*
+ * Where a public struct holds a struct perf_event_attr, it holds it in
+ * QPT_ATTR_BYTES bytes of its own, whatever size the <linux/perf_event.h>
+ * it is compiled against gives the kernel's struct (64 bytes in Linux
+ * 2.6.31, 128 in 6.1, 136 in 6.3, and growing): a union of the attr and
+ * these bytes, so that the struct's size and layout are libqpt's, not the
+ * kernel header's.  The caller names the fields its header knows; the
+ * library fills every byte it has (an attr read from a file: as many as
+ * the file has, up to QPT_ATTR_BYTES), zeros after them.
+ */
+#define QPT_ATTR_BYTES 256u
+#ifndef __cplusplus
+_Static_assert(sizeof(struct perf_event_attr) <= QPT_ATTR_BYTES,
+	       "struct perf_event_attr outgrew QPT_ATTR_BYTES");
+#endif
+
 struct qpt_file_section {
 	uint64_t offset;
 	uint64_t size;

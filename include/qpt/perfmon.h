@@ -142,8 +142,15 @@ QPT_API uint64_t qpt_perfmon_trailing(const struct qpt_perfmon *pm);
  * -QPT_E_TRUNCATED (a record runs past capture_end); errpos and errmsg then
  * say where and what, and later calls return the same error.
  */
-QPT_API int qpt_perfmon_next(struct qpt_perfmon *pm,
-			     struct qpt_perfmon_record *rec, uint64_t *pos);
+QPT_API int qpt_perfmon_next_sized(struct qpt_perfmon *pm,
+				   struct qpt_perfmon_record *rec, size_t size,
+				   uint64_t *pos);
+static inline int qpt_perfmon_next(struct qpt_perfmon *pm,
+				   struct qpt_perfmon_record *rec,
+				   uint64_t *pos)
+{
+	return qpt_perfmon_next_sized(pm, rec, sizeof(*rec), pos);
+}
 QPT_API uint64_t qpt_perfmon_errpos(const struct qpt_perfmon *pm);
 QPT_API const char *qpt_perfmon_errmsg(const struct qpt_perfmon *pm);
 

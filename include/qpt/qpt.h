@@ -8,8 +8,33 @@
  *   int return; >= 0 is success (and may carry a count);
  *   -errno for operating-system failures;
  *   -QPT_E_* (4096 and up) for format, decode and usage failures.
- * qpt_strerror() names any of them.  The library never prints or exits:
- * diagnostics go through a qpt_log_fn the caller installs in a context.
+ * qpt_strerror() names any of them.  Where the code alone cannot say what
+ * was wrong, there is also one optional line (no newline), never more:
+ *   - an object keeps it for its last failed call: qpt_X_errmsg() ("" when
+ *     none) and, for input, qpt_X_errpos(), the input offset (the reader,
+ *     the decoder, the LBR tracker and reader, the perfmon reader; a
+ *     reader that fails to open is handed back for this, to be freed);
+ *   - the capture calls that take options write it into the caller's
+ *     opts.errbuf (opts.errlen bytes; NULL: none).
+ * Nothing else carries errors: no bare -1, no NULL-for-error pointers, no
+ * errno left for the caller to read.  The library never prints or exits:
+ * diagnostics that are not errors (warnings about a file, progress) go
+ * through a qpt_log_fn the caller installs in a context.
+ *
+ * Structs grow at their end, as libipt's do, and carry their size:
+ *   - options (qpt_X_opts): .size, the caller's sizeof, set with the
+ *     defaults by qpt_X_opts_init() (an inline wrapper of
+ *     qpt_X_opts_init_sized(), which writes no byte past that size); the
+ *     library reads what both know and rejects unknown non-zero bytes;
+ *   - outputs filled into the caller's struct: the qpt_X_sized() function
+ *     takes the caller's sizeof (the inline wrapper without _sized passes
+ *     it); the library fills what fits, zeros what it does not know, and
+ *     returns -QPT_E_INVAL for a size below the first version's;
+ *   - structs handed to a callback (items, LBR records and samples):
+ *     .struct_size first, the bytes the library filled;
+ *     read a later field only where QPT_SIZED_HAS() says it is there.
+ *     Their arrays carry the element size (e.g. qpt_lbr_record's
+ *     entry_size) and are read through an accessor.
  */
 #ifndef QPT_QPT_H
 #define QPT_QPT_H
@@ -53,6 +78,11 @@ enum qpt_error {
  * -QPT_E_*.  The sign is ignored.  Returns a static string; never NULL.
  */
 QPT_API const char *qpt_strerror(int err);
+
+/* Whether *@p, a struct @type handed to a callback, holds @field. */
+#define QPT_SIZED_HAS(type, p, field)                                      \
+	((p)->struct_size >=                                               \
+	 offsetof(type, field) + sizeof(((type *)0)->field))
 
 enum qpt_log_level {
 	QPT_LOG_WARN,

@@ -37,7 +37,12 @@ struct qpt_reader_opts {
 };
 
 /* Initialise @opts to defaults, setting its size. */
-QPT_API void qpt_reader_opts_init(struct qpt_reader_opts *opts);
+QPT_API void qpt_reader_opts_init_sized(struct qpt_reader_opts *opts,
+					size_t size);
+static inline void qpt_reader_opts_init(struct qpt_reader_opts *opts)
+{
+	qpt_reader_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * Open @path ("-" is standard input).  On success *@reader owns the file
@@ -94,10 +99,14 @@ qpt_reader_file_header(const struct qpt_reader *reader);
 QPT_API uint64_t qpt_reader_errpos(const struct qpt_reader *reader);
 QPT_API const char *qpt_reader_errmsg(const struct qpt_reader *reader);
 
-/* One event description: the attr (any on-disk attr size, widened to the
- * host's struct, host order) with its ids and its name when known. */
+/* One event description: the attr (any on-disk attr size, host order, in
+ * a qpt-owned shape: see QPT_ATTR_BYTES) with its ids and its name when
+ * known. */
 struct qpt_attr {
-	struct perf_event_attr attr;
+	union {
+		struct perf_event_attr attr;
+		uint8_t attr_bytes[QPT_ATTR_BYTES];
+	};
 	uint32_t nr_ids;
 	const uint64_t *ids;
 	const char *name; /* from EVENT_DESC / EVENT_UPDATE, or NULL */
@@ -142,7 +151,10 @@ struct qpt_build_id {
 };
 
 struct qpt_event_desc {
-	struct perf_event_attr attr; /* widened to the host's struct */
+	union { /* as in struct qpt_attr */
+		struct perf_event_attr attr;
+		uint8_t attr_bytes[QPT_ATTR_BYTES];
+	};
 	const char *name;
 	uint32_t nr_ids;
 	const uint64_t *ids;
@@ -267,7 +279,13 @@ struct qpt_record {
  * Returns 1 with a record, 0 at the end, or a negative error (errpos and
  * errmsg say where and what).
  */
-QPT_API int qpt_reader_next(struct qpt_reader *reader, struct qpt_record *rec);
+QPT_API int qpt_reader_next_sized(struct qpt_reader *reader,
+				  struct qpt_record *rec, size_t size);
+static inline int qpt_reader_next(struct qpt_reader *reader,
+				  struct qpt_record *rec)
+{
+	return qpt_reader_next_sized(reader, rec, sizeof(*rec));
+}
 
 /*
  * Map or read @size bytes of the input at @pos (AUXTRACE payload access by
@@ -307,8 +325,13 @@ struct qpt_mmap_event {
  * Returns 0, -QPT_E_INVAL (another type), -QPT_E_TRUNCATED (too short for
  * its fields).
  */
-QPT_API int qpt_mmap_parse(const struct qpt_record *rec,
-			   struct qpt_mmap_event *m);
+QPT_API int qpt_mmap_parse_sized(const struct qpt_record *rec,
+				 struct qpt_mmap_event *m, size_t size);
+static inline int qpt_mmap_parse(const struct qpt_record *rec,
+				 struct qpt_mmap_event *m)
+{
+	return qpt_mmap_parse_sized(rec, m, sizeof(*m));
+}
 
 /* The build-id the BUILD_ID feature has for @filename, or NULL. */
 QPT_API const struct qpt_build_id *
@@ -361,8 +384,15 @@ struct qpt_sample {
  * misaligned @rec is -QPT_E_INVAL.
  * Returns 0 or -QPT_E_FORMAT / -QPT_E_TRUNCATED.
  */
-QPT_API int qpt_sample_parse(const struct qpt_attr *attr, const void *rec,
-			     size_t size, struct qpt_sample *out);
+QPT_API int qpt_sample_parse_sized(const struct qpt_attr *attr,
+				   const void *rec, size_t size,
+				   struct qpt_sample *out, size_t out_size);
+static inline int qpt_sample_parse(const struct qpt_attr *attr,
+				   const void *rec, size_t size,
+				   struct qpt_sample *out)
+{
+	return qpt_sample_parse_sized(attr, rec, size, out, sizeof(*out));
+}
 
 #ifdef __cplusplus
 }

@@ -32,7 +32,12 @@ struct qpt_writer_opts {
 	void *log_ctx;
 };
 
-QPT_API void qpt_writer_opts_init(struct qpt_writer_opts *opts);
+QPT_API void qpt_writer_opts_init_sized(struct qpt_writer_opts *opts,
+					size_t size);
+static inline void qpt_writer_opts_init(struct qpt_writer_opts *opts)
+{
+	qpt_writer_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * Create @path ("-" is standard output, pipe mode; a file is created with

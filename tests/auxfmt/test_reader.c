@@ -32,6 +32,10 @@ struct layout {
 	size_t auxtrace_at, sample_at, data_at, data_end;
 };
 
+/* What a kernel after Linux 6.3 (attr VER8, 136 bytes) may put in the
+ * fields it adds. */
+#define LATER 0x7766554433221100ULL
+
 /* One attr of @asz bytes (its size field says @asz), fields cut at @asz. */
 static void put_attr(struct pb *p, uint32_t asz, uint64_t sample_type,
 		     uint64_t bst, uint64_t config)
@@ -64,8 +68,9 @@ static void put_attr(struct pb *p, uint32_t asz, uint64_t sample_type,
 	F(4, 0);	   /* aux_sample_size */
 	F(4, 0);
 	F(8, 0x5151);	   /* sig_data */
+	F(8, 0);	   /* config3 */
 	while (p->n - start < asz)
-		F(8, 0);   /* a later kernel's fields: config3, ... */
+		F(8, LATER);   /* a later kernel's fields */
 #undef F
 }
 
@@ -79,10 +84,10 @@ static void put_trailer(struct pb *p, uint64_t time, uint64_t id)
 	pb_u64(p, id);	 /* IDENTIFIER */
 }
 
-static void put_records(struct pb *p, struct layout *l, uint64_t st)
+/* put_records' parts: MMAP2, ITRACE_START, AUX; AUXTRACE; the samples. */
+static void put_sideband(struct pb *p)
 {
 	size_t r;
-	int i;
 
 	r = pb_rec(p, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
 	pb_u32(p, 100);
@@ -112,6 +117,12 @@ static void put_records(struct pb *p, struct layout *l, uint64_t st)
 	pb_u64(p, PERF_AUX_FLAG_TRUNCATED);
 	put_trailer(p, 1002, 8);
 	pb_end(p, r);
+}
+
+static void put_auxtrace(struct pb *p, struct layout *l)
+{
+	size_t r;
+	int i;
 
 	l->auxtrace_at = r = pb_rec(p, QPT_RECORD_AUXTRACE, 0);
 	pb_u64(p, 16);	  /* size */
@@ -124,6 +135,11 @@ static void put_records(struct pb *p, struct layout *l, uint64_t st)
 	pb_end(p, r);
 	for (i = 0; i < 16; i++)
 		pb_u8(p, (uint8_t)i);
+}
+
+static void put_samples(struct pb *p, struct layout *l, uint64_t st)
+{
+	size_t r;
 
 	l->sample_at = r = pb_rec(p, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	if (st & PERF_SAMPLE_IDENTIFIER)
@@ -173,6 +189,15 @@ static void put_records(struct pb *p, struct layout *l, uint64_t st)
 		pb_u64(p, 3);
 		pb_end(p, r);
 	}
+}
+
+static void put_records(struct pb *p, struct layout *l, uint64_t st)
+{
+	size_t r;
+
+	put_sideband(p);
+	put_auxtrace(p, l);
+	put_samples(p, l, st);
 	r = pb_rec(p, QPT_RECORD_FINISHED_ROUND, 0);
 	pb_end(p, r);
 }
@@ -303,8 +328,11 @@ static void check_trailer(const struct qpt_record *rec, uint64_t time,
 	assert_int_equal(rec->attr->attr.config, 1);
 }
 
-static void check_attr_a(const struct qpt_attr *a, uint32_t asz)
+static void check_attr_a(const struct qpt_attr *a, uint32_t asz, bool be)
 {
+	uint64_t v;
+	size_t i;
+
 	assert_int_equal(a->attr.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(a->attr.config, 1);
 	assert_int_equal(a->attr.sample_period, 4000);
@@ -324,26 +352,28 @@ static void check_attr_a(const struct qpt_attr *a, uint32_t asz)
 		assert_int_equal(a->attr.sample_max_stack, 127);
 		assert_int_equal(a->attr.sig_data, 0x5151);
 	}
+	/* The attr keeps QPT_ATTR_BYTES whatever the kernel header says: the
+	 * fields of a later kernel as they are in the file where its byte
+	 * order is the host's (their widths are unknown: in a swapped file
+	 * they read as zero), zeros past the attr. */
+	assert_int_equal(sizeof(a->attr_bytes), QPT_ATTR_BYTES);
+	for (i = 136; i < QPT_ATTR_BYTES; i += 8) { /* VER8 */
+		memcpy(&v, a->attr_bytes + i, 8);
+		assert_int_equal(v, i + 8 <= asz && !be ? LATER : 0);
+	}
 }
 
-/* Every record of the two-attr file, in either byte order. */
-static void check_file(bool be, uint32_t asz)
+/* check_file's parts, in record order. */
+static void check_file_header(struct qpt_reader *r, const struct layout *l,
+			      bool be, uint32_t asz)
 {
-	static struct pb p;
-	struct qpt_record rec;
-	struct qpt_sample s;
-	struct qpt_reader *r;
-	struct layout l;
 	const struct qpt_auxtrace_index_entry *idx;
-	int i;
 
-	build_file(&p, be, asz, true, &l);
-	r = open_pb(&p);
 	assert_int_equal(qpt_reader_is_swapped(r), be);
 	assert_false(qpt_reader_is_pipe(r));
-	assert_int_equal(qpt_reader_file_header(r)->data.offset, l.data_at);
+	assert_int_equal(qpt_reader_file_header(r)->data.offset, l->data_at);
 	assert_int_equal(qpt_reader_nr_attrs(r), 2);
-	check_attr_a(qpt_reader_attr(r, 0), asz);
+	check_attr_a(qpt_reader_attr(r, 0), asz, be);
 	assert_ptr_equal(qpt_reader_attr_by_id(r, 8), qpt_reader_attr(r, 0));
 	assert_ptr_equal(qpt_reader_attr_by_id(r, 10), qpt_reader_attr(r, 1));
 	assert_null(qpt_reader_attr_by_id(r, 11));
@@ -352,11 +382,16 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(qpt_reader_features(r)->nr_cpus_avail, 4);
 	assert_int_equal(qpt_reader_features(r)->nr_cpus_online, 2);
 	assert_int_equal(qpt_reader_auxtrace_index(r, &idx), 1);
-	assert_int_equal(idx[0].file_offset, l.auxtrace_at);
+	assert_int_equal(idx[0].file_offset, l->auxtrace_at);
 	assert_int_equal(idx[0].sz, 0x30);
+}
+
+static void check_file_sideband(struct qpt_reader *r, const struct layout *l)
+{
+	struct qpt_record rec;
 
 	next_ok(r, &rec, PERF_RECORD_MMAP2);
-	assert_int_equal(rec.pos, l.data_at);
+	assert_int_equal(rec.pos, l->data_at);
 	assert_int_equal(rec.misc, PERF_RECORD_MISC_USER);
 	assert_int_equal(f32(&rec, 8), 100);
 	assert_int_equal(f32(&rec, 12), 101);
@@ -382,9 +417,16 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(f64(&rec, 16), 0x40);
 	assert_int_equal(f64(&rec, 24), PERF_AUX_FLAG_TRUNCATED);
 	check_trailer(&rec, 1002, 8);
+}
+
+static void check_file_auxtrace(struct qpt_reader *r, const struct pb *p,
+				const struct layout *l)
+{
+	struct qpt_record rec;
+	int i;
 
 	next_ok(r, &rec, QPT_RECORD_AUXTRACE);
-	assert_int_equal(rec.pos, l.auxtrace_at);
+	assert_int_equal(rec.pos, l->auxtrace_at);
 	assert_int_equal(rec.size, 0x30);
 	assert_int_equal(f64(&rec, 8), 16);
 	assert_int_equal(f64(&rec, 16), 0x100);
@@ -393,14 +435,20 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(f32(&rec, 36), 101);
 	assert_int_equal(f32(&rec, 40), 3);
 	assert_int_equal(rec.aux_size, 16);
-	assert_int_equal(rec.aux_pos, l.auxtrace_at + 0x30);
+	assert_int_equal(rec.aux_pos, l->auxtrace_at + 0x30);
 	/* a span of the input, not a copy */
-	assert_ptr_equal(rec.aux, p.b + l.auxtrace_at + 0x30);
+	assert_ptr_equal(rec.aux, p->b + l->auxtrace_at + 0x30);
 	for (i = 0; i < 16; i++)
 		assert_int_equal(((const uint8_t *)rec.aux)[i], i);
+}
+
+static void check_file_samples(struct qpt_reader *r, const struct layout *l)
+{
+	struct qpt_record rec;
+	struct qpt_sample s;
 
 	next_ok(r, &rec, PERF_RECORD_SAMPLE);
-	assert_int_equal(rec.pos, l.sample_at);
+	assert_int_equal(rec.pos, l->sample_at);
 	assert_ptr_equal(rec.attr, qpt_reader_attr(r, 0));
 	assert_int_equal(qpt_sample_parse(rec.attr, rec.data, rec.size, &s),
 			 0);
@@ -449,7 +497,22 @@ static void check_file(bool be, uint32_t asz)
 	assert_int_equal(s.ip, 0x999);
 	assert_int_equal(s.time, 1004);
 	assert_int_equal(s.period, 3);
+}
 
+/* Every record of the two-attr file, in either byte order. */
+static void check_file(bool be, uint32_t asz)
+{
+	static struct pb p;
+	struct qpt_record rec;
+	struct qpt_reader *r;
+	struct layout l;
+
+	build_file(&p, be, asz, true, &l);
+	r = open_pb(&p);
+	check_file_header(r, &l, be, asz);
+	check_file_sideband(r, &l);
+	check_file_auxtrace(r, &p, &l);
+	check_file_samples(r, &l);
 	next_ok(r, &rec, QPT_RECORD_FINISHED_ROUND);
 	assert_int_equal(qpt_reader_next(r, &rec), 0);
 	qpt_reader_free(r);
@@ -470,6 +533,103 @@ static void test_attr_larger(void **state)
 {
 	check_file(false, PERF_ATTR_SIZE_VER7 + 32);
 	check_file(true, PERF_ATTR_SIZE_VER7 + 32);
+}
+
+/*
+ * Sized outputs (libipt's convention): a caller built against an older,
+ * smaller struct gets the bytes that fit and nothing past them; one built
+ * against a newer, larger struct gets zeros in the fields this library
+ * does not know; one below the first version is refused.  The oracle is
+ * the same record read into the library's own struct.
+ */
+/* Two readers' copies of one record: the same fields, the same bytes. */
+static void same_record(const struct qpt_record *a, const struct qpt_record *b)
+{
+	assert_int_equal(a->pos, b->pos);
+	assert_int_equal(a->type, b->type);
+	assert_int_equal(a->misc, b->misc);
+	assert_int_equal(a->size, b->size);
+	assert_int_equal(a->depth, b->depth);
+	assert_memory_equal(a->data, b->data, a->size);
+	assert_int_equal(!a->attr, !b->attr);
+	assert_memory_equal(&a->sid, &b->sid, sizeof(a->sid));
+	assert_int_equal(a->aux_size, b->aux_size);
+	assert_int_equal(a->aux_pos, b->aux_pos);
+}
+
+static void test_sized_outputs(void **state)
+{
+	static struct pb p;
+	struct qpt_reader *r1, *r2;
+	struct layout l;
+	struct {
+		struct qpt_record rec;
+		uint8_t later[24];
+		uint8_t guard[8];
+	} big;
+	struct {
+		struct qpt_sample s;
+		uint8_t later[16];
+	} bigs;
+	struct qpt_record rec;
+	struct qpt_sample s;
+	uint8_t small[sizeof(struct qpt_record) + 8];
+	size_t cut = offsetof(struct qpt_record, aux_pos) + 8;
+	int ret;
+
+	build_file(&p, false, PERF_ATTR_SIZE_VER7, true, &l);
+	r1 = open_pb(&p);
+	r2 = open_pb(&p);
+	assert_int_equal(qpt_reader_next_sized(r1, &rec, cut - 1),
+			 -QPT_E_INVAL);
+	do {
+		memset(&big, 0xa5, sizeof(big));
+		memset(small, 0x5a, sizeof(small));
+		ret = qpt_reader_next(r1, &rec);
+		assert_int_equal(qpt_reader_next_sized(
+				     r2, &big.rec, sizeof(big.rec) + 24),
+				 ret);
+		if (ret <= 0)
+			break;
+		same_record(&big.rec, &rec);
+		assert_true(!memcmp(big.later, (uint8_t[24]){0}, 24));
+		assert_int_equal(big.guard[0], 0xa5);
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			assert_int_equal(qpt_sample_parse(rec.attr, rec.data,
+							  rec.size, &s),
+					 0);
+			memset(&bigs, 0xa5, sizeof(bigs));
+			assert_int_equal(
+			    qpt_sample_parse_sized(rec.attr, rec.data,
+						   rec.size, &bigs.s,
+						   sizeof(bigs)),
+			    0);
+			assert_int_equal(bigs.s.ip, s.ip);
+			assert_int_equal(bigs.s.tid, s.tid);
+			assert_int_equal(bigs.s.time, s.time);
+			assert_int_equal(bigs.s.sample_type, s.sample_type);
+			assert_int_equal(bigs.s.aux_size, s.aux_size);
+			assert_true(!memcmp(bigs.later, (uint8_t[16]){0}, 16));
+			assert_int_equal(
+			    qpt_sample_parse_sized(rec.attr, rec.data,
+						   rec.size, &bigs.s, 8),
+			    -QPT_E_INVAL);
+		}
+	} while (ret > 0);
+	qpt_reader_free(r1);
+	qpt_reader_free(r2);
+	/* the first version's size: the fields that fit, no byte past */
+	r1 = open_pb(&p);
+	r2 = open_pb(&p);
+	while ((ret = qpt_reader_next(r1, &rec)) > 0) {
+		assert_int_equal(qpt_reader_next_sized(
+				     r2, (struct qpt_record *)small, cut),
+				 1);
+		same_record((struct qpt_record *)small, &rec);
+		assert_int_equal(small[cut], 0x5a);
+	}
+	qpt_reader_free(r1);
+	qpt_reader_free(r2);
 }
 
 /* VER0 attrs (64 bytes, size field 0): the later fields read as zero */
@@ -963,6 +1123,7 @@ int main(void)
 		cmocka_unit_test(test_file_be),
 		cmocka_unit_test(test_attr_larger),
 		cmocka_unit_test(test_attr_ver0),
+		cmocka_unit_test(test_sized_outputs),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_truncations),

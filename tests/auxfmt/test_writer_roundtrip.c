@@ -282,13 +282,43 @@ static void check_features(struct qpt_reader *r, bool pipe, int level)
 }
 
 /* Read everything back and compare with @e (its first @nr records). */
-static void read_back(bool pipe, int level, const struct expect *e, size_t nr)
+/* AUXTRACE payload @n as written: its bytes, zeros up to 8-byte padding. */
+static void check_payload(const struct qpt_record *rec, unsigned n)
+{
+	const uint8_t *p = rec->aux;
+	size_t i;
+
+	assert_int_equal(rec->aux_size, (aux_len(n) + 7) & ~(size_t)7);
+	for (i = 0; i < rec->aux_size; i++)
+		if (p[i] != (i < aux_len(n) ? aux_byte(n, i) : 0))
+			fail_msg("payload %u byte %zu", n, i);
+}
+
+/* The AUXTRACE index: none in pipe mode, else every AUXTRACE record. */
+static void check_index(struct qpt_reader *r, bool pipe,
+			const uint64_t *aux_pos, size_t nr_aux)
 {
 	const struct qpt_auxtrace_index_entry *idx;
+	size_t nr_idx, i;
+
+	nr_idx = qpt_reader_auxtrace_index(r, &idx);
+	if (pipe) {
+		assert_int_equal(nr_idx, 0);
+		return;
+	}
+	assert_int_equal(nr_idx, nr_aux);
+	for (i = 0; i < nr_idx; i++) {
+		assert_int_equal(idx[i].file_offset, aux_pos[i]);
+		assert_int_equal(idx[i].sz, 0x30);
+	}
+}
+
+static void read_back(bool pipe, int level, const struct expect *e, size_t nr)
+{
 	struct qpt_reader *r = NULL;
 	struct qpt_record rec;
 	uint64_t aux_pos[16];
-	size_t off = 0, got = 0, nr_aux = 0, nr_idx, i;
+	size_t off = 0, got = 0, nr_aux = 0;
 	unsigned comp = 0, extra = 0, gaps = 0;
 	int err;
 
@@ -322,17 +352,9 @@ static void read_back(bool pipe, int level, const struct expect *e, size_t nr)
 		assert_true(off + rec.size <= e->len);
 		assert_memory_equal(rec.data, e->bytes + off, rec.size);
 		if (rec.type == QPT_RECORD_AUXTRACE) {
-			const uint8_t *p = rec.aux;
-			unsigned n = (unsigned)nr_aux;
-
 			assert_true(nr_aux < 16);
+			check_payload(&rec, (unsigned)nr_aux);
 			aux_pos[nr_aux++] = rec.pos;
-			assert_int_equal(rec.aux_size,
-					 (aux_len(n) + 7) & ~(size_t)7);
-			for (i = 0; i < rec.aux_size; i++)
-				if (p[i] !=
-				    (i < aux_len(n) ? aux_byte(n, i) : 0))
-					fail_msg("payload %u byte %zu", n, i);
 		}
 		if (rec.type == PERF_RECORD_SAMPLE) {
 			assert_non_null(rec.attr);
@@ -354,16 +376,7 @@ static void read_back(bool pipe, int level, const struct expect *e, size_t nr)
 	assert_int_equal(gaps, pipe || nr < e->nr ? 0 : 2);
 	check_attrs(r);
 	check_features(r, pipe, level);
-	nr_idx = qpt_reader_auxtrace_index(r, &idx);
-	if (pipe) {
-		assert_int_equal(nr_idx, 0);
-	} else {
-		assert_int_equal(nr_idx, nr_aux);
-		for (i = 0; i < nr_idx; i++) {
-			assert_int_equal(idx[i].file_offset, aux_pos[i]);
-			assert_int_equal(idx[i].sz, 0x30);
-		}
-	}
+	check_index(r, pipe, aux_pos, nr_aux);
 	qpt_reader_free(r);
 }
 

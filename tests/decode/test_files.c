@@ -79,17 +79,13 @@ static void test_symbols_vs_nm(void **state)
 	qd_files_free(&files);
 }
 
-static void test_sysroot_and_buildid(void **state)
+/* The build-id of this program as qd_files reads it, and in hex. */
+static size_t self_build_id(uint8_t *bid, char *hex)
 {
-	char dir[] = "/tmp/qpt-files-XXXXXX", path[PATH_MAX], hex[41];
 	struct qd_files files = { 0 };
-	struct qd_file *f, *probe;
-	uint8_t bid[20];
+	struct qd_file *probe;
 	size_t n, i;
 
-	(void)state;
-	assert_non_null(mkdtemp(dir));
-	/* the executable's build-id */
 	probe = qd_files_get(&files, self, NULL, 0, false);
 	assert_non_null(probe);
 	n = probe->build_id_size;
@@ -98,8 +94,16 @@ static void test_sysroot_and_buildid(void **state)
 	for (i = 0; i < n; i++)
 		sprintf(hex + 2 * i, "%02x", bid[i]);
 	qd_files_free(&files);
+	return n;
+}
 
-	/* under a sysroot: DIR/usr/bin/thing */
+/* Under a sysroot: DIR/usr/bin/thing, and a build-id that differs. */
+static void check_sysroot(const char *dir, uint8_t *bid, size_t n)
+{
+	struct qd_files files = { 0 };
+	char path[PATH_MAX];
+	struct qd_file *f;
+
 	snprintf(path, sizeof(path), "%s/usr", dir);
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/usr/bin", dir);
@@ -130,8 +134,16 @@ static void test_sysroot_and_buildid(void **state)
 	assert_string_equal(f->reason, "build-id mismatch");
 	bid[0] ^= 0xff;
 	qd_files_free(&files);
+}
 
-	/* by build-id: DIR/.build-id/xx/rest/elf, recorded path absent */
+/* By build-id: DIR/.build-id/xx/rest/elf, the recorded path absent. */
+static void check_buildid_dir(const char *dir, const uint8_t *bid, size_t n,
+			      const char *hex)
+{
+	struct qd_files files = { 0 };
+	char path[PATH_MAX];
+	struct qd_file *f;
+
 	snprintf(path, sizeof(path), "%s/.build-id", dir);
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
@@ -141,7 +153,6 @@ static void test_sysroot_and_buildid(void **state)
 	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", dir, hex,
 		 hex + 2);
 	assert_int_equal(symlink(self, path), 0);
-	files.sysroot = NULL;
 	files.buildid_dir = dir;
 	f = qd_files_get(&files, "/nonexistent/recorded/path", bid, n, false);
 	assert_non_null(f);
@@ -149,7 +160,15 @@ static void test_sysroot_and_buildid(void **state)
 	assert_string_equal(f->found, path);
 	assert_true(f->nr_syms > 0);
 	qd_files_free(&files);
-	/* clean up */
+}
+
+/* What check_sysroot and check_buildid_dir made, and @dir. */
+static void remove_tree(const char *dir, const char *hex)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", dir, hex,
+		 hex + 2);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
 	rmdir(path);
@@ -166,6 +185,20 @@ static void test_sysroot_and_buildid(void **state)
 	snprintf(path, sizeof(path), "%s/usr", dir);
 	rmdir(path);
 	rmdir(dir);
+}
+
+static void test_sysroot_and_buildid(void **state)
+{
+	char dir[] = "/tmp/qpt-files-XXXXXX", hex[41];
+	uint8_t bid[20];
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	n = self_build_id(bid, hex);
+	check_sysroot(dir, bid, n);
+	check_buildid_dir(dir, bid, n, hex);
+	remove_tree(dir, hex);
 }
 
 static void test_raw_and_space(void **state)

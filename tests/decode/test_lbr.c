@@ -206,6 +206,8 @@ static int keep(const struct qpt_lbr_record *r, void *ctx)
 	struct got *g = ctx;
 
 	assert_true(g->n < 8 && r->nr <= 8);
+	assert_int_equal(r->struct_size, sizeof(*r));
+	assert_int_equal(r->entry_size, sizeof(*r->entries));
 	g->rec[g->n] = *r;
 	memcpy(g->ent[g->n], r->entries, r->nr * sizeof(*r->entries));
 	g->n++;
@@ -218,6 +220,7 @@ static void branch(struct qpt_lbr *l, unsigned kind, uint64_t from,
 	struct qpt_item it;
 
 	memset(&it, 0, sizeof(it));
+	it.struct_size = sizeof(it);
 	it.type = QPT_ITEM_BRANCH;
 	it.kind = kind;
 	it.ip = from;
@@ -315,6 +318,9 @@ static void test_points(void **state)
 	it.type = QPT_ITEM_INSN;
 	it.tid = 7;
 	it.flags = QPT_ITEM_HAS_TID | QPT_ITEM_HAS_TIME;
+	/* an item of no known size is refused */
+	assert_int_equal(qpt_lbr_item(&it, l), -QPT_E_INVAL);
+	it.struct_size = sizeof(it);
 	for (i = 0; i < 5; i++) {
 		it.ip = 0x1000 + i;
 		it.time = 1000 * (uint64_t)i;
@@ -333,6 +339,85 @@ static void test_points(void **state)
 	assert_int_equal(qpt_lbr_new(&o, keep, &g, &l), -QPT_E_INVAL);
 	o.depth = QPT_LBR_MAX_DEPTH + 1;
 	assert_int_equal(qpt_lbr_new(&o, keep, &g, &l), -QPT_E_INVAL);
+}
+
+/* A malformed sample file: the tracker's error is the reader's (the
+ * oracle: the same file through qpt_reader_open), kept in the tracker. */
+static void test_file_samples_error(void **state)
+{
+	char path[] = "/tmp/qpt-test-lbrerr-XXXXXX";
+	/* PERFILE2 with a header size that is not 104 */
+	static const uint8_t bad[16] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2',
+					0xff, 0xff};
+	struct qpt_reader *r = NULL;
+	struct qpt_lbr *l;
+	struct got g;
+	int fd, err, rerr;
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(qpt_lbr_new(NULL, keep, &g, &l), 0);
+	assert_string_equal(qpt_lbr_errmsg(l), "");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bad, sizeof(bad)), (int)sizeof(bad));
+	close(fd);
+	rerr = qpt_reader_open(path, NULL, &r);
+	assert_true(rerr < 0);
+	assert_non_null(r);
+	err = qpt_lbr_add_file_samples(l, path);
+	assert_int_equal(err, rerr);
+	assert_string_not_equal(qpt_reader_errmsg(r), "");
+	assert_string_equal(qpt_lbr_errmsg(l), qpt_reader_errmsg(r));
+	assert_int_equal(qpt_lbr_errpos(l), qpt_reader_errpos(r));
+	qpt_reader_free(r);
+	unlink(path);
+	/* a missing file: -ENOENT, and the earlier message is gone */
+	assert_int_equal(qpt_lbr_add_file_samples(l, path), -ENOENT);
+	assert_string_equal(qpt_lbr_errmsg(l), "");
+	qpt_lbr_free(l);
+	assert_string_equal(qpt_lbr_errmsg(NULL), "");
+}
+
+/*
+ * Options of another version (libipt's convention): init writes no byte
+ * past the caller's size and records that size; the tracker takes an
+ * older (smaller) struct with defaults for the rest, and a newer (larger)
+ * one whose bytes it does not know are zero, but not one with them set.
+ */
+static void test_opts_sized(void **state)
+{
+	size_t old = offsetof(struct qpt_lbr_opts, period);
+	struct {
+		struct qpt_lbr_opts o;
+		uint8_t later[8];
+	} big;
+	union {
+		struct qpt_lbr_opts o;
+		uint8_t b[sizeof(struct qpt_lbr_opts)];
+	} u;
+	struct qpt_lbr *l;
+	struct got g;
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	qpt_lbr_opts_init_sized(&u.o, old);
+	assert_int_equal(u.o.size, old);
+	assert_int_equal(u.o.depth, 32);
+	for (i = old; i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0xa5);
+	u.o.depth = 4;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(qpt_lbr_new(&u.o, keep, &g, &l), 0);
+	qpt_lbr_free(l);
+	memset(&big, 0xa5, sizeof(big));
+	qpt_lbr_opts_init_sized(&big.o, sizeof(big));
+	assert_int_equal(big.o.size, sizeof(big));
+	for (i = 0; i < sizeof(big.later); i++)
+		assert_int_equal(big.later[i], 0);
+	assert_int_equal(qpt_lbr_new(&big.o, keep, &g, &l), 0);
+	qpt_lbr_free(l);
+	big.later[3] = 1;
+	assert_int_equal(qpt_lbr_new(&big.o, keep, &g, &l), -QPT_E_INVAL);
 }
 
 /* ---- stitching ---- */
@@ -402,6 +487,59 @@ static void test_stitch_recursion(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(stitched, 0);
 	qpt_lbr_stitch_free(st);
+}
+
+/*
+ * A caller built against a later, larger struct qpt_lbr_entry (a field
+ * added at its end): the same samples give the same frames, at the
+ * caller's stride, with the unknown field zero.  The oracle: the
+ * library's own struct through qpt_lbr_stitch_sample.
+ */
+struct later_entry {
+	struct qpt_lbr_entry e;
+	uint64_t later;
+};
+
+static void test_stitch_sized(void **state)
+{
+	const struct qpt_lbr_entry *fr, *got;
+	struct qpt_lbr_stitch_opts o;
+	struct qpt_lbr_stitch *st, *st2;
+	struct later_entry in[4];
+	size_t i, j, stitched, stitched2;
+	int n;
+
+	qpt_lbr_stitch_opts_init(&o);
+	o.max_lbr = 4;
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st), 0);
+	assert_int_equal(qpt_lbr_stitch_new(&o, &st2), 0);
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		const struct sample *s = &samples[i];
+
+		for (j = 0; j < s->nr; j++) {
+			in[j].e = s->e[j];
+			in[j].later = 0xdeadbeef;
+		}
+		n = qpt_lbr_stitch_sample(st, 1, s->e, s->nr, s->hw_idx, &fr,
+					  &stitched);
+		assert_int_equal(qpt_lbr_stitch_sample_sized(
+				     st2, 1, &in[0].e, s->nr, s->hw_idx, &got,
+				     &stitched2, sizeof(in[0])),
+				 n);
+		assert_int_equal(stitched2, stitched);
+		for (j = 0; j < (size_t)n; j++) {
+			const struct later_entry *le =
+			    (const struct later_entry *)got + j;
+
+			assert_memory_equal(&le->e, &fr[j], sizeof(fr[j]));
+			assert_int_equal(le->later, 0);
+		}
+	}
+	assert_int_equal(qpt_lbr_stitch_sample_sized(st2, 1, &in[0].e, 1, 0,
+						     &got, &stitched2, 8),
+			 -QPT_E_INVAL);
+	qpt_lbr_stitch_free(st);
+	qpt_lbr_stitch_free(st2);
 }
 
 /* A full first sample cannot tell depths: nothing is stitched until a
@@ -512,7 +650,10 @@ int main(void)
 		cmocka_unit_test(test_ring_and_trace_gaps),
 		cmocka_unit_test(test_call_stack_mode),
 		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_file_samples_error),
+		cmocka_unit_test(test_opts_sized),
 		cmocka_unit_test(test_stitch_recursion),
+		cmocka_unit_test(test_stitch_sized),
 		cmocka_unit_test(test_stitch_full_first),
 		cmocka_unit_test(test_stitch_link_fn),
 		cmocka_unit_test(test_stitch_links_and_empty),

@@ -32,4 +32,64 @@ expect record --bogus "qpt record: unrecognized option '--bogus'"
 expect record -Q "qpt record: invalid option -- 'Q'"
 expect record -o "qpt record: option requires an argument -- 'o'"
 expect record --output "qpt record: option '--output' requires an argument"
+
+# Numeric values: one rule for every subcommand (cli_parse_u64: an
+# unsigned number, decimal or 0x hex, nothing around it, within range),
+# one line naming the option, the value and the range, then the hint.
+# expect_num CMD OPT VALUE MIN MAX [ARGS...]
+expect_num() {
+	local cmd=$1 opt=$2 val=$3 min=$4 max=$5 want got rc
+	shift 5
+	want=$(printf "qpt %s: bad %s '%s' (a number from %s to %s)\nTry 'qpt %s --help'." \
+		"$cmd" "$opt" "$val" "$min" "$max" "$cmd")
+	got=$("$QPT" "$cmd" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" != 2 ] || [ "$got" != "$want" ]; then
+		bad "qpt $cmd $*: exit $rc, stderr:"
+		echo "$got"
+	fi
+}
+for v in -1 +3 " 3" 3x "" 0 1025 0x401 99999999999999999999999; do
+	expect_num lbr --max-lbr "$v" 1 1024 --max-lbr="$v"
+	expect_num inject --lbr-depth "$v" 1 1024 --lbr-depth="$v"
+	expect_num decode --lbr "$v" 1 1024 --lbr="$v"
+done
+for v in -1 " 7" 0 23 0x17 7.5; do
+	expect_num convert "compression level" "$v" 1 22 -z"$v"
+done
+for v in -2 +1 0 1048577 1e3; do
+	expect_num decode --last "$v" 1 1048576 --last "$v"
+done
+expect_num decode --lbr-period -5 1 18446744073709551615 --lbr-period=-5
+expect_num inject "--lbr-callstack period" 0x 1 18446744073709551615 \
+	--lbr-callstack=0x
+# lists and addresses follow the same rule
+for v in 1,,2 1, -1 2147483648 " 1"; do
+	got=$("$QPT" decode --tid "$v" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(printf '%s\n' "$got" | head -1)" = "qpt decode: bad --tid '$v'" ] ||
+		bad "qpt decode --tid '$v': exit $rc: $got"
+done
+for v in x@-1 x@ x@0x10g @0x10; do
+	"$QPT" decode --raw /dev/null --image "$v" >/dev/null 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || bad "qpt decode --image '$v': exit $rc"
+done
+# well-formed values pass the parser (the command then fails on its input,
+# exit 1, not 2)
+for a in --max-lbr=0x10 --max-lbr=1024 --max-lbr=010; do
+	"$QPT" lbr -i "$QPT_BUILD/no-such.data" "$a" >/dev/null 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || bad "qpt lbr $a: exit $rc (want 1)"
+done
+"$QPT" decode -i "$QPT_BUILD/no-such.data" --tid 1,0x2,3 --last 0x100000 \
+	>/dev/null 2>&1
+rc=$?
+[ "$rc" = 1 ] || bad "qpt decode --tid 1,0x2,3 --last 0x100000: exit $rc (want 1)"
+
+# An unknown subcommand is named escaped, on one line (the escaper of
+# every error message), then the usage.
+got=$("$QPT" $'x\ny\033' 2>&1 >/dev/null | head -1)
+[ "$got" = "qpt: 'x\x0ay\x1b' is not a qpt command" ] ||
+	bad "unknown command: $got"
 exit $fail
