@@ -34,16 +34,31 @@ __attribute__((noinline)) static int work(int n)
  * "thread": the leader leaves (a raw exit of its thread alone) and a second
  * thread execs once it is gone.  Both paths are the same whatever the
  * scheduling: one FUTEX_WAIT on the word the kernel clears and wakes at the
- * leader's exit (set_tid_address), whether or not it has already changed.
+ * leader's exit (set_tid_address), whether or not it has already changed,
+ * and nothing that looks at what it returned.
  */
 static volatile int leader_tid; /* cleared by the kernel */
 static int leader;
+
+/* FUTEX_WAIT without libc's wrapper, which branches on the result (0 when
+ * woken, -EAGAIN when the word had already changed) */
+static void futex_wait(volatile int *word, int val)
+{
+	register long r10 __asm__("r10") = 0;
+	long ret = SYS_futex;
+
+	__asm__ volatile("syscall"
+			 : "+a"(ret)
+			 : "D"(word), "S"((long)FUTEX_WAIT), "d"((long)val),
+			   "r"(r10)
+			 : "rcx", "r11", "memory");
+}
 
 static void *exec_thread(void *prog)
 {
 	char *args[] = {prog, NULL};
 
-	syscall(SYS_futex, &leader_tid, FUTEX_WAIT, leader, NULL, NULL, 0);
+	futex_wait(&leader_tid, leader);
 	execv(prog, args);
 	_exit(127);
 }
