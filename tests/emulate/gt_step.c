@@ -260,6 +260,24 @@ static void stop(pid_t tid, int status)
 	ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)t->sig);
 }
 
+/* The command starts as qpt record starts it: every signal's action the
+ * default, none blocked (a shell running the tests in the background
+ * ignores SIGINT and SIGQUIT, which changes the path of system()). */
+static void default_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	int status, argi = 1;
@@ -293,6 +311,7 @@ int main(int argc, char **argv)
 	}
 	child = fork();
 	if (!child) {
+		default_signals();
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			_exit(77);
 		personality(ADDR_NO_RANDOMIZE);
