@@ -56,6 +56,23 @@ static void hexbytes_col(struct out *w, const uint8_t *p, size_t n)
 	out_pad(w, buf, 2 * i, -20);
 }
 
+/* The instruction at @ip in @raw (at most @n bytes) as Intel-syntax text
+ * in @buf, or "" where its bytes are no instruction. */
+static const char *asm_of(uint64_t ip, const uint8_t *raw, size_t n,
+			  char *buf, size_t size)
+{
+	struct qpt_item it;
+
+	memset(&it, 0, sizeof(it));
+	it.struct_size = sizeof(it);
+	it.type = QPT_ITEM_INSN;
+	it.ip = ip;
+	it.mode = 64;
+	it.size = (uint8_t)(n < sizeof(it.raw) ? n : sizeof(it.raw));
+	memcpy(it.raw, raw, it.size);
+	return qpt_item_asm(&it, buf, size) < 0 ? "" : buf;
+}
+
 static const char *sym_of(const struct crash_view *v,
 			  const struct cw_thread *t, uint64_t ip, char *buf,
 			  size_t len)
@@ -233,6 +250,8 @@ static void text_head(const struct crash_view *v, struct out *w)
 	text_line(v, c->ip, w);
 	out_lit(w, "\n  bytes ");
 	out_hexbytes(w, c->insn, c->insn_len);
+	out_lit(w, "\n  asm   ");
+	out_cstr(w, asm_of(c->ip, c->insn, c->insn_len, buf, sizeof(buf)));
 	out_char(w, '\n');
 }
 
@@ -307,6 +326,8 @@ static void text_insns(const struct crash_view *v, struct out *w)
 		out_pad(w, s, strlen(s), -28);
 		out_char(w, ' ');
 		hexbytes_col(w, in->raw, in->size);
+		s = asm_of(in->ip, in->raw, in->size, buf, sizeof(buf));
+		out_pad(w, s, strlen(s), -32);
 		text_line(v, in->ip, w);
 		out_char(w, '\n');
 	}
@@ -423,6 +444,8 @@ static void json_insns(const struct crash_view *v, struct out *w)
 		json_sym(w, "sym",
 			 symstr(buf, sizeof(buf), in->sym, in->symoff));
 		out_kv_hexbytes(w, "bytes", in->raw, in->size);
+		out_kv_cstr(w, "asm", asm_of(in->ip, in->raw, in->size, buf,
+					     sizeof(buf)));
 		json_sym(w, "line", line_of(v, in->ip, lbuf, sizeof(lbuf)));
 		out_end(w);
 	}
@@ -479,6 +502,8 @@ void crash_print_json(const struct crash_view *v, struct out *w)
 	json_sym(w, "sym", sym_of(v, v->t, c->ip, buf, sizeof(buf)));
 	json_sym(w, "line", line_of(v, c->ip, buf, sizeof(buf)));
 	out_kv_hexbytes(w, "bytes", c->insn, c->insn_len);
+	out_kv_cstr(w, "asm",
+		    asm_of(c->ip, c->insn, c->insn_len, buf, sizeof(buf)));
 	json_stack(v, v->t, c->ip, w);
 	if (v->t) {
 		out_kv_u64(w, "window_insns", v->t->insns);

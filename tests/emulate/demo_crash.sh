@@ -39,4 +39,11 @@ od=$(objdump -d --start-address="$off" --stop-address=$((off + 15)) \
 	tr -d ' ')
 [ -n "$od" ] && [ "${bytes#"$od"}" != "$bytes" ] ||
 	bad "faulting bytes $bytes do not start with objdump's '$od' at $off"
+# its text: the mnemonic objdump -M intel gives
+asm=$(sed -n 's/^  asm   \([a-z0-9]*\).*/\1/p' "$tmp/out.txt")
+om=$(objdump -d -M intel --start-address="$off" --stop-address=$((off + 15)) \
+	"$tmp/demo_crash" | awk -F'\t' -v a="${off#0x}:" '$1 ~ a {
+		split($3, w, " "); print w[1]; exit }')
+[ -n "$om" ] && [ "$asm" = "$om" ] ||
+	bad "faulting instruction's text '$asm', objdump says '$om'"
 exit $fail
