@@ -265,114 +265,140 @@ static int check_args(const struct record_args *a)
 }
 
 /* Returns -1 to go on, else the exit code. */
-static int parse_args(int argc, char **argv, struct record_args *a)
+/* What an option parser below returns for an option it does not take. */
+#define NOT_MINE (-1)
+
+/* Options without a value.  Returns 0, or NOT_MINE. */
+static int flag_option(int c, struct record_args *a)
+{
+	switch (c) {
+	case 'a':
+		a->o.all_cpus = true;
+		return 0;
+	case OPT_PER_THREAD:
+		a->o.per_thread = true;
+		return 0;
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case OPT_EMULATE:
+		a->emulate = true;
+		return 0;
+	case OPT_INHERIT:
+		a->inherit = true;
+		return 0;
+	case OPT_ASLR:
+		a->aslr = true;
+		return 0;
+	case 'N':
+		a->no_buildid_cache = true;
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+/* Options whose value is kept as given.  Returns 0, a usage error (exit
+ * code), or NOT_MINE. */
+static int text_option(int c, char *arg, struct record_args *a)
+{
+	switch (c) {
+	case 'e':
+		if (a->o.nr_events == MAX_EVENTS)
+			return cli_usage_error("record", "too many events");
+		a->events[a->o.nr_events++] = arg;
+		return 0;
+	case 'o':
+		a->o.output = arg;
+		return 0;
+	case 'C':
+		a->o.cpu_list = arg;
+		return 0;
+	case OPT_CONTROL:
+		a->control = strncmp(arg, "fifo:", 5) ? arg : arg + 5;
+		return 0;
+	case OPT_SYSFS:
+		a->o.sysfs_root = arg;
+		return 0;
+	case OPT_SNAPSHOT_ON:
+		a->snapshot_on = arg;
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+/* Options whose value is a number, a size or a list.  Returns 0, a usage
+ * error (exit code), or NOT_MINE. */
+static int number_option(int c, char *arg, struct record_args *a)
 {
 	const char *bad;
-	uint64_t v;
-	int c;
+	uint64_t v = 1;
+
+	switch (c) {
+	case 'p':
+		if (parse_u64_arg(arg, &v) < 0 || !v || v > INT32_MAX)
+			return cli_usage_error("record", "bad pid '%s'", arg);
+		a->o.pid = (int)v;
+		return 0;
+	case 'm':
+		if (parse_mmap(arg, &a->o) < 0)
+			return cli_usage_error(
+				"record",
+				"bad -m '%s': pages must be a power of two (or "
+				"a size with B/K/M/G)",
+				arg);
+		return 0;
+	case 'S':
+		a->o.snapshot = true;
+		if (arg && parse_size(arg, &a->o.snapshot_size))
+			return cli_usage_error("record",
+					       "bad snapshot size '%s'", arg);
+		return 0;
+	case 'c':
+		if (parse_u64_arg(arg, &a->o.sample_period) < 0 ||
+		    !a->o.sample_period)
+			return cli_usage_error("record", "bad period '%s'",
+					       arg);
+		return 0;
+	case 'F':
+		if (parse_u64_arg(arg, &a->o.sample_freq) < 0 ||
+		    !a->o.sample_freq)
+			return cli_usage_error("record", "bad frequency '%s'",
+					       arg);
+		return 0;
+	case 'z':
+		if (arg && (parse_u64_arg(arg, &v) < 0 || !v || v > 22))
+			return cli_usage_error(
+				"record", "bad compression level '%s'", arg);
+		a->o.compress = (int)v;
+		return 0;
+	case OPT_ON_SIGNAL:
+		if (cli_signal_list(arg, &a->crash_signals, &bad))
+			return cli_usage_error(
+				"record", "--on-signal: bad signal '%s'", bad);
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+static int parse_args(int argc, char **argv, struct record_args *a)
+{
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "+e:o:p:aC:m:S::c:F:z::qNh",
 				long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (a->o.nr_events == MAX_EVENTS)
-				return cli_usage_error("record",
-						       "too many events");
-			a->events[a->o.nr_events++] = optarg;
-			break;
-		case 'o':
-			a->o.output = optarg;
-			break;
-		case 'p':
-			if (parse_u64_arg(optarg, &v) < 0 || !v ||
-			    v > INT32_MAX)
-				return cli_usage_error("record",
-						       "bad pid '%s'", optarg);
-			a->o.pid = (int)v;
-			break;
-		case 'a':
-			a->o.all_cpus = true;
-			break;
-		case 'C':
-			a->o.cpu_list = optarg;
-			break;
-		case OPT_PER_THREAD:
-			a->o.per_thread = true;
-			break;
-		case 'm':
-			if (parse_mmap(optarg, &a->o) < 0)
-				return cli_usage_error(
-					"record",
-					"bad -m '%s': pages must be a power "
-					"of two (or a size with B/K/M/G)",
-					optarg);
-			break;
-		case 'S':
-			a->o.snapshot = true;
-			if (optarg && parse_size(optarg, &a->o.snapshot_size))
-				return cli_usage_error("record",
-						       "bad snapshot size '%s'",
-						       optarg);
-			break;
-		case OPT_CONTROL:
-			a->control = strncmp(optarg, "fifo:", 5) ? optarg :
-								   optarg + 5;
-			break;
-		case 'c':
-			if (parse_u64_arg(optarg, &a->o.sample_period) < 0 ||
-			    !a->o.sample_period)
-				return cli_usage_error("record",
-						       "bad period '%s'", optarg);
-			break;
-		case 'F':
-			if (parse_u64_arg(optarg, &a->o.sample_freq) < 0 ||
-			    !a->o.sample_freq)
-				return cli_usage_error("record",
-						       "bad frequency '%s'",
-						       optarg);
-			break;
-		case 'z':
-			v = 1;
-			if (optarg && (parse_u64_arg(optarg, &v) < 0 || !v ||
-				       v > 22))
-				return cli_usage_error("record",
-						       "bad compression level "
-						       "'%s'", optarg);
-			a->o.compress = (int)v;
-			break;
-		case OPT_SYSFS:
-			a->o.sysfs_root = optarg;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		case OPT_EMULATE:
-			a->emulate = true;
-			break;
-		case OPT_INHERIT:
-			a->inherit = true;
-			break;
-		case OPT_ASLR:
-			a->aslr = true;
-			break;
-		case 'N':
-			a->no_buildid_cache = true;
-			break;
-		case OPT_ON_SIGNAL:
-			if (cli_signal_list(optarg, &a->crash_signals, &bad))
-				return cli_usage_error("record",
-						       "--on-signal: bad signal "
-						       "'%s'", bad);
-			break;
-		case OPT_SNAPSHOT_ON:
-			a->snapshot_on = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
 			return QPT_EXIT_OK;
-		default:
-			return cli_bad_option("record");
 		}
+		r = flag_option(c, a);
+		if (r == NOT_MINE)
+			r = text_option(c, optarg, a);
+		if (r == NOT_MINE)
+			r = number_option(c, optarg, a);
+		if (r == NOT_MINE)
+			return cli_bad_option("record");
+		if (r)
+			return r;
 	}
 	if (optind < argc)
 		a->o.argv = argv + optind;
