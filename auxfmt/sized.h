@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Sized output structs (see qpt.h): the caller says how large its struct
- * is; the library fills what fits.  Shared by auxfmt and decode.  Not
- * installed.
+ * is; the library fills what fits.  Shared by auxfmt, capture and
+ * decode.  Not installed.
  */
 #ifndef QPT_AUXFMT_SIZED_H
 #define QPT_AUXFMT_SIZED_H

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/sized.h"
 #include "capture/event.h"
 
 struct named_event {
@@ -46,10 +47,15 @@ static const struct named_event named_events[] = {
     {NULL, 0, 0},
 };
 
-void qpt_event_opts_init(struct qpt_event_opts *opts)
+void qpt_event_opts_init_sized(struct qpt_event_opts *out, size_t size)
 {
-	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
+	struct qpt_event_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 static int fail(const struct qpt_event_opts *o, int err, const char *fmt, ...)

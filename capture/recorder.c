@@ -12,16 +12,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "auxfmt/sized.h"
 #include "capture/recorder.h"
 #include "capture/target.h"
 
 static const char *const default_events[] = {"intel_pt//u"};
 
-void qpt_recorder_opts_init(struct qpt_recorder_opts *opts)
+void qpt_recorder_opts_init_sized(struct qpt_recorder_opts *out,
+				  size_t size)
 {
-	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
-	opts->output = "perf.data";
+	struct qpt_recorder_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.output = "perf.data";
+	qpt_sized_copy(out, size, &o, sizeof(o));
+	if (size >= sizeof(out->size))
+		out->size = size;
 }
 
 int rec_fail(struct qpt_recorder *rec, int err, const char *fmt, ...)

@@ -108,7 +108,13 @@ struct qpt_event_opts {
 	uint32_t builtin_intel_pt_type;
 };
 
-QPT_API void qpt_event_opts_init(struct qpt_event_opts *opts);
+/* Defaults into the caller's @size bytes (no byte past them; see qpt.h). */
+QPT_API void qpt_event_opts_init_sized(struct qpt_event_opts *opts,
+				       size_t size);
+static inline void qpt_event_opts_init(struct qpt_event_opts *opts)
+{
+	qpt_event_opts_init_sized(opts, sizeof(*opts));
+}
 
 /*
  * Parse @str into *@event (free with qpt_event_free).  Returns 0,
@@ -225,7 +231,13 @@ struct qpt_recorder_opts {
 	const char *snapshot_on;
 };
 
-QPT_API void qpt_recorder_opts_init(struct qpt_recorder_opts *opts);
+/* Defaults into the caller's @size bytes (no byte past them; see qpt.h). */
+QPT_API void qpt_recorder_opts_init_sized(struct qpt_recorder_opts *opts,
+					  size_t size);
+static inline void qpt_recorder_opts_init(struct qpt_recorder_opts *opts)
+{
+	qpt_recorder_opts_init_sized(opts, sizeof(*opts));
+}
 
 struct qpt_recorder;
 

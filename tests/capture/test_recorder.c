@@ -79,6 +79,46 @@ static void test_bad_args(void **state)
 	qpt_recorder_free(NULL);
 }
 
+/*
+ * The options' defaults go into the caller's size only (an older caller's
+ * smaller struct keeps the bytes after it; a newer one's unknown tail is
+ * zeroed), and a struct smaller than the library's is refused, not read
+ * past.  The oracle: guard bytes around the caller's struct.
+ */
+static void test_opts_sized(void **state)
+{
+	size_t old = offsetof(struct qpt_recorder_opts, argv);
+	union {
+		struct qpt_recorder_opts o;
+		unsigned char b[sizeof(struct qpt_recorder_opts) + 8];
+	} u;
+	union {
+		struct qpt_event_opts o;
+		unsigned char b[sizeof(struct qpt_event_opts) + 8];
+	} e;
+	struct qpt_recorder *rec = (void *)1;
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	qpt_recorder_opts_init_sized(&u.o, old);
+	assert_int_equal(u.o.size, old);
+	assert_string_equal(u.o.output, "perf.data");
+	for (i = old; i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0xa5);
+	assert_int_equal(qpt_recorder_new(&u.o, &rec), -QPT_E_INVAL);
+	assert_null(rec);
+	memset(&u, 0xa5, sizeof(u));
+	qpt_recorder_opts_init_sized(&u.o, sizeof(u));
+	assert_int_equal(u.o.size, sizeof(u));
+	for (i = sizeof(u.o); i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0);
+	memset(&e, 0xa5, sizeof(e));
+	qpt_event_opts_init_sized(&e.o, offsetof(struct qpt_event_opts, errbuf));
+	assert_int_equal(e.o.size, offsetof(struct qpt_event_opts, errbuf));
+	for (i = offsetof(struct qpt_event_opts, errbuf); i < sizeof(e); i++)
+		assert_int_equal(e.b[i], 0xa5);
+}
+
 static void test_record_command(void **state)
 {
 	static const char *events[] = {"task-clock:u"};
@@ -293,6 +333,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bad_args),
+	    cmocka_unit_test(test_opts_sized),
 	    cmocka_unit_test(test_record_command),
 	    cmocka_unit_test(test_exec_fails),
 	    cmocka_unit_test(test_emulate_bad_args),
