@@ -20,6 +20,11 @@ struct qrun {
 	const struct qd_queue *q;
 	struct qd_mark *marks; /* increasing ends */
 	size_t nr_marks;
+	/* with PERF_RECORD_AUX marks: the AUXTRACE records', for bytes past
+	 * the last of those (the padding of a payload, or bytes no AUX
+	 * record announced) */
+	struct qd_mark *tail;
+	size_t nr_tail;
 	const struct qd_switch *sw; /* this cpu's, in time order */
 	size_t nr_sw, sw_pos;
 	int32_t pid;   /* the process decoded, -1: unknown */
@@ -103,6 +108,22 @@ static size_t key_range(const void *base, size_t n, size_t size, int32_t key,
 				     key_before, &k);
 }
 
+/* @src[first, end) with their ends increasing, into a new array. */
+static struct qd_mark *increasing(const struct qd_mark *src, size_t first,
+				  size_t end, size_t *n)
+{
+	struct qd_mark *m = malloc((end - first + 1) * sizeof(*m));
+	size_t i;
+
+	*n = 0;
+	if (!m)
+		return NULL;
+	for (i = first; i < end; i++)
+		if (!*n || src[i].end > m[*n - 1].end)
+			m[(*n)++] = src[i];
+	return m;
+}
+
 /*
  * The marks of @qr's ring: its PERF_RECORD_AUX records, or else its
  * AUXTRACE records; kept while their ends increase (lookups bisect).
@@ -111,7 +132,7 @@ static int queue_marks(struct qrun *qr)
 {
 	const struct qd_session *s = qr->s;
 	const struct qd_mark *src = qr->q->marks;
-	size_t first = 0, end = qr->q->nr_marks, i;
+	size_t first = 0, end = qr->q->nr_marks;
 	int32_t key = s->per_cpu ? qr->q->cpu : qr->q->tid;
 
 	if (key >= 0) {
@@ -125,14 +146,13 @@ static int queue_marks(struct qrun *qr)
 			first = 0;
 		}
 	}
-	qr->marks = malloc((end - first + 1) * sizeof(*qr->marks));
+	qr->marks = increasing(src, first, end, &qr->nr_marks);
 	if (!qr->marks)
 		return -ENOMEM;
-	for (i = first; i < end; i++)
-		if (!qr->nr_marks ||
-		    src[i].end > qr->marks[qr->nr_marks - 1].end)
-			qr->marks[qr->nr_marks++] = src[i];
-	return 0;
+	if (src != s->aux)
+		return 0;
+	qr->tail = increasing(qr->q->marks, 0, qr->q->nr_marks, &qr->nr_tail);
+	return qr->tail ? 0 : -ENOMEM;
 }
 
 static bool mark_ends_by(const void *m, const void *pos)
@@ -147,7 +167,11 @@ static struct qd_when mark_when(const struct qrun *qr, uint64_t pos)
 	size_t i = qd_partition(qr->marks, qr->nr_marks, sizeof(*qr->marks),
 				mark_ends_by, &pos);
 
-	return i < qr->nr_marks ? qr->marks[i].w : end;
+	if (i < qr->nr_marks)
+		return qr->marks[i].w;
+	i = qd_partition(qr->tail, qr->nr_tail, sizeof(*qr->tail),
+			 mark_ends_by, &pos);
+	return i < qr->nr_tail ? qr->tail[i].w : end;
 }
 
 /* Follow the context switches of the queue's cpu up to time @t. */
@@ -310,6 +334,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 		    qd_flow_run(&fc, &s->cfg, q->runs[k].data, q->runs[k].len);
 	}
 	free(qr.marks);
+	free(qr.tail);
 	return err;
 }
 
