@@ -21,10 +21,7 @@ void qpt_reader_opts_init_sized(struct qpt_reader_opts *out, size_t size)
 	struct qpt_reader_opts o, *opts = &o;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
@@ -61,19 +58,9 @@ static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
 	struct qpt_reader *r;
 
 	qpt_reader_opts_init(&o);
-	if (opts) {
-		const uint8_t *extra = (const uint8_t *)opts + sizeof(o);
-		size_t i;
-
-		if (opts->size < offsetof(struct qpt_reader_opts, log))
-			return -QPT_E_INVAL;
-		/* a newer caller's options we do not know must be unset */
-		for (i = sizeof(o); i < opts->size; i++)
-			if (extra[i - sizeof(o)])
-				return -QPT_E_INVAL;
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size
-							: sizeof(o));
-	}
+	if (opts && qpt_sized_opts_read(&o, sizeof(o), opts,
+					offsetof(struct qpt_reader_opts, log)))
+		return -QPT_E_INVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

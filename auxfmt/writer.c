@@ -49,10 +49,7 @@ void qpt_writer_opts_init_sized(struct qpt_writer_opts *out, size_t size)
 	struct qpt_writer_opts o, *opts = &o;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 /* Copy what both sides know of @in; unknown trailing bytes must be zero. */

@@ -52,10 +52,7 @@ void qpt_event_opts_init_sized(struct qpt_event_opts *out, size_t size)
 	struct qpt_event_opts o;
 
 	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 static int fail(const struct qpt_event_opts *o, int err, const char *fmt, ...)

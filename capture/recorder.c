@@ -24,11 +24,8 @@ void qpt_recorder_opts_init_sized(struct qpt_recorder_opts *out,
 	struct qpt_recorder_opts o;
 
 	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
 	o.output = "perf.data";
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 int rec_fail(struct qpt_recorder *rec, int err, const char *fmt, ...)

@@ -14,24 +14,8 @@ void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *out, size_t size)
 	struct qpt_decoder_opts o, *opts = &o;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
 	opts->want = QPT_WANT_INSN;
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
-}
-
-static bool opts_valid(const struct qpt_decoder_opts *opts)
-{
-	const uint8_t *p = (const uint8_t *)opts;
-	size_t i;
-
-	if (opts->size < offsetof(struct qpt_decoder_opts, want))
-		return false;
-	for (i = sizeof(*opts); i < opts->size; i++)
-		if (p[i])
-			return false;
-	return true;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 int qpt_decoder_new(const struct qpt_decoder_opts *opts,
@@ -42,16 +26,15 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	if (!out)
 		return -QPT_E_INVAL;
 	*out = NULL;
-	if (opts && !opts_valid(opts))
-		return -QPT_E_INVAL;
 	dec = calloc(1, sizeof(*dec));
 	if (!dec)
 		return -ENOMEM;
 	qpt_decoder_opts_init(&dec->opts);
-	if (opts)
-		memcpy(&dec->opts, opts,
-		       opts->size < sizeof(*opts) ? opts->size : sizeof(*opts));
-	dec->opts.size = sizeof(dec->opts);
+	if (opts && qpt_sized_opts_read(&dec->opts, sizeof(dec->opts), opts,
+					offsetof(struct qpt_decoder_opts, want))) {
+		free(dec);
+		return -QPT_E_INVAL;
+	}
 	elf_version(EV_CURRENT);
 	dec->files.sysroot = dec->opts.sysroot;
 	dec->files.buildid_dir = dec->opts.buildid_dir;

@@ -67,12 +67,9 @@ void qpt_lbr_opts_init_sized(struct qpt_lbr_opts *out, size_t size)
 	struct qpt_lbr_opts o, *opts = &o;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
 	opts->depth = 32;
 	opts->mode = QPT_LBR_ANY;
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 int qpt_lbr_new(const struct qpt_lbr_opts *opts, qpt_lbr_fn fn, void *ctx,
@@ -84,7 +81,7 @@ int qpt_lbr_new(const struct qpt_lbr_opts *opts, qpt_lbr_fn fn, void *ctx,
 	if (!fn || !out)
 		return -QPT_E_INVAL;
 	qpt_lbr_opts_init(&o);
-	if (opts && qd_opts_copy(&o, sizeof(o), opts, opts->size))
+	if (opts && qpt_sized_opts_read(&o, sizeof(o), opts, sizeof(size_t)))
 		return -QPT_E_INVAL;
 	if (!o.depth || o.depth > QPT_LBR_MAX_DEPTH ||
 	    o.mode > QPT_LBR_CALL_STACK)

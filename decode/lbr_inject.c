@@ -42,12 +42,9 @@ void qpt_lbr_inject_opts_init_sized(struct qpt_lbr_inject_opts *out, size_t size
 	struct qpt_lbr_inject_opts o, *opts = &o;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
 	opts->depth = 32;
 	opts->period = 1000;
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 /* A period record of the tracker becomes a sample in the buffer. */
@@ -300,7 +297,7 @@ int qpt_lbr_inject(struct qpt_decoder *dec, const char *path,
 
 	qpt_lbr_inject_opts_init(&o);
 	if (!dec || !path || !out ||
-	    (opts && qd_opts_copy(&o, sizeof(o), opts, opts->size)) ||
+	    (opts && qpt_sized_opts_read(&o, sizeof(o), opts, sizeof(size_t))) ||
 	    !o.depth || o.depth > QPT_LBR_MAX_DEPTH || !o.period ||
 	    (dec->opts.want & (QPT_WANT_INSN | QPT_WANT_BRANCH)) !=
 		    (QPT_WANT_INSN | QPT_WANT_BRANCH))

@@ -9,14 +9,6 @@
 
 #include "qpt/lbr.h"
 
-/*
- * Copy a caller's sized options (@in, @in_size bytes, its first member
- * the size) over the defaults in @out (@out_size bytes): what both know.
- * Returns -QPT_E_INVAL when @in_size cannot hold the size member or the
- * caller set bytes this version does not know.
- */
-int qd_opts_copy(void *out, size_t out_size, const void *in, size_t in_size);
-
 /* Room for @need elements of @size bytes in the array *@pp (void **)
  * of *@cap: grown by doubling.  Returns 0 or -ENOMEM (the array kept). */
 int qd_grow(void *pp, size_t *cap, size_t need, size_t size);

@@ -52,10 +52,7 @@ void qpt_lbr_reader_opts_init_sized(struct qpt_lbr_reader_opts *out, size_t size
 	struct qpt_lbr_reader_opts o, *opts = &o;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 int qpt_lbr_reader_new(const struct qpt_lbr_reader_opts *opts,
@@ -67,7 +64,7 @@ int qpt_lbr_reader_new(const struct qpt_lbr_reader_opts *opts,
 	if (!out)
 		return -QPT_E_INVAL;
 	qpt_lbr_reader_opts_init(&o);
-	if (opts && qd_opts_copy(&o, sizeof(o), opts, opts->size))
+	if (opts && qpt_sized_opts_read(&o, sizeof(o), opts, sizeof(size_t)))
 		return -QPT_E_INVAL;
 	if (o.max_lbr > QPT_LBR_MAX_DEPTH)
 		return -QPT_E_INVAL;

@@ -46,11 +46,8 @@ void qpt_lbr_stitch_opts_init_sized(struct qpt_lbr_stitch_opts *out, size_t size
 	struct qpt_lbr_stitch_opts o, *opts = &o;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
 	opts->max_lbr = 32;
-	qpt_sized_copy(out, size, &o, sizeof(o));
-	if (size >= sizeof(out->size))
-		out->size = size;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 
 int qpt_lbr_stitch_new(const struct qpt_lbr_stitch_opts *opts,
@@ -62,7 +59,7 @@ int qpt_lbr_stitch_new(const struct qpt_lbr_stitch_opts *opts,
 	if (!out)
 		return -QPT_E_INVAL;
 	qpt_lbr_stitch_opts_init(&o);
-	if (opts && qd_opts_copy(&o, sizeof(o), opts, opts->size))
+	if (opts && qpt_sized_opts_read(&o, sizeof(o), opts, sizeof(size_t)))
 		return -QPT_E_INVAL;
 	if (!o.max_lbr || o.max_lbr > QPT_LBR_MAX_DEPTH)
 		return -QPT_E_INVAL;

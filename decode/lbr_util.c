@@ -1,26 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Shared by the LBR parts: sized options, thread ids to positions. */
+/* Shared by the LBR parts: growing arrays, thread ids to positions. */
 #include <errno.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "decode/lbr_priv.h"
-
-int qd_opts_copy(void *out, size_t out_size, const void *in, size_t in_size)
-{
-	const uint8_t *p = in;
-	size_t i;
-
-	if (in_size < sizeof(size_t))
-		return -QPT_E_INVAL;
-	for (i = out_size; i < in_size; i++)
-		if (p[i])
-			return -QPT_E_INVAL;
-	memcpy(out, in, in_size < out_size ? in_size : out_size);
-	*(size_t *)out = out_size;
-	return 0;
-}
 
 int qd_grow(void *pp, size_t *cap, size_t need, size_t size)
 {
