@@ -94,14 +94,20 @@ static void usage(FILE *out)
 	    "      --sysfs DIR       PMU directory instead of "
 	    "/sys/bus/event_source/devices\n"
 	    "  -q, --quiet           no closing summary\n"
-	    "      --emulate         emulated Intel PT: run COMMAND "
-	    "single-stepped under\n"
-	    "                        ptrace and write the trace the "
-	    "hardware would (user\n"
-	    "                        space; -e intel_pt/noretcomp,tsc,"
+	    "      --emulate[=MODE]  emulated Intel PT: run COMMAND "
+	    "under ptrace and\n"
+	    "                        write the trace the hardware would "
+	    "(user space;\n"
+	    "                        -e intel_pt/noretcomp,tsc,"
 	    "psb_period=N,mtc,\n"
 	    "                        mtc_period=N,cyc,cyc_thresh=N/u "
-	    "are honoured)\n"
+	    "are honoured); MODE\n"
+	    "                        fast (default: straight-line code "
+	    "runs natively,\n"
+	    "                        a breakpoint stops each branch) or "
+	    "step (every\n"
+	    "                        instruction single-stepped, the "
+	    "reference)\n"
 	    "      --inherit         with --emulate: follow fork/vfork "
 	    "children\n"
 	    "      --aslr            with --emulate: keep address space "
@@ -227,7 +233,7 @@ static const struct option long_opts[] = {
     {"compression-level", optional_argument, NULL, 'z'},
     {"sysfs", required_argument, NULL, OPT_SYSFS},
     {"quiet", no_argument, NULL, 'q'},
-    {"emulate", no_argument, NULL, OPT_EMULATE},
+    {"emulate", optional_argument, NULL, OPT_EMULATE},
     {"inherit", no_argument, NULL, OPT_INHERIT},
     {"aslr", no_argument, NULL, OPT_ASLR},
     {"on-signal", required_argument, NULL, OPT_ON_SIGNAL},
@@ -281,9 +287,6 @@ static int flag_option(int c, struct record_args *a)
 	case 'q':
 		a->quiet = true;
 		return 0;
-	case OPT_EMULATE:
-		a->emulate = true;
-		return 0;
 	case OPT_INHERIT:
 		a->inherit = true;
 		return 0;
@@ -321,6 +324,15 @@ static int text_option(int c, char *arg, struct record_args *a)
 		return 0;
 	case OPT_SNAPSHOT_ON:
 		a->snapshot_on = arg;
+		return 0;
+	case OPT_EMULATE:
+		a->emulate = true;
+		if (arg && strcmp(arg, "fast") && strcmp(arg, "step"))
+			return cli_usage_error("record",
+					       "bad --emulate mode '%s': fast "
+					       "or step",
+					       arg);
+		a->o.emulate_step = arg && !strcmp(arg, "step");
 		return 0;
 	}
 	return NOT_MINE;

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
+#include "capture/emulate/fast.h"
+
 struct emu_proc *emu_proc_new(pid_t pid)
 {
 	struct emu_proc *proc;
@@ -20,8 +22,9 @@ struct emu_proc *emu_proc_new(pid_t pid)
 		return NULL;
 	proc->pid = pid;
 	proc->pages = malloc((size_t)EMU_CODE_SLOTS * EMU_PAGE);
+	proc->scratch = malloc(EMU_PAGE);
 	proc->insns = qx86_cache_new(EMU_INSN_ORDER);
-	if (!proc->pages || !proc->insns) {
+	if (!proc->pages || !proc->scratch || !proc->insns) {
 		emu_proc_free(proc);
 		return NULL;
 	}
@@ -44,7 +47,9 @@ void emu_proc_free(struct emu_proc *proc)
 		return;
 	free_maps(proc->maps, proc->nr_maps);
 	free(proc->pages);
+	free(proc->scratch);
 	qx86_cache_free(proc->insns);
+	emu_fast_put(proc->fast);
 	free(proc);
 }
 
@@ -57,23 +62,40 @@ void emu_proc_flush_code(struct emu_proc *proc)
 	qx86_cache_forget(proc->insns);
 }
 
-/* The cached copy of the page holding @addr, or NULL if unreadable. */
+/* The page @page of the tracee into @dst as the program wrote it (the
+ * breakpoint engine's bytes put back): 0, or -1 if unreadable. */
+static int read_page(struct emu_proc *proc, pid_t tid, uint64_t page,
+		     uint8_t *dst)
+{
+	struct iovec local, remote;
+
+	local.iov_base = dst;
+	local.iov_len = EMU_PAGE;
+	remote.iov_base = (void *)(uintptr_t)page;
+	remote.iov_len = EMU_PAGE;
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)EMU_PAGE)
+		return -1;
+	if (proc->fast)
+		emu_fast_patch(proc->fast, page, dst);
+	return 0;
+}
+
+/* The copy of the page holding @addr (cached where its code is fixed),
+ * or NULL if unreadable. */
 static const uint8_t *code_page(struct emu_proc *proc, pid_t tid,
 				 uint64_t addr)
 {
 	uint64_t page = addr & ~(uint64_t)(EMU_PAGE - 1);
 	size_t slot = (size_t)(page / EMU_PAGE) % EMU_CODE_SLOTS;
 	uint8_t *dst = proc->pages + slot * EMU_PAGE;
-	struct iovec local, remote;
 
+	if (!emu_proc_fixed(proc, addr, 1))
+		return read_page(proc, tid, page, proc->scratch) ? NULL
+								 : proc->scratch;
 	if (proc->page_addr[slot] == page)
 		return dst;
-	local.iov_base = dst;
-	local.iov_len = EMU_PAGE;
-	remote.iov_base = (void *)(uintptr_t)page;
-	remote.iov_len = EMU_PAGE;
-	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) !=
-	    (ssize_t)EMU_PAGE) {
+	if (read_page(proc, tid, page, dst)) {
 		proc->page_addr[slot] = 1;
 		return NULL;
 	}
@@ -110,37 +132,61 @@ const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, pid_t tid,
 	if (e)
 		return &e->insn;
 	n = emu_proc_code(proc, tid, addr, buf, sizeof(buf));
-	if (!n || qx86_cache_add(proc->insns, addr, 64, buf, n, &e) < 0)
+	if (!n)
+		return NULL;
+	if (!emu_proc_fixed(proc, addr, n)) /* it may change: not kept */
+		return qx86_decode(proc->insns->x, buf, n, 64, addr,
+				   &proc->scratch_insn) < 0
+			   ? NULL
+			   : &proc->scratch_insn;
+	if (qx86_cache_add(proc->insns, addr, 64, buf, n, &e) < 0)
 		return NULL;
 	return &e->insn;
 }
 
-bool emu_proc_known(struct emu_proc *proc, uint64_t addr)
+/* The executable mapping holding @addr, or NULL. */
+static const struct emu_map *map_of(struct emu_proc *proc, uint64_t addr)
 {
 	size_t i;
 
 	if (proc->last_map < proc->nr_maps &&
 	    addr >= proc->maps[proc->last_map].start &&
 	    addr < proc->maps[proc->last_map].end)
-		return true;
+		return &proc->maps[proc->last_map];
 	for (i = 0; i < proc->nr_maps; i++)
 		if (addr >= proc->maps[i].start && addr < proc->maps[i].end) {
 			proc->last_map = i;
-			return true;
+			return &proc->maps[i];
 		}
-	return false;
+	return NULL;
 }
 
-static bool map_known(const struct emu_proc *proc, const struct emu_map *m)
+bool emu_proc_known(struct emu_proc *proc, uint64_t addr)
+{
+	return map_of(proc, addr) != NULL;
+}
+
+bool emu_proc_fixed(struct emu_proc *proc, uint64_t addr, size_t len)
+{
+	const struct emu_map *m = map_of(proc, addr);
+
+	return m && !m->shared && !(m->prot & PROT_WRITE) &&
+	       len <= m->end - addr;
+}
+
+/* Whether @m is one of the @n mappings @maps. */
+static bool map_in(const struct emu_map *m, const struct emu_map *maps,
+		   size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < proc->nr_maps; i++) {
-		const struct emu_map *k = &proc->maps[i];
+	for (i = 0; i < n; i++) {
+		const struct emu_map *k = &maps[i];
 
 		if (k->start == m->start && k->end == m->end &&
 		    k->pgoff == m->pgoff && k->ino == m->ino &&
-		    k->prot == m->prot && !strcmp(k->path, m->path))
+		    k->prot == m->prot && k->shared == m->shared &&
+		    !strcmp(k->path, m->path))
 			return true;
 	}
 	return false;
@@ -166,6 +212,7 @@ static int parse_line(const char *line, struct emu_map *m)
 	m->min = min;
 	m->prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
 		  (perms[1] == 'w' ? PROT_WRITE : 0);
+	m->shared = perms[3] == 's';
 	m->path = strdup(path[0] ? path + strspn(path, " ") : "//anon");
 	return m->path ? 1 : -ENOMEM;
 }
@@ -174,7 +221,7 @@ int emu_proc_scan_maps(struct emu_proc *proc, pid_t tid, bool reset,
 		       emu_map_fn fn, void *ctx)
 {
 	struct emu_map *maps = NULL, *tmp;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, i;
 	char name[64], line[4200];
 	FILE *f;
 	int err = 0, r;
@@ -205,7 +252,7 @@ int emu_proc_scan_maps(struct emu_proc *proc, pid_t tid, bool reset,
 		}
 		if (!r)
 			continue;
-		if (!map_known(proc, &maps[n])) {
+		if (!map_in(&maps[n], proc->maps, proc->nr_maps)) {
 			err = fn(ctx, &maps[n]);
 			if (err < 0) {
 				n++;
@@ -219,8 +266,11 @@ int emu_proc_scan_maps(struct emu_proc *proc, pid_t tid, bool reset,
 		free_maps(maps, n);
 		return err;
 	}
+	for (i = 0; i < proc->nr_maps && !proc->maps_gone; i++)
+		proc->maps_gone = !map_in(&proc->maps[i], maps, n);
 	free_maps(proc->maps, proc->nr_maps);
 	proc->maps = maps;
 	proc->nr_maps = n;
+	proc->last_map = 0;
 	return 0;
 }

@@ -21,8 +21,11 @@
 struct emu_map {
 	uint64_t start, end, pgoff, ino;
 	uint32_t maj, min, prot;
+	bool shared; /* MAP_SHARED */
 	char *path;
 };
+
+struct emu_fast;
 
 struct emu_proc {
 	pid_t pid;
@@ -32,6 +35,12 @@ struct emu_proc {
 	struct emu_map *maps;
 	size_t nr_maps;
 	size_t last_map; /* where the last lookup hit */
+	bool maps_gone;	 /* a scan found an executable mapping gone or
+			  * changed since the one before */
+	struct emu_fast *fast;	 /* the breakpoint engine's (may be NULL):
+				  * code read is patched with it */
+	uint8_t *scratch;	 /* a page of code that is not cached */
+	struct qx86_insn scratch_insn;
 };
 
 struct emu_proc *emu_proc_new(pid_t pid);
@@ -57,13 +66,18 @@ const struct qx86_insn *emu_proc_insn(struct emu_proc *proc, pid_t tid,
 
 /* Whether @addr lies in an executable mapping already announced. */
 bool emu_proc_known(struct emu_proc *proc, uint64_t addr);
+/* Whether [@addr, @addr + @len) lies in one executable mapping that is
+ * private and not writable: code that changes only by system calls, so
+ * that it is cached (code elsewhere is read anew each time). */
+bool emu_proc_fixed(struct emu_proc *proc, uint64_t addr, size_t len);
 
 /* Called for each executable mapping not announced before. */
 typedef int (*emu_map_fn)(void *ctx, const struct emu_map *map);
 /*
- * Re-read the maps (/proc/TID/maps of live thread @tid); call @fn for every executable mapping that is
- * new since the last scan (@reset: forget them all first, after exec).
- * Returns 0, -errno, or what @fn returned.
+ * Re-read the maps (/proc/TID/maps of live thread @tid); call @fn for
+ * every executable mapping that is new since the last scan (@reset: forget
+ * them all first, after exec); set maps_gone when one known before is
+ * gone or changed.  Returns 0, -errno, or what @fn returned.
  */
 int emu_proc_scan_maps(struct emu_proc *proc, pid_t tid, bool reset,
 		       emu_map_fn fn, void *ctx);

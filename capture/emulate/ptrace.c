@@ -56,6 +56,27 @@ static int sys_eventmsg(void *ctx, pid_t tid, unsigned long *msg)
 	return ptrace(PTRACE_GETEVENTMSG, tid, NULL, msg) < 0 ? -errno : 0;
 }
 
+static int sys_cont(void *ctx, pid_t tid, int sig)
+{
+	return ptrace(PTRACE_SYSCALL, tid, NULL, (void *)(long)sig) < 0
+		   ? -errno
+		   : 0;
+}
+
+static int sys_setregs(void *ctx, pid_t tid,
+		       const struct user_regs_struct *regs)
+{
+	return ptrace(PTRACE_SETREGS, tid, NULL, regs) < 0 ? -errno : 0;
+}
+
+static int sys_poke(void *ctx, pid_t tid, uint64_t addr, uint64_t val)
+{
+	return ptrace(PTRACE_POKEDATA, tid, (void *)(uintptr_t)addr,
+		      (void *)(uintptr_t)val) < 0
+		   ? -errno
+		   : 0;
+}
+
 const struct emu_ptrace_ops emu_ptrace_sys = {
     .wait = sys_wait,
     .step = sys_step,
@@ -63,6 +84,9 @@ const struct emu_ptrace_ops emu_ptrace_sys = {
     .getsiginfo = sys_getsiginfo,
     .peek = sys_peek,
     .eventmsg = sys_eventmsg,
+    .cont = sys_cont,
+    .setregs = sys_setregs,
+    .poke = sys_poke,
 };
 
 /* The command's side of the fork: traced, stopped before its exec. */
@@ -85,6 +109,14 @@ static void child_exec(char *const argv[], bool no_aslr, int fd)
 	if (write(fd, &e, sizeof(e)) < 0)
 		_exit(126);
 	_exit(127);
+}
+
+int emu_ptrace_detach(pid_t tid, int sig)
+{
+	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) < 0 &&
+	    errno != ESRCH)
+		return -errno;
+	return 0;
 }
 
 /*

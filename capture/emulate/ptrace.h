@@ -20,6 +20,9 @@
  */
 int emu_ptrace_launch(char *const argv[], bool no_aslr, long options,
 		      pid_t *child, bool *exec_failed);
+/* Let @tid go untraced, delivering @sig (0: none): 0 or -errno (a task
+ * already gone is no error). */
+int emu_ptrace_detach(pid_t tid, int sig);
 /*
  * Kill @pid (-1: every tracee) and wait until it is gone.  A tracee killed
  * while traced still stops at PTRACE_EVENT_EXIT (and one already there

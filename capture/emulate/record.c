@@ -449,6 +449,7 @@ static void trace_opts(struct emu_src *er, const struct emu_seam *seam)
 	struct emu_trace_opts *to = &er->to;
 	uint64_t c = er->config;
 
+	to->step = rec->o.emulate_step;
 	to->no_aslr = !rec->o.aslr;
 	to->inherit = rec->o.inherit;
 	to->retcomp = !(c & 1ULL << 11);

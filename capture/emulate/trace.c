@@ -17,6 +17,11 @@
  * there (and maybe more) ran too.  What ran is recovered from the bytes and
  * the new stop (recover()); where that cannot be known the trace gets an
  * overflow (OVF) and goes on at cur, never a wrong flow.
+ *
+ * The breakpoint engine (emulate/run.c, the default) steps only what it
+ * cannot run natively: system calls, code that may change, instructions
+ * no block runs over.  This file's loop serves both: it waits for stops,
+ * follows threads, exec, exit and signals, and steps what is stepped.
  */
 #include "capture/emulate/trace.h"
 
@@ -38,47 +43,14 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "capture/emulate/insn.h"
-#include "capture/emulate/proc.h"
-#include "capture/emulate/pt.h"
 #include "capture/emulate/ptrace.h"
-#include "capture/emulate/sideband.h"
+#include "capture/emulate/task.h"
+#include "capture/emulate/trace_priv.h"
 #include "capture/synth.h"
 
 /* Instructions recovered in a row after a lost single-step trap before
  * giving up (an overflow in the trace). */
 #define EMU_RECOVER_MAX 8
-
-struct emu_thread {
-	pid_t tid, pid;
-	struct emu_tracer *tr;
-	struct emu_pt *pt;
-	struct emu_proc *proc; /* shared by the process's threads */
-	bool have_prev;
-	bool leader; /* owns proc */
-	bool expect_known;
-	bool killed;
-	uint64_t prev_ip;
-	uint64_t expect; /* where prev goes (expect_known) */
-	struct emu_insn prev;
-	int inject;
-	struct emu_thread *next;
-};
-
-struct emu_tracer {
-	const struct emu_trace_opts *opts;
-	const struct emu_ptrace_ops *ops;
-	void *ops_ctx;
-	struct emu_sb sb;
-	struct emu_thread *threads;
-	struct emu_trace_result *res;
-	pid_t child;
-	bool child_gone;
-	int stopping;	   /* the stop request seen (a signal), or 0 */
-	uint64_t deadline; /* stopping: kill what is left from then (ns) */
-	unsigned int stops;
-	bool done; /* every thread gone, or an error ended the run */
-};
 
 static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -108,6 +80,8 @@ static int pt_out(void *ctx, const uint8_t *buf, size_t len)
 {
 	struct emu_thread *t = ctx;
 
+	if (t->silent)
+		return 0;
 	return t->tr->sb.ops->aux(t->tr->sb.ctx, t->tid, buf, len);
 }
 
@@ -149,71 +123,6 @@ static int read_word(void *ctx, uint64_t addr, uint64_t *val)
 	struct emu_thread *t = ctx;
 
 	return t->tr->ops->peek(t->tr->ops_ctx, t->tid, addr, val);
-}
-
-/* Tgid and PPid of @tid from /proc. */
-static int task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
-{
-	char name[64], line[256];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/status", (int)tid);
-	f = fopen(name, "re");
-	if (!f)
-		return -errno;
-	*tgid = tid;
-	*ppid = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Tgid:", 5))
-			*tgid = (pid_t)atoi(line + 5);
-		else if (!strncmp(line, "PPid:", 5))
-			*ppid = (pid_t)atoi(line + 5);
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Whether @sig is in the /proc/TID/status mask @field ("SigCgt:"...);
- * @dflt when the file cannot be read. */
-static bool signal_in(pid_t tid, const char *field, int sig, bool dflt)
-{
-	char name[64], line[256];
-	unsigned long long mask = 0;
-	size_t len = strlen(field);
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/status", (int)tid);
-	f = fopen(name, "re");
-	if (!f)
-		return dflt;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, len))
-			mask = strtoull(line + len, NULL, 16);
-	fclose(f);
-	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
-}
-
-static bool signal_caught(pid_t tid, int sig)
-{
-	return signal_in(tid, "SigCgt:", sig, true);
-}
-
-static void read_comm(pid_t pid, char comm[16])
-{
-	char name[64];
-	ssize_t n = 0;
-	int fd;
-
-	snprintf(name, sizeof(name), "/proc/%d/comm", (int)pid);
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, comm, 15);
-		close(fd);
-	}
-	if (n < 0)
-		n = 0;
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
 }
 
 struct map_ctx {
@@ -265,11 +174,19 @@ static int on_map(void *ctx, const struct emu_map *map)
 	size_t bid_len = 0;
 	int err;
 
-	if (!strcmp(map->path, "[vsyscall]"))
+	struct emu_trigger *trig = mc->tr->opts->trigger;
+	unsigned int nr;
+
+	if (!strcmp(map->path, "[vsyscall]") || mc->t->silent)
 		return 0;
-	if (mc->tr->opts->trigger && (map->prot & PROT_EXEC))
-		emu_trigger_map(mc->tr->opts->trigger, map->path, map->start,
-				map->end, map->pgoff);
+	if (trig && (map->prot & PROT_EXEC)) {
+		nr = trig->nr;
+		emu_trigger_map(trig, map->path, map->start, map->end,
+				map->pgoff);
+		/* blocks must now stop before the new address */
+		if (trig->nr != nr && mc->t->proc->fast)
+			emu_fast_forget_blocks(mc->t->proc->fast);
+	}
 	if (!strcmp(map->path, "[vdso]")) {
 		err = keep_vdso(mc->t, map, bid, &bid_len);
 		if (err)
@@ -282,10 +199,23 @@ static int on_map(void *ctx, const struct emu_map *map)
 static int scan_maps(struct emu_thread *t, bool reset)
 {
 	struct map_ctx mc = {t->tr, t};
+	struct emu_code c;
+	int err;
 
 	if (reset && t->tr->opts->trigger)
 		emu_trigger_reset(t->tr->opts->trigger);
-	return emu_proc_scan_maps(t->proc, t->tid, reset, on_map, &mc);
+	err = emu_proc_scan_maps(t->proc, t->tid, reset, on_map, &mc);
+	if (err || !t->proc->maps_gone)
+		return err;
+	/* code went or changed: no cached copy of it, and no breakpoint
+	 * where code may now be written */
+	t->proc->maps_gone = false;
+	emu_proc_flush_code(t->proc);
+	if (!t->proc->fast)
+		return 0;
+	emu_run_code(t, &c);
+	err = emu_fast_remap(t->proc->fast, &c);
+	return err == -ESRCH ? 0 : err;
 }
 
 static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
@@ -363,12 +293,13 @@ static void drop_thread(struct emu_tracer *tr, struct emu_thread *t)
 		if (!o)
 			emu_proc_free(t->proc);
 	}
+	emu_block_put(t->run);
 	emu_pt_free(t->pt);
 	free(t);
 }
 
 /* The instruction at @ip from the process's code. */
-static int insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
+int emu_tr_insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 {
 	int err;
 
@@ -406,28 +337,46 @@ static int trigger(struct emu_thread *t, const struct user_regs_struct *regs)
 	return err;
 }
 
-/* The thread stopped at @regs->rip, which runs next: where will it go? */
-static int classify_at(struct emu_thread *t,
-		       const struct user_regs_struct *regs)
+int emu_tr_at(struct emu_thread *t, const struct user_regs_struct *regs)
 {
 	int err;
 
-	if (t->tr->opts->trigger && t->tr->sb.ops->trigger &&
+	if (t->tr->opts->trigger && t->tr->sb.ops->trigger && !t->silent &&
 	    emu_trigger_hit(t->tr->opts->trigger, regs->rip)) {
 		err = trigger(t, regs);
 		if (err)
 			return err;
 	}
-	err = insn_at(t, regs->rip, &t->prev);
+	err = emu_tr_insn_at(t, regs->rip, &t->prev);
 	if (err)
 		return err;
 	t->prev_ip = regs->rip;
 	t->have_prev = true;
+	if (regs != &t->regs) {
+		t->regs = *regs;
+		t->regs_dirty = false;
+	}
+	return 0;
+}
+
+void emu_tr_predict(struct emu_thread *t, const struct user_regs_struct *regs)
+{
 	/* a return address or jump table that cannot be read: the step
 	 * faults, or goes where we cannot check */
 	t->expect_known = emu_insn_next(&t->prev, t->prev_ip, regs, read_word,
 					t, &t->expect) > 0;
-	return 0;
+}
+
+/* The thread stopped at @regs->rip, which runs next: where will it go?
+ * (The breakpoint engine works that out when it steps.) */
+static int classify_at(struct emu_thread *t,
+		       const struct user_regs_struct *regs)
+{
+	int err = emu_tr_at(t, regs);
+
+	if (!err && !t->tr->fast)
+		emu_tr_predict(t, regs);
+	return err;
 }
 
 static bool maps_may_change(long nr)
@@ -438,10 +387,9 @@ static bool maps_may_change(long nr)
 }
 
 /* @insn at @ip retired and went to @next.  After a system call, with @nr
- * its number, the maps are read again if it may have changed them. */
-#define NR_UNKNOWN (-1L) /* not known: read them again */
-#define NR_NONE (-2L)	 /* they are read anyway or no longer matter */
-static int retire(struct emu_thread *t, uint64_t ip,
+ * its number (NR_*), the maps are read again if it may have changed
+ * them. */
+int emu_tr_retire(struct emu_thread *t, uint64_t ip,
 		  const struct emu_insn *insn, uint64_t next, long nr)
 {
 	int err;
@@ -501,15 +449,15 @@ static int recover(struct emu_thread *t, uint64_t ip,
 	int i, err;
 
 	for (i = 0; i < EMU_RECOVER_MAX; i++) {
-		err = insn_at(t, ip, &insn);
+		err = emu_tr_insn_at(t, ip, &insn);
 		if (err)
 			return err;
 		if (ran_last(t, &insn, ip, regs))
-			return retire(t, ip, &insn, regs->rip,
+			return emu_tr_retire(t, ip, &insn, regs->rip,
 				      (long)regs->orig_rax);
 		if (!emu_insn_only_next(&insn, ip, &next))
 			break;
-		err = retire(t, ip, &insn, next, NR_UNKNOWN);
+		err = emu_tr_retire(t, ip, &insn, next, NR_UNKNOWN);
 		if (err)
 			return err;
 		ip = next;
@@ -533,12 +481,12 @@ static int complete(struct emu_thread *t, const struct user_regs_struct *regs)
 	if (!t->expect_known || cur == t->expect ||
 	    (cur == t->prev_ip && ((t->prev.x.flags & QX86_F_REP) ||
 				   t->prev.cls == EMU_INSN_FAR)))
-		return retire(t, t->prev_ip, &t->prev, cur,
+		return emu_tr_retire(t, t->prev_ip, &t->prev, cur,
 			      (long)regs->orig_rax);
 	/* The trap after prev never came: prev went to expect, and the
 	 * instruction there ran before this stop. */
 	t->tr->res->lost_traps++;
-	err = retire(t, t->prev_ip, &t->prev, t->expect, NR_UNKNOWN);
+	err = emu_tr_retire(t, t->prev_ip, &t->prev, t->expect, NR_UNKNOWN);
 	return err ? err : recover(t, t->expect, regs);
 }
 
@@ -572,11 +520,11 @@ static int crash_check(struct emu_thread *t, int sig,
 	siginfo_t si;
 	size_t n;
 
-	if (!tr->sb.ops->crash || sig < 1 || sig > 64 ||
+	if (!tr->sb.ops->crash || t->silent || sig < 1 || sig > 64 ||
 	    !((tr->opts->crash_signals >> (sig - 1)) & 1) ||
 	    tr->ops->getsiginfo(tr->ops_ctx, t->tid, &si))
 		return 0;
-	if (si.si_code <= 0 && signal_in(t->tid, "SigIgn:", sig, false))
+	if (si.si_code <= 0 && emu_task_signal_in(t->tid, "SigIgn:", sig, false))
 		return 0;
 	n = emu_proc_code(t->proc, t->tid, regs->rip, insn, sizeof(insn));
 	return tr->sb.ops->crash(tr->sb.ctx, t->pid, t->tid, &si, regs, insn,
@@ -603,7 +551,7 @@ static int on_signal(struct emu_thread *t, int sig,
 	t->inject = sig;
 	if (err)
 		return err;
-	if (!signal_caught(t->tid, sig)) {
+	if (!emu_task_signal_caught(t->tid, sig)) {
 		/* ignored or fatal: no handler runs; cur executes next */
 		err = crash_check(t, sig, regs);
 		return err ? err : classify_at(t, regs);
@@ -618,7 +566,7 @@ static int finish_prev(struct emu_thread *t)
 		return 0;
 	t->have_prev = false;
 	if (t->prev.cls == EMU_INSN_FAR)
-		return retire(t, t->prev_ip, &t->prev, 0, NR_NONE);
+		return emu_tr_retire(t, t->prev_ip, &t->prev, 0, NR_NONE);
 	return emu_pt_async(t->pt, t->prev_ip);
 }
 
@@ -629,10 +577,27 @@ static int end_thread(struct emu_tracer *tr, struct emu_thread *t)
 
 	err = emu_pt_flush(t->pt);
 	tr->res->bytes += emu_pt_bytes(t->pt);
-	if (!err)
+	if (!err && !t->silent)
 		err = tr->sb.ops->thread_exit(tr->sb.ctx, t->tid);
 	drop_thread(tr, t);
 	return err;
+}
+
+/* The breakpoint engine: the process of @t has a new address space
+ * (exec), with no breakpoint in it. */
+static int new_space(struct emu_thread *t)
+{
+	struct emu_thread *o;
+
+	for (o = t->tr->threads; o; o = o->next)
+		if (o->proc == t->proc) {
+			o->lifted = 0;
+			emu_block_put(o->run);
+			o->run = NULL;
+		}
+	emu_fast_put(t->proc->fast);
+	t->proc->fast = emu_fast_new();
+	return t->proc->fast ? 0 : -ENOMEM;
 }
 
 static int on_exec(struct emu_thread *t, bool first)
@@ -646,13 +611,15 @@ static int on_exec(struct emu_thread *t, bool first)
 	else
 		err = finish_prev(t);
 	t->have_prev = false;
+	if (!err && tr->fast)
+		err = new_space(t);
 	/* the old image's trace reaches the ring before the COMM and MMAP2s
 	 * of the new one, so that readers know which code it ran on */
 	if (!err && !first)
 		err = emu_pt_flush(t->pt);
 	if (err)
 		return err;
-	read_comm(t->pid, comm);
+	emu_task_comm(t->pid, comm);
 	err = emu_sb_comm(&tr->sb, t->pid, t->tid, comm, true);
 	if (err)
 		return err;
@@ -707,13 +674,17 @@ static int on_exit_event(struct emu_thread *t)
 	pid_t tgid = t->pid, ppid = 0;
 	int err;
 
+	bool done;
+
 	err = get_regs(t, &regs);
+	if (!err && t->run && regs.rip)
+		err = emu_run_stop(t, 0, &regs, &done);
 	if (!err)
 		err = finish_exit(t, &regs);
 	if (!err)
 		err = emu_pt_flush(t->pt);
-	task_ids(t->tid, &tgid, &ppid);
-	if (!err)
+	emu_task_ids(t->tid, &tgid, &ppid);
+	if (!err && !t->silent)
 		err = emu_sb_task(&t->tr->sb, PERF_RECORD_EXIT, t->pid,
 				  t->tid == t->pid ? ppid : t->pid, t->tid,
 				  t->tid == t->pid ? ppid : t->pid);
@@ -728,44 +699,87 @@ static int first_insn(struct emu_thread *t)
 	struct user_regs_struct regs;
 	int err;
 
-	if (t->inject && signal_caught(t->tid, t->inject))
+	if (t->inject && emu_task_signal_caught(t->tid, t->inject))
 		return 0;
 	err = get_regs(t, &regs);
 	return err ? err : classify_at(t, &regs);
 }
 
+/*
+ * The breakpoint engine follows every child, for its breakpoints are in
+ * the memory the child starts with.  A forked one that is not to be
+ * traced gets its copy back as the program wrote it and goes (1).  One
+ * that shares its parent's memory (vfork) shares its breakpoints: it is
+ * traced, silently where it is not followed, until its exec or exit.
+ */
+static int fork_space(struct emu_tracer *tr, struct emu_thread *t,
+		      pid_t ppid, int sig)
+{
+	struct emu_proc *parent = find_proc(tr, ppid);
+	struct emu_code c;
+	int err;
+
+	if (!parent || !parent->fast)
+		return 0;
+	emu_run_code(t, &c);
+	if (emu_task_same_vm(ppid, t->tid) > 0) {
+		t->silent = !tr->opts->inherit;
+		t->proc->fast = emu_fast_get(parent->fast);
+		return 0;
+	}
+	if (tr->opts->inherit) {
+		t->proc->fast = emu_fast_fork(parent->fast, &c);
+		return t->proc->fast ? 0 : -ENOMEM;
+	}
+	err = emu_fast_strip(parent->fast, &c);
+	if (!err)
+		err = emu_ptrace_detach(t->tid, sig == SIGSTOP ? 0 : sig);
+	return err ? err : 1;
+}
+
 /* A stop of a task we do not know yet: a new thread or child process. */
 static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 {
-	struct emu_thread *t;
+	struct emu_thread *t, *o;
 	pid_t tgid, ppid;
 	char comm[16];
 	bool process;
 	int err;
 
-	err = task_ids(tid, &tgid, &ppid);
+	err = emu_task_ids(tid, &tgid, &ppid);
 	if (err)
 		return err;
 	process = tgid == tid;
 	t = add_thread(tr, tid, tgid);
 	if (!t)
 		return -ENOMEM;
+	for (o = tr->threads; o && !process; o = o->next)
+		if (o != t && o->pid == tgid)
+			t->silent = o->silent;
+	if (process && tr->fast) {
+		err = fork_space(tr, t, ppid, sig);
+		if (err) {
+			drop_thread(tr, t);
+			tr->res->threads--;
+			return err < 0 ? err : 0;
+		}
+	}
 	t->inject = sig == SIGSTOP ? 0 : sig;
-	err = start_thread(t);
-	if (!err)
+	err = t->silent ? 0 : start_thread(t);
+	if (!err && !t->silent)
 		err = emu_sb_task(&tr->sb, PERF_RECORD_FORK, tgid,
 				  process ? ppid : tgid, tid,
 				  process ? ppid : tgid);
-	if (!err && process) {
-		read_comm(tid, comm);
+	if (!err && process && !t->silent) {
+		emu_task_comm(tid, comm);
 		err = emu_sb_comm(&tr->sb, tgid, tid, comm, false);
-		if (!err)
-			err = scan_maps(t, true);
 	}
+	if (!err && process)
+		err = scan_maps(t, true);
 	return err ? err : first_insn(t);
 }
 
-static int resume(struct emu_thread *t)
+int emu_tr_step(struct emu_thread *t)
 {
 	int sig = t->inject, err;
 
@@ -774,11 +788,54 @@ static int resume(struct emu_thread *t)
 	return err == -ESRCH ? 0 : err;
 }
 
+/* Stepped, or with the breakpoint engine run natively while nothing is
+ * to be delivered (a signal is delivered with a step, which stops at its
+ * handler). */
+static int resume(struct emu_thread *t)
+{
+	if (t->tr->fast && t->proc->fast) {
+		if (t->have_prev && !t->inject)
+			return emu_run_resume(t);
+		if (t->have_prev)
+			emu_tr_predict(t, &t->regs);
+	}
+	return emu_tr_step(t);
+}
+
+/* A silent thread's exec: its memory is its own from now on, without
+ * breakpoints; it goes untraced. */
+static int let_go(struct emu_tracer *tr, struct emu_thread *t)
+{
+	int err = emu_ptrace_detach(t->tid, 0);
+
+	drop_thread(tr, t);
+	tr->res->threads--;
+	return err;
+}
+
+/* An event-less stop (a step, a breakpoint, a system call, a signal). */
+static int on_plain_stop(struct emu_thread *t, int sig)
+{
+	struct user_regs_struct regs;
+	bool done;
+	int err;
+
+	err = get_regs(t, &regs);
+	if (err)
+		return err;
+	if (t->run) {
+		err = emu_run_stop(t, sig, &regs, &done);
+		return err || done ? err : on_signal(t, sig, &regs);
+	}
+	if (sig == SIGTRAP)
+		return on_step(t, &regs);
+	return on_signal(t, sig, &regs);
+}
+
 static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	struct emu_thread *t = find_thread(tr, tid);
-	struct user_regs_struct regs;
 	int err = 0;
 
 	if (!t) {
@@ -788,17 +845,18 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 			return err;
 		return resume(t);
 	}
+	if (t->lifted) {
+		err = emu_run_stepped(t);
+		if (err)
+			return err;
+	}
 	switch (event) {
 	case 0:
-		err = get_regs(t, &regs);
-		if (err)
-			break;
-		if (sig == SIGTRAP)
-			err = on_step(t, &regs);
-		else
-			err = on_signal(t, sig, &regs);
+		err = on_plain_stop(t, sig);
 		break;
 	case PTRACE_EVENT_EXEC:
+		if (t->silent)
+			return let_go(tr, t);
 		err = on_exec_event(tr, t);
 		break;
 	case PTRACE_EVENT_EXIT:
@@ -974,8 +1032,10 @@ static int launch(struct emu_tracer *tr, char *const argv[])
 	struct emu_thread *t;
 	int err;
 
-	if (tr->opts->inherit)
+	if (tr->opts->inherit || tr->fast)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	if (tr->fast)
+		options |= PTRACE_O_TRACESYSGOOD;
 	err = emu_ptrace_launch(argv, tr->opts->no_aslr, options, &tr->child,
 				&tr->res->exec_failed);
 	if (err) {
@@ -1004,6 +1064,7 @@ int emu_trace_start(char *const argv[], const struct emu_trace_opts *opts,
 		return -ENOMEM;
 	tr->opts = opts;
 	tr->ops = opts->ptrace ? opts->ptrace : &emu_ptrace_sys;
+	tr->fast = !opts->step;
 	tr->ops_ctx = opts->ptrace_ctx;
 	tr->sb.ops = sink;
 	tr->sb.ctx = sink_ctx;

@@ -70,12 +70,22 @@ struct emu_ptrace_ops {
 	/* PTRACE_GETEVENTMSG (at an exec stop: the execing thread's former
 	 * tid) */
 	int (*eventmsg)(void *ctx, pid_t tid, unsigned long *msg);
+	/* The breakpoint engine: PTRACE_SYSCALL delivering @sig (run to a
+	 * breakpoint or the next system call), PTRACE_SETREGS and
+	 * PTRACE_POKEDATA (8 bytes at @addr). */
+	int (*cont)(void *ctx, pid_t tid, int sig);
+	int (*setregs)(void *ctx, pid_t tid,
+		       const struct user_regs_struct *regs);
+	int (*poke)(void *ctx, pid_t tid, uint64_t addr, uint64_t val);
 };
 
 /* The real system calls (their ctx is unused). */
 extern const struct emu_ptrace_ops emu_ptrace_sys;
 
 struct emu_trace_opts {
+	/* The single-step engine (the reference), not the breakpoint one
+	 * that runs straight-line code natively and stops at branches. */
+	bool step;
 	bool no_aslr;
 	bool inherit; /* follow fork/vfork children */
 	bool retcomp;

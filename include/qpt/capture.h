@@ -229,6 +229,9 @@ struct qpt_recorder_opts {
 	 * mapped files, again at each exec), recorded as a trigger in the
 	 * crash facts.  NULL: none. */
 	const char *snapshot_on;
+	/* Single-step every instruction (the reference engine) instead of
+	 * running straight-line code natively and stopping at branches. */
+	bool emulate_step;
 };
 
 /* Defaults into the caller's @size bytes (no byte past them; see qpt.h). */

@@ -100,6 +100,28 @@ static int inj_eventmsg(void *ctx, pid_t tid, unsigned long *msg)
 	return emu_ptrace_sys.eventmsg(NULL, tid, msg);
 }
 
+/* Running to a breakpoint does not rely on the trap flag: nothing is
+ * swallowed. */
+static int inj_cont(void *ctx, pid_t tid, int sig)
+{
+	struct inject_thread *t = thread_of(ctx, tid);
+
+	if (t)
+		t->swallow = 0;
+	return emu_ptrace_sys.cont(NULL, tid, sig);
+}
+
+static int inj_setregs(void *ctx, pid_t tid,
+		       const struct user_regs_struct *regs)
+{
+	return emu_ptrace_sys.setregs(NULL, tid, regs);
+}
+
+static int inj_poke(void *ctx, pid_t tid, uint64_t addr, uint64_t val)
+{
+	return emu_ptrace_sys.poke(NULL, tid, addr, val);
+}
+
 const struct emu_ptrace_ops inject_ops = {
     .wait = inj_wait,
     .step = inj_step,
@@ -107,4 +129,7 @@ const struct emu_ptrace_ops inject_ops = {
     .getsiginfo = inj_getsiginfo,
     .peek = inj_peek,
     .eventmsg = inj_eventmsg,
+    .cont = inj_cont,
+    .setregs = inj_setregs,
+    .poke = inj_poke,
 };

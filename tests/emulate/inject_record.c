@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpt record --emulate (the recorder with the emulated source) on a
- * simulated host that swallows single-step traps
+ * qpt record --emulate=step (the recorder with the emulated source, the
+ * engine that steps every instruction) on a simulated host that swallows
+ * single-step traps
  * (inject.h), for the shell tests that decode the file with perf:
  *
  *   inject_record KINDS [-2] OUT -- CMD ARGS
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	qpt_recorder_opts_init(&o);
+	o.emulate_step = true; /* the engine that steps every instruction */
 	o.output = argv[a];
 	o.argv = argv + a + 2;
 	o.errbuf = msg;

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The breakpoint engine: a thread runs natively from a block's entry to
+ * its end (emulate/fast.h), where a breakpoint stops it before a branch or
+ * the kernel stops it at a system call's entry.  What ran is the block's
+ * path, retired at once; the branch is emulated from the registers of the
+ * stop (the condition from RFLAGS, an indirect target from its operand, a
+ * return address from the stack; a call's push written to the stack), and
+ * the thread goes on to the next block's end without being stepped.  A
+ * system call, an instruction no block runs over, and a branch whose
+ * emulation would fault are single-stepped by the stepping engine, so that
+ * the kernel does what it does (signals, faults, exec, clone).
+ *
+ * The program's memory is read and written for emulation as its own
+ * accesses would (process_vm_readv/writev honour page protections); a
+ * branch that would fault there runs for real, its breakpoint lifted for
+ * the step.  Breakpoint stops do not depend on the trap flag: a host that
+ * swallows single-step traps touches only the stepped instructions.
+ */
+#include "capture/emulate/trace_priv.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "capture/emulate/trigger.h"
+
+#define EMULATE_MAX 64		   /* branches emulated in a row at a stop */
+#define USER_END 0x7ffffffff000ull /* user code lies below */
+
+/* ---- the thread's code, for the block builder ---- */
+
+static int code_insn(void *ctx, uint64_t ip, struct emu_insn *out)
+{
+	return emu_tr_insn_at(ctx, ip, out);
+}
+
+static bool code_fixed(void *ctx, uint64_t ip, size_t len)
+{
+	struct emu_thread *t = ctx;
+
+	return emu_proc_fixed(t->proc, ip, len);
+}
+
+static bool code_stop_at(void *ctx, uint64_t ip)
+{
+	struct emu_thread *t = ctx;
+	const struct emu_trigger *trig = t->tr->opts->trigger;
+
+	return trig && emu_trigger_hit(trig, ip);
+}
+
+static int code_peek(void *ctx, uint64_t addr, uint64_t *val)
+{
+	struct emu_thread *t = ctx;
+
+	return t->tr->ops->peek(t->tr->ops_ctx, t->tid, addr, val);
+}
+
+static int code_poke(void *ctx, uint64_t addr, uint64_t val)
+{
+	struct emu_thread *t = ctx;
+
+	return t->tr->ops->poke(t->tr->ops_ctx, t->tid, addr, val);
+}
+
+void emu_run_code(struct emu_thread *t, struct emu_code *c)
+{
+	c->insn = code_insn;
+	c->fixed = code_fixed;
+	c->stop_at = code_stop_at;
+	c->peek = code_peek;
+	c->poke = code_poke;
+	c->ctx = t;
+}
+
+/* ---- memory as the program's own accesses see it ---- */
+
+static int mem_read(void *ctx, uint64_t addr, uint64_t *val)
+{
+	struct emu_thread *t = ctx;
+	struct iovec local = {val, 8};
+	struct iovec remote = {(void *)(uintptr_t)addr, 8};
+
+	return process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 8
+		   ? 0
+		   : -EFAULT;
+}
+
+static int mem_write(struct emu_thread *t, uint64_t addr, uint64_t val)
+{
+	struct iovec local = {&val, 8};
+	struct iovec remote = {(void *)(uintptr_t)addr, 8};
+
+	return process_vm_writev(t->tid, &local, 1, &remote, 1, 0) == 8
+		   ? 0
+		   : -EFAULT;
+}
+
+/* ---- resuming ---- */
+
+static int flush_regs(struct emu_thread *t)
+{
+	int err = 0;
+
+	if (t->regs_dirty)
+		err = t->tr->ops->setregs(t->tr->ops_ctx, t->tid, &t->regs);
+	t->regs_dirty = false;
+	return err == -ESRCH ? 0 : err;
+}
+
+/* prev is single-stepped. */
+static int step(struct emu_thread *t)
+{
+	int err = flush_regs(t);
+
+	if (err)
+		return err;
+	emu_tr_predict(t, &t->regs);
+	return emu_tr_step(t);
+}
+
+/* prev, a branch whose emulation would fault, runs for real: its
+ * breakpoint is lifted for the step (emu_run_stepped puts it back). */
+static int step_over(struct emu_thread *t)
+{
+	struct emu_code c;
+	int err;
+
+	if (emu_fast_planted(t->proc->fast, t->prev_ip)) {
+		emu_run_code(t, &c);
+		err = emu_fast_lift(t->proc->fast, &c, t->prev_ip);
+		if (err)
+			return err == -ESRCH ? 0 : err;
+		t->lifted = t->prev_ip;
+	}
+	return step(t);
+}
+
+int emu_run_stepped(struct emu_thread *t)
+{
+	struct emu_code c;
+	uint64_t addr = t->lifted;
+	int err;
+
+	t->lifted = 0;
+	emu_run_code(t, &c);
+	err = emu_fast_plant(t->proc->fast, &c, addr);
+	/* gone (killed), or its memory is no longer there: nothing to do */
+	return err == -ESRCH || err == -EIO || err == -EFAULT ||
+			   err == -EAGAIN
+		       ? 0
+		       : err;
+}
+
+/* Run natively from prev_ip, the entry of @b (its reference is the
+ * thread's while it runs). */
+static int run(struct emu_thread *t, struct emu_block *b)
+{
+	const struct emu_block_insn *end = &b->insn[b->n - 1];
+	struct emu_code c;
+	int err = 0;
+
+	if (b->end == EMU_END_BRANCH) {
+		emu_run_code(t, &c);
+		err = emu_fast_plant(t->proc->fast, &c, end->ip);
+		if (err == -ENOMEM || err == -ESRCH) {
+			emu_block_put(b);
+			return err == -ESRCH ? 0 : err;
+		}
+		if (err) { /* no breakpoint there: step */
+			emu_block_put(b);
+			return step(t);
+		}
+	}
+	err = flush_regs(t);
+	if (!err)
+		err = t->tr->ops->cont(t->tr->ops_ctx, t->tid, 0);
+	if (err) {
+		emu_block_put(b);
+		return err == -ESRCH ? 0 : err;
+	}
+	t->run = b;
+	t->have_prev = false;
+	return 0;
+}
+
+/*
+ * prev, a branch, as the CPU would run it from t->regs: 1 when done
+ * (retired, the registers updated), 0 when it must run for real (its
+ * memory access would fault, or it leaves user space), or an error.
+ */
+static int emulate(struct emu_thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	const struct emu_insn *in = &t->prev;
+	uint64_t ip = t->prev_ip, next;
+	int n;
+
+	n = emu_insn_next(in, ip, r, mem_read, t, &next);
+	if (n <= 0)
+		return n == -EFAULT ? 0 : n;
+	if (next >= USER_END)
+		return 0;
+	if (in->cls == EMU_INSN_CALL || in->cls == EMU_INSN_CALL_IND) {
+		if (mem_write(t, r->rsp - 8, ip + in->x.len))
+			return 0;
+		r->rsp -= 8;
+	} else if (in->cls == EMU_INSN_RET) {
+		r->rsp += 8 + in->x.imm;
+	}
+	r->rip = next;
+	t->regs_dirty = true;
+	t->have_prev = false;
+	n = emu_tr_retire(t, ip, in, next, NR_NONE);
+	return n < 0 ? n : 1;
+}
+
+int emu_run_resume(struct emu_thread *t)
+{
+	struct emu_block *b;
+	struct emu_code c;
+	int i, err;
+
+	emu_run_code(t, &c);
+	for (i = 0; i < EMULATE_MAX; i++) {
+		err = emu_fast_block(t->proc->fast, &c, t->prev_ip, &b);
+		if (err)
+			return err;
+		if (b->n > 1 && b->end != EMU_END_STEP)
+			return run(t, b);
+		if (b->end != EMU_END_BRANCH) {
+			emu_block_put(b);
+			return step(t);
+		}
+		/* the thread is at the block's end: the branch now */
+		emu_block_put(b);
+		err = emulate(t);
+		if (err < 0)
+			return err;
+		if (!err)
+			return step_over(t);
+		err = emu_tr_at(t, &t->regs);
+		if (err)
+			return err;
+	}
+	return step(t);
+}
+
+/* ---- stops of a running thread ---- */
+
+/* The first @k instructions of @b's path ran. */
+static int retire_path(struct emu_thread *t, const struct emu_block *b,
+		       uint32_t k)
+{
+	struct emu_insn in;
+	uint32_t i;
+	int err;
+
+	t->tr->res->insns += k;
+	memset(&in, 0, sizeof(in));
+	for (i = 0; i < k; i++) {
+		const struct emu_block_insn *e = &b->insn[i];
+
+		/* straight-line code makes no packet but the first (a
+		 * TIP.PGE where tracing was off) */
+		if (i && e->cls == EMU_INSN_OTHER)
+			continue;
+		in.cls = e->cls;
+		in.x.len = e->len;
+		err = emu_pt_insn(t->pt, e->ip, &in, b->insn[i + 1].ip);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* What ran from @from up to @to cannot be told (a breakpoint taken out
+ * while the thread ran to it): an overflow in the trace. */
+static int gap(struct emu_thread *t, uint64_t from, uint64_t to)
+{
+	t->tr->res->gaps++;
+	return emu_pt_gap(t->pt, from, to);
+}
+
+/* @t stopped at a system call's entry: the call, at @regs->rip minus its
+ * length, is prev, to be stepped (the registers as before it ran). */
+static int at_syscall(struct emu_thread *t, const struct emu_block *b,
+		      const struct user_regs_struct *regs)
+{
+	const struct emu_block_insn *end = &b->insn[b->n - 1];
+	int err = 0;
+
+	if (b->end == EMU_END_SYSCALL && regs->rip == end->ip + end->len) {
+		err = retire_path(t, b, b->n - 1);
+		t->prev = b->last;
+		t->prev_ip = end->ip;
+	} else { /* a system call past the block's end */
+		err = gap(t, b->entry, regs->rip - 2);
+		if (!err)
+			err = emu_tr_insn_at(t, regs->rip - 2, &t->prev);
+		t->prev_ip = regs->rip - 2;
+	}
+	t->regs = *regs;
+	t->regs.rip = t->prev_ip;
+	t->regs.rax = t->regs.orig_rax;
+	t->regs_dirty = false; /* the thread is in the call: not written */
+	t->have_prev = true;
+	return err;
+}
+
+int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
+		 bool *done)
+{
+	struct emu_block *b = t->run;
+	const struct emu_block_insn *end = &b->insn[b->n - 1];
+	uint32_t i;
+	int err;
+
+	t->run = NULL;
+	*done = true;
+	if (sig == (SIGTRAP | 0x80)) {
+		err = at_syscall(t, b, regs);
+	} else if (b->end == EMU_END_BRANCH && sig == SIGTRAP &&
+		   regs->rip == end->ip + 1) {
+		err = retire_path(t, b, b->n - 1);
+		t->regs = *regs;
+		t->regs.rip = end->ip;
+		t->regs_dirty = true;
+		if (!err)
+			err = emu_tr_at(t, &t->regs);
+	} else {
+		/* stopped inside the path: a signal, a fault, an exit (one
+		 * killed right after its breakpoint trapped is at the
+		 * branch, which did not run) */
+		*done = false;
+		if (b->end == EMU_END_BRANCH && regs->rip == end->ip + 1)
+			regs->rip = end->ip;
+		for (i = 0; i < b->n && b->insn[i].ip != regs->rip; i++)
+			;
+		err = i < b->n ? retire_path(t, b, i)
+			       : gap(t, b->entry, regs->rip);
+		t->regs = *regs;
+		t->regs_dirty = false;
+		if (!err)
+			err = emu_tr_insn_at(t, regs->rip, &t->prev);
+		t->prev_ip = regs->rip;
+		t->have_prev = true;
+	}
+	emu_block_put(b);
+	return err;
+}

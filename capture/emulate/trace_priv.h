@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the ptrace engine: the tracer and its threads, shared by the
+ * stepping loop (emulate/trace.c) and the breakpoint engine that runs
+ * blocks natively between stops (emulate/run.c).
+ */
+#ifndef QPT_CAPTURE_EMU_TRACE_PRIV_H
+#define QPT_CAPTURE_EMU_TRACE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "capture/emulate/fast.h"
+#include "capture/emulate/insn.h"
+#include "capture/emulate/proc.h"
+#include "capture/emulate/pt.h"
+#include "capture/emulate/sideband.h"
+#include "capture/emulate/trace.h"
+
+struct emu_thread {
+	pid_t tid, pid;
+	struct emu_tracer *tr;
+	struct emu_pt *pt;
+	struct emu_proc *proc; /* shared by the process's threads */
+	bool have_prev;	       /* prev, at prev_ip, runs next */
+	bool leader;	       /* owns proc */
+	bool expect_known;
+	bool killed;
+	bool silent; /* traced only to keep breakpoints from it (a vfork
+		      * child not followed): nothing of it is recorded */
+	uint64_t prev_ip;
+	uint64_t expect; /* where prev goes (expect_known) */
+	struct emu_insn prev;
+	int inject;
+	/* The breakpoint engine: */
+	struct user_regs_struct regs; /* at prev_ip (as emulated) */
+	bool regs_dirty;	      /* regs to be written back */
+	struct emu_block *run;	      /* runs natively from its entry */
+	uint64_t lifted;	      /* a breakpoint taken out for a step */
+	struct emu_thread *next;
+};
+
+struct emu_tracer {
+	const struct emu_trace_opts *opts;
+	const struct emu_ptrace_ops *ops;
+	void *ops_ctx;
+	struct emu_sb sb;
+	struct emu_thread *threads;
+	struct emu_trace_result *res;
+	pid_t child;
+	bool child_gone;
+	bool fast;	   /* the breakpoint engine (not opts->step) */
+	int stopping;	   /* the stop request seen (a signal), or 0 */
+	uint64_t deadline; /* stopping: kill what is left from then (ns) */
+	unsigned int stops;
+	bool done; /* every thread gone, or an error ended the run */
+};
+
+/* NR_* for emu_tr_retire's @nr */
+#define NR_UNKNOWN (-1L) /* not known: read the maps again */
+#define NR_NONE (-2L)	 /* they are read anyway or no longer matter */
+
+/* trace.c */
+int emu_tr_insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn);
+int emu_tr_retire(struct emu_thread *t, uint64_t ip,
+		  const struct emu_insn *insn, uint64_t next, long nr);
+/* The thread is at @regs->rip, which runs next: prev set, the
+ * --snapshot-on trigger checked. */
+int emu_tr_at(struct emu_thread *t, const struct user_regs_struct *regs);
+/* Where prev goes from @regs (before it is stepped). */
+void emu_tr_predict(struct emu_thread *t, const struct user_regs_struct *regs);
+int emu_tr_step(struct emu_thread *t);
+
+/* run.c: the breakpoint engine */
+/* Resume @t (prev set, nothing to inject): natively to the end of the
+ * block at prev_ip, through branches it emulates, or a step. */
+int emu_run_resume(struct emu_thread *t);
+/*
+ * @t, running a block, stopped (@sig, 0x80 for a system call stop) at
+ * @regs: what ran is retired.  *@done when the stop was the block's end
+ * (the thread is then at its next instruction, prev set); otherwise the
+ * thread is where @regs says, prev set there, for the stop's own handling.
+ */
+int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
+		 bool *done);
+/* After a step of @t: a breakpoint lifted for it goes back. */
+int emu_run_stepped(struct emu_thread *t);
+/* The thread's code as the block builder reads it. */
+void emu_run_code(struct emu_thread *t, struct emu_code *c);
+
+#endif
