@@ -1017,6 +1017,7 @@ static int loop(struct emu_tracer *tr, uint64_t until_ns)
 		}
 		if (!WIFSTOPPED(status))
 			continue;
+		tr->res->stops++;
 		err = on_stop(tr, tid, status);
 		if (err)
 			return err;

@@ -410,6 +410,14 @@ static void run_engine(char *prog, const struct seq *want, int nt,
 	}
 	assert_int_equal(gaps, res.gaps);
 	assert_int_equal(res.gaps, inj ? inj->twice_n : 0);
+	/* the breakpoint engine runs straight-line code natively: it stops
+	 * at branches and system calls, not at every instruction */
+	print_message("%s (%s): %llu instructions, %llu stops\n", prog,
+		      opts->step ? "step" : "fast",
+		      (unsigned long long)res.insns,
+		      (unsigned long long)res.stops);
+	if (!opts->step)
+		assert_true(res.stops * 2 < res.insns);
 	if (inj) {
 		print_message("%s (%s): %lu traps swallowed, %llu seen lost, "
 			      "%llu gaps\n",

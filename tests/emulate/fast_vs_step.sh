@@ -1,0 +1,72 @@
+#!/bin/bash
+# The breakpoint engine (qpt record --emulate, the default) against the
+# single-step one (--emulate=step, the reference) on the same programs in
+# the same environment: the decodes of the two recordings, by perf and by
+# qpt decode, list per thread the same instructions, and the same decode
+# errors where code cannot be decoded (anonymous JIT code has no file);
+# the command's output and exit status are those of a run without qpt.
+# Args: [--inherit] GT_STEP PROG_DIR CMD...
+# A CMD is a program with its arguments in one word; words naming a file
+# in PROG_DIR stand for that file's path.
+set -u
+qf=""
+[ "${1:-}" = --inherit ] && { qf=--inherit; shift; }
+GT=$1 DIR=$2
+shift 2
+# shellcheck source=tests/emulate/common.sh
+. "$(dirname "$0")/common.sh"
+
+perf_view() { # FILE: per thread, instructions and errors (where, which)
+	perf script -i "$1" --itrace=i0nse -F tid,ip 2>&1 |
+		awk '/instruction trace errors/ { next }
+		     /instruction trace error/ {
+			for (i = 1; i < NF; i++) {
+				if ($i == "tid") t = $(i + 1)
+				if ($i == "ip") a = $(i + 1)
+				if ($i == "code") c = $(i + 1)
+			}
+			print t, "ERR" a ":" c; next }
+		     { print $1, $2 }' | by_thread
+}
+
+qpt_view() { # FILE
+	"$QPT" decode -i "$1" --no-sym 2>&1 |
+		awk '{ for (i = 2; i <= NF; i++) if ($i == "insn:") {
+			print $1, $(i - 1); next } }' | by_thread
+}
+
+for p in "$@"; do
+	cmd=()
+	for w in $p; do
+		if [ -e "$DIR/$w" ]; then cmd+=("$DIR/$w"); else cmd+=("$w"); fi
+	done
+	( # the shell's word on a crash is not the command's output
+		env -i QPT_TEST=1 setarch -R "${cmd[@]}" >"$tmp/plain.out"
+		echo "exit $?" >>"$tmp/plain.out"
+	) 2>/dev/null
+	for m in step fast; do
+		env -i QPT_TEST=1 "$QPT" record --emulate=$m $qf -e intel_pt/tsc/u \
+			-o "$tmp/$m.data" -- "${cmd[@]}" >"$tmp/$m.out" \
+			2>"$tmp/$m.err"
+		echo "exit $?" >>"$tmp/$m.out"
+		perf_view "$tmp/$m.data" >"$tmp/$m.perf"
+		qpt_view "$tmp/$m.data" >"$tmp/$m.qpt"
+	done
+	n=$(grep -c . "$tmp/step.qpt")
+	if ! cmp -s "$tmp/plain.out" "$tmp/step.out" ||
+		! cmp -s "$tmp/plain.out" "$tmp/fast.out"; then
+		bad "$p: output or exit status differs from a run without qpt"
+		diff "$tmp/plain.out" "$tmp/fast.out" | head -5
+	elif ! cmp -s "$tmp/step.perf" "$tmp/fast.perf"; then
+		bad "$p: perf decodes differ"
+		diff "$tmp/step.perf" "$tmp/fast.perf" | head -10
+	elif ! cmp -s "$tmp/step.qpt" "$tmp/fast.qpt"; then
+		bad "$p: qpt decodes differ"
+		diff "$tmp/step.qpt" "$tmp/fast.qpt" | head -10
+	elif [ "$n" -lt 1000 ]; then
+		bad "$p: only $n instructions"
+	else
+		echo "ok $p: $n instructions"
+	fi
+done
+exit $fail
