@@ -1,46 +1,93 @@
 #!/bin/bash
-# Speed of the emulated Intel PT source against a bare single-step loop on
-# the same program in the same run: instructions per second of
-# `qpt record --emulate` (stepping, classifying, encoding, the simulated
-# AUX ring, the writer) over those of gt_step -c (PTRACE_SINGLESTEP, wait,
-# read RIP, nothing else).  Goal: ratio >= 0.9.
-#   bench/emu_speed.sh [BUILD_DIR [PROGRAM [ROUNDS]]]
-# Each round runs both back to back; the median of the rounds' ratios is
-# reported (the machine may be shared: pairs cancel slow phases).
+# Speed of the emulated Intel PT source, against its peers measured in the
+# same run on the same programs (a branchy one: qsort with a callback,
+# recursion, binary search; a loop-heavy one: a byte checksum loop, memcpy,
+# a run-length compression loop):
+#   - qpt record --emulate (the breakpoint engine), instructions/s;
+#   - qpt record --emulate=step (every instruction single-stepped);
+#   - gt_step -c, a bare PTRACE_SINGLESTEP loop (step, wait, read RIP);
+#   - bp_loop, a bare breakpoint loop (int3, wait, read the registers,
+#     continue): its stops/s times the program's instructions per branch
+#     (from the decode of the recording) is the floor of a design that
+#     stops once per branch.
+# Goals: the breakpoint engine >= 10x the single-step mode and >= 300,000
+# instructions/s on both programs, within 1.5x of the floor.
+#   bench/emu_speed.sh [BUILD_DIR [ROUNDS]]
+# BUILD_DIR holds the tests and bench programs (default: build).  Each
+# round runs every peer once, in an order that rotates (the machine may be
+# shared: a slow phase falls on each in turn); the medians are reported.
 set -eu
 B=${1:-build}
-P=${2:-$B/tests/emulate/emu_flow}
-R=${3:-3}
-QPT=$B/cli/qpt GT=$B/tests/emulate/emu_gt_step
+R=${2:-3}
+QPT=$B/cli/qpt GT=$B/tests/emulate/emu_gt_step BP=$B/bench/bp_loop
+for f in "$QPT" "$GT" "$BP" "$B/bench/bench_branchy" "$B/bench/bench_loopy"; do
+	[ -x "$f" ] || { echo "missing $f (build the tests and bench)" >&2
+			 exit 1; }
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
-bare_run() { env -i "$GT" -c "$tmp/count" -- "$P" >/dev/null; }
-emu_run() {
-	env -i "$QPT" record --emulate -o "$tmp/p.data" -- "$P" >/dev/null \
-		2>"$tmp/sum"
+rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.0f", n / (b - a) }'; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END {
+	print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# insn/s of one peer on "PROG ARG": prints the rate
+peer() { # NAME PROG ARG
+	local t0 t1 n
+	case $1 in
+	fast | step)
+		t0=$(now)
+		env -i "$QPT" record --emulate="$1" -o "$tmp/$1.data" -- \
+			"$2" "$3" >/dev/null 2>"$tmp/sum"
+		t1=$(now)
+		n=$(sed -n 's/.*--emulate: \([0-9]*\) instructions.*/\1/p' \
+			"$tmp/sum")
+		[ -n "$n" ] || { cat "$tmp/sum" >&2; exit 1; } ;;
+	bare)
+		t0=$(now)
+		env -i "$GT" -c "$tmp/count" -- "$2" "$3" >/dev/null
+		t1=$(now)
+		n=$(awk '{ print $2 }' "$tmp/count") ;;
+	esac
+	rate "$n" "$t0" "$t1"
 }
-ratios=""
-for r in $(seq "$R"); do
-	# alternate which goes first, so a load change favours neither
-	if [ $((r % 2)) -eq 1 ]; then
-		t0=$(now); bare_run; t1=$(now); emu_run; t2=$(now)
-		db=$(echo "$t0 $t1" | awk '{ print $2 - $1 }')
-		de=$(echo "$t1 $t2" | awk '{ print $2 - $1 }')
-	else
-		t0=$(now); emu_run; t1=$(now); bare_run; t2=$(now)
-		de=$(echo "$t0 $t1" | awk '{ print $2 - $1 }')
-		db=$(echo "$t1 $t2" | awk '{ print $2 - $1 }')
-	fi
-	bare=$(awk '{ print $2 }' "$tmp/count") # completed steps
-	emu=$(sed -n 's/.*--emulate: \([0-9]*\) instructions.*/\1/p' "$tmp/sum")
-	[ -n "$emu" ] || { cat "$tmp/sum"; exit 1; }
-	read -r rb re ra <<<"$(echo "$bare $db $emu $de" | awk '{
-		b = $1 / $2; e = $3 / $4
-		printf "%.0f %.0f %.3f", b, e, e / b }')"
-	echo "round $r: bare single-step $rb insn/s, qpt record --emulate $re insn/s, ratio $ra"
-	ratios="$ratios $ra"
+
+# instructions per branch (jumps, calls, returns, taken or not) of the
+# breakpoint engine's recording, from qpt decode's disassembly
+per_branch() {
+	"$QPT" decode -i "$tmp/fast.data" --no-sym 2>/dev/null |
+		awk '/ insn: / { n++; for (i = 1; i <= NF; i++) if ($i ~ /^(j[a-z]+|call|ret|loop[a-z]*)$/) { b++; break } }
+		     END { printf "%.2f", b ? n / b : 0 }'
+}
+
+bp_stops() {
+	"$BP" 100000 | sed -n 's/.*: \([0-9]*\) stops\/s/\1/p'
+}
+
+for w in "branchy 1" "loopy 2"; do
+	set -- $w
+	prog=$B/bench/bench_$1
+	fast="" step="" bare="" stops=""
+	for r in $(seq "$R"); do
+		for p in $(echo "fast step bare bp" | awk -v r="$r" '{
+			for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1) }'); do
+			case $p in
+			bp) stops="$stops $(bp_stops)" ;;
+			*) eval "$p=\"\$$p \$(peer $p $prog $2)\"" ;;
+			esac
+		done
+		echo "$1 round $r: fast$(echo "$fast" | awk '{ print " " $NF }') step$(echo "$step" | awk '{ print " " $NF }') bare-step$(echo "$bare" | awk '{ print " " $NF }') insn/s, bp-loop$(echo "$stops" | awk '{ print " " $NF }') stops/s"
+	done
+	ipb=$(per_branch)
+	mf=$(echo "$fast" | median) ms=$(echo "$step" | median)
+	mb=$(echo "$bare" | median) mstops=$(echo "$stops" | median)
+	awk -v w="$1" -v f="$mf" -v s="$ms" -v b="$mb" -v st="$mstops" \
+		-v ipb="$ipb" 'BEGIN {
+		floor = st * ipb
+		printf "%s: fast %.0f insn/s; step %.0f; bare single-step %.0f; "\
+		       "bare breakpoint %.0f stops/s x %.2f insns/branch = "\
+		       "floor %.0f insn/s\n", w, f, s, b, st, ipb, floor
+		printf "%s: fast/step %.1fx, fast/bare-step %.1fx (goal >= 10), "\
+		       "fast %s 300,000 insn/s, floor/fast %.2f (goal <= 1.5)\n",
+		       w, f / s, f / b, (f >= 300000 ? ">=" : "<"), floor / f }'
 done
-echo "$ratios" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END {
-	m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-	printf "median ratio of %d paired rounds: %.3f (goal >= 0.9)\n", NR, m }'

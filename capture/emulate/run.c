@@ -24,6 +24,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "capture/emulate/ptrace.h"
+#include "capture/emulate/task.h"
 #include "capture/emulate/trigger.h"
 
 #define EMULATE_MAX 64		   /* branches emulated in a row at a stop */
@@ -246,6 +248,57 @@ int emu_run_resume(struct emu_thread *t)
 			return err;
 	}
 	return step(t);
+}
+
+/* ---- address spaces ---- */
+
+/* The breakpoint engine: the process of @t has a new address space
+ * (exec), with no breakpoint in it. */
+int emu_run_new_space(struct emu_thread *t)
+{
+	struct emu_thread *o;
+
+	for (o = t->tr->threads; o; o = o->next)
+		if (o->proc == t->proc) {
+			o->lifted = 0;
+			emu_block_put(o->run);
+			o->run = NULL;
+		}
+	emu_fast_put(t->proc->fast);
+	t->proc->fast = emu_fast_new();
+	return t->proc->fast ? 0 : -ENOMEM;
+}
+
+/*
+ * The breakpoint engine follows every child, for its breakpoints are in
+ * the memory the child starts with.  A forked one that is not to be
+ * traced gets its copy back as the program wrote it and goes (1).  One
+ * that shares its parent's memory (vfork) shares its breakpoints: it is
+ * traced, silently where it is not followed, until its exec or exit.
+ */
+int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid,
+		 int sig)
+{
+	struct emu_proc *parent = emu_tr_find_proc(tr, ppid);
+	struct emu_code c;
+	int err;
+
+	if (!parent || !parent->fast)
+		return 0;
+	emu_run_code(t, &c);
+	if (emu_task_same_vm(ppid, t->tid) > 0) {
+		t->silent = !tr->opts->inherit;
+		t->proc->fast = emu_fast_get(parent->fast);
+		return 0;
+	}
+	if (tr->opts->inherit) {
+		t->proc->fast = emu_fast_fork(parent->fast, &c);
+		return t->proc->fast ? 0 : -ENOMEM;
+	}
+	err = emu_fast_strip(parent->fast, &c);
+	if (!err)
+		err = emu_ptrace_detach(t->tid, sig == SIGSTOP ? 0 : sig);
+	return err ? err : 1;
 }
 
 /* ---- stops of a running thread ---- */

@@ -52,10 +52,8 @@
  * giving up (an overflow in the trace). */
 #define EMU_RECOVER_MAX 8
 
-static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
-		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void logf_(struct emu_tracer *tr, enum qpt_log_level lvl,
-		  const char *fmt, ...)
+void emu_tr_log(struct emu_tracer *tr, enum qpt_log_level lvl,
+		const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -95,7 +93,7 @@ static struct emu_thread *find_thread(struct emu_tracer *tr, pid_t tid)
 	return NULL;
 }
 
-static struct emu_proc *find_proc(struct emu_tracer *tr, pid_t pid)
+struct emu_proc *emu_tr_find_proc(struct emu_tracer *tr, pid_t pid)
 {
 	struct emu_thread *t;
 
@@ -125,99 +123,6 @@ static int read_word(void *ctx, uint64_t addr, uint64_t *val)
 	return t->tr->ops->peek(t->tr->ops_ctx, t->tid, addr, val);
 }
 
-struct map_ctx {
-	struct emu_tracer *tr;
-	struct emu_thread *t;
-};
-
-/* The bytes of [vdso] to the sink, and its build-id (*@bid_len 0 when
- * none) for its MMAP2. */
-static int keep_vdso(struct emu_thread *t, const struct emu_map *map,
-		     uint8_t bid[20], size_t *bid_len)
-{
-	size_t len = (size_t)(map->end - map->start);
-	struct iovec local, remote;
-	struct emu_tracer *tr = t->tr;
-	uint8_t *buf;
-	int n, err;
-
-	*bid_len = 0;
-	if (!len || len > (64u << 20))
-		return 0;
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	local.iov_base = buf;
-	local.iov_len = len;
-	remote.iov_base = (void *)(uintptr_t)map->start;
-	remote.iov_len = len;
-	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) !=
-	    (ssize_t)len) {
-		logf_(tr, QPT_LOG_WARN, "cannot read [vdso]: %s",
-		      strerror(errno));
-		free(buf);
-		return 0;
-	}
-	n = qpt_build_id_mem(buf, len, bid, 20);
-	*bid_len = n > 0 ? (size_t)n : 0;
-	err = tr->sb.ops->vdso ? tr->sb.ops->vdso(tr->sb.ctx, t->pid, buf, len,
-						  bid, *bid_len)
-			       : 0;
-	free(buf);
-	return err;
-}
-
-static int on_map(void *ctx, const struct emu_map *map)
-{
-	struct map_ctx *mc = ctx;
-	uint8_t bid[20];
-	size_t bid_len = 0;
-	int err;
-
-	struct emu_trigger *trig = mc->tr->opts->trigger;
-	unsigned int nr;
-
-	if (!strcmp(map->path, "[vsyscall]") || mc->t->silent)
-		return 0;
-	if (trig && (map->prot & PROT_EXEC)) {
-		nr = trig->nr;
-		emu_trigger_map(trig, map->path, map->start, map->end,
-				map->pgoff);
-		/* blocks must now stop before the new address */
-		if (trig->nr != nr && mc->t->proc->fast)
-			emu_fast_forget_blocks(mc->t->proc->fast);
-	}
-	if (!strcmp(map->path, "[vdso]")) {
-		err = keep_vdso(mc->t, map, bid, &bid_len);
-		if (err)
-			return err;
-	}
-	return emu_sb_mmap2(&mc->tr->sb, mc->t->pid, mc->t->tid, map, map->path,
-			    bid, bid_len);
-}
-
-static int scan_maps(struct emu_thread *t, bool reset)
-{
-	struct map_ctx mc = {t->tr, t};
-	struct emu_code c;
-	int err;
-
-	if (reset && t->tr->opts->trigger)
-		emu_trigger_reset(t->tr->opts->trigger);
-	err = emu_proc_scan_maps(t->proc, t->tid, reset, on_map, &mc);
-	if (err || !t->proc->maps_gone)
-		return err;
-	/* code went or changed: no cached copy of it, and no breakpoint
-	 * where code may now be written */
-	t->proc->maps_gone = false;
-	emu_proc_flush_code(t->proc);
-	if (!t->proc->fast)
-		return 0;
-	emu_run_code(t, &c);
-	err = emu_fast_remap(t->proc->fast, &c);
-	return err == -ESRCH ? 0 : err;
-}
-
 static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
 				     pid_t pid)
 {
@@ -242,7 +147,7 @@ static struct emu_thread *add_thread(struct emu_tracer *tr, pid_t tid,
 	t->pid = pid;
 	t->tr = tr;
 	t->pt = emu_pt_new(&po, pt_out, t);
-	t->proc = find_proc(tr, pid);
+	t->proc = emu_tr_find_proc(tr, pid);
 	if (!t->proc) {
 		t->proc = emu_proc_new(pid);
 		t->leader = true;
@@ -307,7 +212,7 @@ int emu_tr_insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn)
 	 * this thread's syscalls): look at the maps again */
 	if (!emu_proc_known(t->proc, ip)) {
 		emu_proc_flush_code(t->proc);
-		err = scan_maps(t, false);
+		err = emu_tr_scan_maps(t, false);
 		if (err)
 			return err;
 	}
@@ -400,7 +305,7 @@ int emu_tr_retire(struct emu_thread *t, uint64_t ip,
 		return err;
 	if (nr == NR_UNKNOWN || maps_may_change(nr)) {
 		emu_proc_flush_code(t->proc);
-		err = scan_maps(t, false);
+		err = emu_tr_scan_maps(t, false);
 	}
 	return err;
 }
@@ -463,7 +368,7 @@ static int recover(struct emu_thread *t, uint64_t ip,
 		ip = next;
 	}
 	t->tr->res->gaps++;
-	logf_(t->tr, QPT_LOG_INFO,
+	emu_tr_log(t->tr, QPT_LOG_INFO,
 	      "thread %d: lost a single-step trap at %#llx; not known what "
 	      "ran up to %#llx: overflow in the trace",
 	      (int)t->tid, (unsigned long long)ip,
@@ -583,23 +488,6 @@ static int end_thread(struct emu_tracer *tr, struct emu_thread *t)
 	return err;
 }
 
-/* The breakpoint engine: the process of @t has a new address space
- * (exec), with no breakpoint in it. */
-static int new_space(struct emu_thread *t)
-{
-	struct emu_thread *o;
-
-	for (o = t->tr->threads; o; o = o->next)
-		if (o->proc == t->proc) {
-			o->lifted = 0;
-			emu_block_put(o->run);
-			o->run = NULL;
-		}
-	emu_fast_put(t->proc->fast);
-	t->proc->fast = emu_fast_new();
-	return t->proc->fast ? 0 : -ENOMEM;
-}
-
 static int on_exec(struct emu_thread *t, bool first)
 {
 	struct emu_tracer *tr = t->tr;
@@ -612,7 +500,7 @@ static int on_exec(struct emu_thread *t, bool first)
 		err = finish_prev(t);
 	t->have_prev = false;
 	if (!err && tr->fast)
-		err = new_space(t);
+		err = emu_run_new_space(t);
 	/* the old image's trace reaches the ring before the COMM and MMAP2s
 	 * of the new one, so that readers know which code it ran on */
 	if (!err && !first)
@@ -624,7 +512,7 @@ static int on_exec(struct emu_thread *t, bool first)
 	if (err)
 		return err;
 	emu_proc_flush_code(t->proc);
-	return scan_maps(t, true);
+	return emu_tr_scan_maps(t, true);
 }
 
 /*
@@ -705,38 +593,6 @@ static int first_insn(struct emu_thread *t)
 	return err ? err : classify_at(t, &regs);
 }
 
-/*
- * The breakpoint engine follows every child, for its breakpoints are in
- * the memory the child starts with.  A forked one that is not to be
- * traced gets its copy back as the program wrote it and goes (1).  One
- * that shares its parent's memory (vfork) shares its breakpoints: it is
- * traced, silently where it is not followed, until its exec or exit.
- */
-static int fork_space(struct emu_tracer *tr, struct emu_thread *t,
-		      pid_t ppid, int sig)
-{
-	struct emu_proc *parent = find_proc(tr, ppid);
-	struct emu_code c;
-	int err;
-
-	if (!parent || !parent->fast)
-		return 0;
-	emu_run_code(t, &c);
-	if (emu_task_same_vm(ppid, t->tid) > 0) {
-		t->silent = !tr->opts->inherit;
-		t->proc->fast = emu_fast_get(parent->fast);
-		return 0;
-	}
-	if (tr->opts->inherit) {
-		t->proc->fast = emu_fast_fork(parent->fast, &c);
-		return t->proc->fast ? 0 : -ENOMEM;
-	}
-	err = emu_fast_strip(parent->fast, &c);
-	if (!err)
-		err = emu_ptrace_detach(t->tid, sig == SIGSTOP ? 0 : sig);
-	return err ? err : 1;
-}
-
 /* A stop of a task we do not know yet: a new thread or child process. */
 static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 {
@@ -757,7 +613,7 @@ static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 		if (o != t && o->pid == tgid)
 			t->silent = o->silent;
 	if (process && tr->fast) {
-		err = fork_space(tr, t, ppid, sig);
+		err = emu_run_fork(tr, t, ppid, sig);
 		if (err) {
 			drop_thread(tr, t);
 			tr->res->threads--;
@@ -775,7 +631,7 @@ static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 		err = emu_sb_comm(&tr->sb, tgid, tid, comm, false);
 	}
 	if (!err && process)
-		err = scan_maps(t, true);
+		err = emu_tr_scan_maps(t, true);
 	return err ? err : first_insn(t);
 }
 
@@ -911,77 +767,6 @@ static int tick(struct emu_tracer *tr)
 				: 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * The run is asked to end (stop_request): the signal goes on to the
- * command, which is still traced while it handles it or dies of it; what
- * is left when the grace period is over is killed.  Every thread's trace
- * ends at its exit stop as usual.
- */
-static void stop_begin(struct emu_tracer *tr)
-{
-	uint64_t grace =
-	    tr->opts->stop_grace_ms ? tr->opts->stop_grace_ms : 2000;
-
-	tr->deadline = now_ns() + grace * 1000000u;
-	logf_(tr, QPT_LOG_INFO, "stopping: %s to the command",
-	      strsignal(tr->stopping));
-	if (!tr->child_gone)
-		kill(tr->child, tr->stopping);
-}
-
-static void stop_check(struct emu_tracer *tr)
-{
-	int sig = tr->opts->stop_request ? *tr->opts->stop_request : 0;
-	struct emu_thread *t;
-
-	if (!tr->stopping && sig) {
-		tr->stopping = sig > 0 && sig < NSIG ? sig : SIGTERM;
-		stop_begin(tr);
-	}
-	if (!tr->stopping || now_ns() < tr->deadline)
-		return;
-	for (t = tr->threads; t; t = t->next)
-		if (!t->killed) {
-			t->killed = true;
-			kill(t->tid, SIGKILL);
-		}
-}
-
-/*
- * The next stop; while stopping, without blocking past the deadline.  A
- * stop request (the caller's signal handler) interrupts the blocking wait
- * (EINTR); one that comes just before the wait starts is seen at the next
- * stop of any traced thread.
- */
-static pid_t next_stop(struct emu_tracer *tr, int *status)
-{
-	struct timespec nap = {0, 1000000};
-	pid_t tid;
-	int i;
-
-	if (!tr->stopping)
-		return tr->ops->wait(tr->ops_ctx, status, 0);
-	for (i = 0; i < 1000; i++) {
-		tid = tr->ops->wait(tr->ops_ctx, status, WNOHANG);
-		if (tid)
-			return tid;
-		if (i < 100)
-			sched_yield();
-		else
-			nanosleep(&nap, NULL);
-		stop_check(tr);
-	}
-	return 0;
-}
-
 /*
  * Step until every traced thread is gone (1), until @until_ns of
  * CLOCK_MONOTONIC has passed or a signal interrupted a wait (0; @until_ns
@@ -998,10 +783,10 @@ static int loop(struct emu_tracer *tr, uint64_t until_ns)
 			if (err)
 				return err;
 		}
-		if (until_ns && !(tr->stops & 255) && now_ns() >= until_ns)
+		if (until_ns && !(tr->stops & 255) && emu_tr_now_ns() >= until_ns)
 			return 0;
-		stop_check(tr);
-		tid = next_stop(tr, &status);
+		emu_tr_stop_check(tr);
+		tid = emu_tr_next_stop(tr, &status);
 		if (tid <= 0) {
 			if (tid == -EINTR && until_ns)
 				return 0;
@@ -1041,7 +826,7 @@ static int launch(struct emu_tracer *tr, char *const argv[])
 				&tr->res->exec_failed);
 	if (err) {
 		if (!tr->res->exec_failed)
-			logf_(tr, QPT_LOG_WARN, "cannot trace the command: %s",
+			emu_tr_log(tr, QPT_LOG_WARN, "cannot trace the command: %s",
 			      strerror(-err));
 		return err;
 	}
@@ -1102,7 +887,7 @@ int emu_trace_end(struct emu_tracer *tr, int sig)
 {
 	if (!tr->done && !tr->stopping) {
 		tr->stopping = sig > 0 && sig < NSIG ? sig : SIGTERM;
-		stop_begin(tr);
+		emu_tr_stop_begin(tr);
 	}
 	return emu_trace_continue(tr, 0);
 }

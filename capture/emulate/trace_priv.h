@@ -63,6 +63,10 @@ struct emu_tracer {
 #define NR_NONE (-2L)	 /* they are read anyway or no longer matter */
 
 /* trace.c */
+void emu_tr_log(struct emu_tracer *tr, enum qpt_log_level lvl,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The process state of @pid (any of its threads'), or NULL. */
+struct emu_proc *emu_tr_find_proc(struct emu_tracer *tr, pid_t pid);
 int emu_tr_insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn);
 int emu_tr_retire(struct emu_thread *t, uint64_t ip,
 		  const struct emu_insn *insn, uint64_t next, long nr);
@@ -73,7 +77,30 @@ int emu_tr_at(struct emu_thread *t, const struct user_regs_struct *regs);
 void emu_tr_predict(struct emu_thread *t, const struct user_regs_struct *regs);
 int emu_tr_step(struct emu_thread *t);
 
+/* stop.c */
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t emu_tr_now_ns(void);
+/* The run is asked to end with the signal tr->stopping. */
+void emu_tr_stop_begin(struct emu_tracer *tr);
+/* A stop request seen; past the deadline, what is left killed. */
+void emu_tr_stop_check(struct emu_tracer *tr);
+/* The next stop (the wait op's result); while stopping, without
+ * blocking past the deadline (0: none yet). */
+pid_t emu_tr_next_stop(struct emu_tracer *tr, int *status);
+
+/* maps.c: the maps read again (@reset: a new image), new executable
+ * mappings announced, code gone dropped from the caches. */
+int emu_tr_scan_maps(struct emu_thread *t, bool reset);
+
 /* run.c: the breakpoint engine */
+/* The process of @t has a new address space (exec), with no breakpoint
+ * in it. */
+int emu_run_new_space(struct emu_thread *t);
+/* The new process @t, child of @ppid (its first stop delivering @sig):
+ * its address space's breakpoints (shared with a vfork parent, copied
+ * with a fork); 1 when it is a fork not followed, let go untraced. */
+int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid,
+		 int sig);
 /* Resume @t (prev set, nothing to inject): natively to the end of the
  * block at prev_ip, through branches it emulates, or a step. */
 int emu_run_resume(struct emu_thread *t);
