@@ -39,28 +39,8 @@ for f in pt:0 cyc:1 mtc:9 tsc:10 noretcomp:11 branch:13 mtc_period:14-17 \
 	echo "config:${f#*:}" >"$tmp/sys/intel_pt/format/${f%%:*}"
 done
 AREA_UNITS=$((16 * $(getconf PAGESIZE) / 32))
-
-# objdump of PROG at the addresses it runs at with ASLR off (a PIE is
-# loaded at x86-64's ELF_ET_DYN_BASE then)
-dis() {
-	local prog=$1
-	shift
-	if readelf -h "$prog" | grep -q 'Type:.*DYN'; then
-		objdump -d --adjust-vma=0x555555554000 "$@" "$prog"
-	else
-		objdump -d "$@" "$prog"
-	fi
-}
-
-# the shell's $? for a wait status
-shell_status() {
-	local s=$1
-	if [ $((s & 0x7f)) -ne 0 ]; then
-		echo $((128 + (s & 0x7f)))
-	else
-		echo $(((s >> 8) & 0xff))
-	fi
-}
+# shellcheck source=tests/capture/crash_common.sh
+. "$here/crash_common.sh"
 
 # record NAME [SIM OPTIONS] -- PROG ARGS: sim.txt, the file, the status
 # against the program alone ($ALONE when it cannot run alone)
@@ -115,17 +95,13 @@ check_crash() {
 	while [ "$1" != -- ]; do shift; done
 	shift
 	record "$name" "${args[@]}"
+	local ip held end size
 	if [ -n "${GT_ARGS+set}" ]; then
-		env -i "$GT" "$tmp/gt.txt" -- "$1" $GT_ARGS >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		ip=$(fault_ip "$GT" "$k" "$1" $GT_ARGS)
 	else
-		env -i "$GT" "$tmp/gt.txt" -- "$@" >/dev/null 2>&1
+		ip=$(fault_ip "$GT" "$k" "$@")
 	fi
-	local gt_tid last ip held end size
-	gt_tid=$(awk '{ print $1 }' "$tmp/gt.txt" | sort -un | sed -n "$((k + 1))p")
-	last=$(awk -v t="$gt_tid" '$1 == t { a = $2 } END { print a }' "$tmp/gt.txt")
-	ip=$(dis "$1" --start-address="0x$last" \
-		--stop-address=$((0x$last + 32)) |
-		awk '/^ *[0-9a-f]+:\t/ { sub(":", "", $1); n++; if (n == 2) { print $1; exit } }')
 	read -r kind fsig fcode fpid ftid faddr fip <"$tmp/facts.txt"
 	[ "$(wc -l <"$tmp/facts.txt")" = 1 ] ||
 		bad "$name: $(wc -l <"$tmp/facts.txt") crash entries"
@@ -154,8 +130,7 @@ check_crash() {
 	"$QPT" crash -i "$tmp/$name.data" --json >"$tmp/c.json" 2>"$tmp/c.err" ||
 		bad "$name: qpt crash: $(cat "$tmp/c.err")"
 	local bytes
-	bytes=$(dis "$1" --start-address="0x$ip" --stop-address=$((0x$ip + 16)) |
-		awk -F'\t' '/^ *[0-9a-f]+:\t/ { gsub(" ", "", $2); print $2; exit }')
+	bytes=$(insn_bytes "$1" "$ip")
 	python3 - "$tmp/c.json" "$fsig" "$ftid" "$ip" "$bytes" <<'PY' ||
 import json, sys
 j = json.load(open(sys.argv[1]))
