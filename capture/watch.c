@@ -283,23 +283,35 @@ int watch_poll(struct watch *w, int *status)
 	return w->ended ? 1 : 0;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 int watch_end(struct watch *w, int sig, unsigned int grace_ms, int *status)
 {
 	struct timespec nap = {0, 10000000};
-	unsigned int i, naps = (grace_ms ? grace_ms : 2000) / 10;
+	/* by the clock: the tracees' stops (SIGCHLD) cut naps short */
+	uint64_t kill_at = now_ms() + (grace_ms ? grace_ms : 2000);
+	bool killed = false;
 	int ret, err = 0;
 
 	kill(w->pid, sig > 0 ? sig : SIGTERM);
-	for (i = 0;; i++) {
+	for (;;) {
 		ret = watch_poll(w, status);
 		if (ret < 0 && !err)
 			err = ret;
-		if (ret == 1 || (!w->nr && i > naps)) {
+		if (ret == 1 || (killed && !w->nr)) {
 			*status = w->status;
 			return err;
 		}
-		if (i == naps)
+		if (!killed && now_ms() >= kill_at) {
 			kill(w->pid, SIGKILL);
+			killed = true;
+		}
 		nanosleep(&nap, NULL);
 	}
 }

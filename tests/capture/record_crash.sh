@@ -6,7 +6,8 @@
 # ASLR off as here with setarch -R; crash_common.sh), the crash facts read
 # from the file without qpt (crash_feature.py), perf reading the file;
 # -p: the process's own parent sees its real status, and a process let go
-# when the recording stops has no tracer and runs on to its own end.
+# when the recording stops has no tracer and runs on to its own end; a
+# command still running when the recording stops gets the stop signal.
 # Args: GT_STEP PROG_DIR
 set -u
 GT=$1 DIR=$2
@@ -109,6 +110,21 @@ st=$?
 [ ! -s let.data ] || python3 "$here/../emulate/crash_feature.py" let.data |
 	grep -q . && bad "let go: crash facts"
 echo "let go: untraced, exit $st"
+
+# the recording stopped first (SIGINT to qpt): the command gets the
+# signal through the watch and dies of it, qpt exits with its status
+"$QPT" record -q -e task-clock:u --on-signal=SEGV -o int.data -- \
+	/bin/sh -c 'read x <go' 2>rec.err &
+rec=$!
+wait_for '[ -n "$(cat /proc/$rec/task/$rec/children 2>/dev/null)" ]'
+child=$(cat /proc/$rec/task/$rec/children)
+wait_for '[ "$(tracer_of $child)" = $rec ]'
+kill -INT $rec
+wait $rec
+st=$?
+[ $st = 130 ] || bad "stopped: qpt record exits $st, want 130 (SIGINT)"
+[ -e /proc/$child ] && bad "stopped: the command $child still runs"
+echo "stopped: the command died of SIGINT, exit $st"
 
 # the watch needs a command or a process
 "$QPT" record -e task-clock:u --on-signal=SEGV -a -o x.data 2>err.txt
