@@ -64,11 +64,40 @@ struct rec_source_ops {
 extern const struct rec_source_ops rec_source_pmu;
 extern const struct rec_source_ops rec_source_emulate;
 
+/*
+ * The PMU source's calls into the kernel, a seam for tests: the real ones
+ * (rec_pmu_sys_real) or a simulated kernel's (capture/simkern.h) behind
+ * real, pollable fds.  Each returns as the call it stands for, -errno on
+ * failure.
+ */
+struct rec_pmu_sys {
+	/* perf_event_open(@attr, @pid, @cpu, no group, FD_CLOEXEC) */
+	int (*open)(void *ctx, struct perf_event_attr *attr, int pid, int cpu);
+	int (*ioctl)(void *ctx, int fd, unsigned long req, void *arg);
+	/* qpt_sysring_map and qpt_sysring_unmap */
+	int (*map)(void *ctx, struct qpt_sysring *sr, int fd,
+		   uint64_t data_pages, uint64_t aux_pages, bool aux_overwrite,
+		   uint64_t (*reference)(void *ctx));
+	void (*unmap)(void *ctx, struct qpt_sysring *sr);
+	void *ctx;
+};
+
+extern const struct rec_pmu_sys rec_pmu_sys_real;
+
+/* qpt_recorder_new with the PMU source (whatever opts->source says) over
+ * @sys (borrowed until qpt_recorder_free). */
+int rec_pmu_new(const struct qpt_recorder_opts *opts,
+		const struct rec_pmu_sys *sys, struct qpt_recorder **rec);
+
+struct rec_crash;
+
 struct qpt_recorder {
 	struct qpt_recorder_opts o;
 	const struct rec_source_ops *src;
 	void *src_priv;
 	const void *seam; /* a source's test seam, during open only */
+	const struct rec_pmu_sys *sys; /* the PMU source's kernel */
+	struct rec_crash *crash; /* the PMU source's crash watch, or NULL */
 	struct qpt_event **parsed;
 	size_t nr_parsed;
 	const struct qpt_event *aux_ev; /* the AUX-area event or NULL */
@@ -123,5 +152,21 @@ int rec_open_output(struct qpt_recorder *rec);
 int rec_remember_file(struct qpt_recorder *rec,
 		      const struct perf_event_header *h);
 int rec_write_build_ids(struct qpt_recorder *rec);
+
+/* recorder_crash.c: the PMU source's crash facts (qpt/crash.h) */
+/* Watch the command or -p's process for fatal signals when asked
+ * (snapshot mode, or crash_signals); a process that cannot be traced is
+ * recorded without (a warning).  Returns 0 or -ENOMEM. */
+int rec_crash_open(struct qpt_recorder *rec);
+/* Handle the targets' pending stops (rec->status once the command
+ * ended): 1 when the target ended, 0, or an error. */
+int rec_crash_poll(struct qpt_recorder *rec);
+/* How long poll() may wait for ring data with stops to handle. */
+int rec_crash_timeout(const struct qpt_recorder *rec, int timeout_ms);
+/* The recording stops (events disabled, last snapshot taken): the
+ * command ended (rec->status) or -p's process let go, the facts into the
+ * output.  Returns 0 or the first error. */
+int rec_crash_stop(struct qpt_recorder *rec);
+void rec_crash_free(struct qpt_recorder *rec);
 
 #endif /* QPT_CAPTURE_RECORDER_H */

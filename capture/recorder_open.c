@@ -232,9 +232,9 @@ static int map_ring(struct qpt_recorder *rec, size_t slot, int fd)
 	struct qpt_sysring *sr = &rec->rings[slot];
 	int err;
 
-	err = qpt_sysring_map(sr, fd, rec->data_pages,
-			      rec->aux_ev ? rec->aux_pages : 0, rec->o.snapshot,
-			      rec->aux_ev ? rec->aux_ev->aux->reference : NULL);
+	err = rec->sys->map(rec->sys->ctx, sr, fd, rec->data_pages,
+			    rec->aux_ev ? rec->aux_pages : 0, rec->o.snapshot,
+			    rec->aux_ev ? rec->aux_ev->aux->reference : NULL);
 	if (err < 0)
 		return map_error(rec, err);
 	sr->ring.idx = (uint32_t)slot;
@@ -245,13 +245,43 @@ static int map_ring(struct qpt_recorder *rec, size_t slot, int fd)
 	return 0;
 }
 
-/* Open every event of ring @slot: the first owns (and maps) the buffer,
- * the others write into it (SET_OUTPUT needs the mapping first). */
+/* Event @e's @fd into ring @slot: the first (@leader < 0) owns and maps
+ * the buffer, the others write into it (SET_OUTPUT needs the mapping
+ * first); its id noted. */
+static int join_ring(struct qpt_recorder *rec, struct rec_event *e,
+		     size_t slot, int fd, int leader)
+{
+	const struct rec_pmu_sys *sys = rec->sys;
+	uint64_t id;
+	int err;
+
+	if (leader < 0) {
+		err = map_ring(rec, slot, fd);
+		if (err < 0)
+			return err;
+	} else {
+		err = sys->ioctl(sys->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT,
+				 (void *)(long)leader);
+		if (err < 0)
+			return rec_fail(rec, err,
+					"%s: cannot share the ring buffer: %s",
+					e->name, strerror(-err));
+	}
+	if (e->aux)
+		rec->ctl_fds[rec->nr_ctl++] = fd;
+	err = sys->ioctl(sys->ctx, fd, PERF_EVENT_IOC_ID, &id);
+	if (err < 0)
+		return rec_fail(rec, err, "PERF_EVENT_IOC_ID: %s",
+				strerror(-err));
+	e->ids[e->nr_ids++] = id;
+	return 0;
+}
+
+/* Open every event of ring @slot. */
 static int open_ring_events(struct qpt_recorder *rec, size_t slot)
 {
 	size_t t, i, t0 = 0, t1 = rec->nr_tids;
 	int cpu = rec->cpus[slot], pid, fd, err, leader = -1;
-	uint64_t id;
 
 	if (rec->o.per_thread) { /* one ring per thread */
 		t0 = slot;
@@ -263,38 +293,56 @@ static int open_ring_events(struct qpt_recorder *rec, size_t slot)
 		for (i = 0; i < rec->nr_evs; i++) {
 			struct rec_event *e = &rec->evs[i];
 
-			fd = (int)syscall(SYS_perf_event_open, &e->attr, pid,
-					  cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			fd = rec->sys->open(rec->sys->ctx, &e->attr, pid, cpu);
 			if (fd < 0)
-				return open_error(rec, -errno, e, pid, cpu);
+				return open_error(rec, fd, e, pid, cpu);
 			err = push_fd(rec, fd);
 			if (err < 0) {
 				close(fd);
 				return err;
 			}
-			if (leader < 0) {
+			err = join_ring(rec, e, slot, fd, leader);
+			if (err < 0)
+				return err;
+			if (leader < 0)
 				leader = fd;
-				err = map_ring(rec, slot, fd);
-				if (err < 0)
-					return err;
-			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-					 leader) < 0) {
-				return rec_fail(rec, -errno,
-						"%s: cannot share the ring "
-						"buffer: %s",
-						e->name, strerror(errno));
-			}
-			if (e->aux)
-				rec->ctl_fds[rec->nr_ctl++] = fd;
-			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
-				return rec_fail(rec, -errno,
-						"PERF_EVENT_IOC_ID: %s",
-						strerror(errno));
-			e->ids[e->nr_ids++] = id;
 		}
 	}
 	return 0;
 }
+
+static int sys_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu)
+{
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int sys_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) < 0 ? -errno : 0;
+}
+
+static void sys_unmap(void *ctx, struct qpt_sysring *sr)
+{
+	qpt_sysring_unmap(sr);
+}
+
+static int sys_map(void *ctx, struct qpt_sysring *sr, int fd,
+		   uint64_t data_pages, uint64_t aux_pages, bool aux_overwrite,
+		   uint64_t (*reference)(void *ctx))
+{
+	return qpt_sysring_map(sr, fd, data_pages, aux_pages, aux_overwrite,
+			       reference);
+}
+
+const struct rec_pmu_sys rec_pmu_sys_real = {
+    .open = sys_open,
+    .ioctl = sys_ioctl,
+    .map = sys_map,
+    .unmap = sys_unmap,
+};
 
 int rec_open_events(struct qpt_recorder *rec)
 {

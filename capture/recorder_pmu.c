@@ -3,7 +3,8 @@
  * The PMU source of a recording: the command forked and held, a process's
  * threads or CPUs as targets; the events opened on them with their rings
  * mapped (recorder_open.c); poll() on the rings and their drain; ioctls
- * to enable, disable and snapshot.
+ * to enable, disable and snapshot; the targets watched for fatal signals
+ * (recorder_crash.c).  The kernel's calls go through rec->sys.
  */
 #include <errno.h>
 #include <signal.h>
@@ -81,10 +82,13 @@ static int make_consumers(struct qpt_recorder *rec)
 static int ioctl_all(struct qpt_recorder *rec, unsigned long req)
 {
 	size_t i;
+	int err;
 
-	for (i = 0; i < rec->nr_fds; i++)
-		if (ioctl(rec->fds[i], req, 0) < 0)
-			return -errno;
+	for (i = 0; i < rec->nr_fds; i++) {
+		err = rec->sys->ioctl(rec->sys->ctx, rec->fds[i], req, NULL);
+		if (err < 0)
+			return err;
+	}
 	return 0;
 }
 
@@ -120,33 +124,38 @@ static int drain_all(struct qpt_recorder *rec)
 	return rec_round(rec);
 }
 
-static bool target_done(struct qpt_recorder *rec)
+/* 1 when the targets are gone, 0, or an error (of the crash watch). */
+static int target_done(struct qpt_recorder *rec)
 {
+	if (rec->crash)
+		return rec_crash_poll(rec);
 	if (rec->child) {
 		if (rec->status != -1)
-			return true;
+			return 1;
 		if (waitpid(rec->child, &rec->status, WNOHANG) == rec->child)
-			return true;
+			return 1;
 		rec->status = -1;
-		return false;
+		return 0;
 	}
 	if (rec->o.pid > 0)
 		return kill(rec->o.pid, 0) < 0 && errno == ESRCH;
-	return false;
+	return 0;
 }
 
 static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 {
-	bool done = target_done(rec);
-	int err;
+	int done = target_done(rec), err;
 
+	if (done < 0)
+		return done;
+	timeout_ms = rec_crash_timeout(rec, timeout_ms);
 	if (!done && poll(rec->pfds, rec->nr_rings, timeout_ms) < 0 &&
 	    errno != EINTR)
 		return -errno;
 	err = drain_all(rec);
 	if (err < 0)
 		return err;
-	return done || target_done(rec) ? 1 : 0;
+	return done ? 1 : target_done(rec);
 }
 
 static int64_t pmu_snapshot(struct qpt_recorder *rec)
@@ -170,7 +179,7 @@ static int64_t pmu_snapshot(struct qpt_recorder *rec)
  * still running ended (after, as perf record ends its workload). */
 static int pmu_stop(struct qpt_recorder *rec)
 {
-	int err;
+	int err, err2;
 	int64_t n;
 
 	ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
@@ -183,6 +192,10 @@ static int pmu_stop(struct qpt_recorder *rec)
 			err = (int)n;
 		/* The snapshot re-enabled the AUX events. */
 		ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
+	}
+	if (rec->crash) {
+		err2 = rec_crash_stop(rec);
+		return err ? err : err2;
 	}
 	if (rec->child && !target_done(rec))
 		rec->status = qpt_target_child_end(rec->child,
@@ -211,8 +224,9 @@ static void pmu_free(struct qpt_recorder *rec)
 		close(rec->err_fd);
 	for (i = 0; rec->consumers && i < rec->nr_rings; i++)
 		qpt_consumer_free(rec->consumers[i]);
+	rec_crash_free(rec);
 	for (i = 0; rec->rings && i < rec->nr_rings; i++)
-		qpt_sysring_unmap(&rec->rings[i]);
+		rec->sys->unmap(rec->sys->ctx, &rec->rings[i]);
 	for (i = 0; i < rec->nr_fds; i++)
 		close(rec->fds[i]);
 	free(rec->consumers);
@@ -230,6 +244,7 @@ static int pmu_open(struct qpt_recorder *rec)
 {
 	int err;
 
+	rec->sys = rec->seam ? rec->seam : &rec_pmu_sys_real;
 	err = set_targets(rec);
 	if (!err)
 		err = rec_open_events(rec);
@@ -237,6 +252,8 @@ static int pmu_open(struct qpt_recorder *rec)
 		err = rec_open_output(rec);
 	if (!err)
 		err = make_consumers(rec);
+	if (!err)
+		err = rec_crash_open(rec);
 	return err;
 }
 
@@ -250,3 +267,12 @@ const struct rec_source_ops rec_source_pmu = {
     .stats = pmu_stats,
     .free = pmu_free,
 };
+
+int rec_pmu_new(const struct qpt_recorder_opts *opts,
+		const struct rec_pmu_sys *sys, struct qpt_recorder **rec)
+{
+	struct qpt_recorder_opts o = *opts;
+
+	o.source = QPT_SOURCE_PMU;
+	return rec_new(&o, sys, rec);
+}

@@ -7,7 +7,8 @@
  * inner records; AUXTRACE records get a fresh HEADER_AUXTRACE index (so an
  * input without one gains one); the input's attrs, names, build-ids and
  * features are carried over (raw, or re-encoded from a byte-swapped input
- * where qpt knows how).
+ * where qpt knows how), qpt's crash facts too (qpt/crash.h: read in the
+ * input's byte order, written in the host's; a pipe cannot carry them).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "cli/perfmon_cli.h"
+#include "qpt/crash.h"
 #include "qpt/reader.h"
 #include "qpt/writer.h"
 
@@ -121,6 +123,35 @@ static int swapped_feature(struct convert *cv, int feat)
 	return err < 0 ? err : 1;
 }
 
+/* qpt's crash facts, a feature far above perf's: re-encoded in host
+ * order from what the input's byte order gives. */
+static int copy_crash(struct convert *cv)
+{
+	struct qpt_crash *list;
+	size_t len;
+	void *buf;
+	int n, err;
+
+	n = qpt_crash_read(cv->r, &list);
+	if (n < 0)
+		cli_warn("%s: crash facts dropped: %s", cv->in_name,
+			 qpt_strerror(n));
+	if (n <= 0)
+		return 0;
+	if (!strcmp(cv->out_name, "-"))
+		cli_warn("%s: the crash facts cannot travel in a pipe (perf "
+			 "knows no record for them)",
+			 cv->in_name);
+	err = qpt_crash_encode(list, (size_t)n, &buf, &len);
+	free(list);
+	if (!err) {
+		err = qpt_writer_set_feature_raw(
+		    cv->w, (enum qpt_feature)QPT_FEAT_QPT_CRASH, buf, len);
+		free(buf);
+	}
+	return err < 0 ? writer_error(cv, err) : 0;
+}
+
 /* File-mode input: the features of the header. */
 static int copy_features(struct convert *cv)
 {
@@ -149,7 +180,7 @@ static int copy_features(struct convert *cv)
 		if (err < 0)
 			return writer_error(cv, err);
 	}
-	return 0;
+	return copy_crash(cv);
 }
 
 /* Hand the attrs known so far to the writer (before the first record). */

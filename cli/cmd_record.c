@@ -115,10 +115,15 @@ static void usage(FILE *out)
 	    "  -N, --no-buildid-cache with --emulate: do not put the vDSO "
 	    "in the build-id\n"
 	    "                        cache (~/.debug), where perf finds it\n"
-	    "      --on-signal LIST  with --emulate: the fatal signals "
-	    "recorded as a crash\n"
-	    "                        for qpt crash (default SEGV,BUS,ILL,"
-	    "FPE,ABRT,SYS,TRAP)\n"
+	    "      --on-signal LIST  the fatal signals recorded as a crash "
+	    "for qpt crash\n"
+	    "                        (default SEGV,BUS,ILL,FPE,ABRT,SYS,"
+	    "TRAP); the PMU\n"
+	    "                        source (with -S, or given this) "
+	    "watches the command\n"
+	    "                        or -p PID under ptrace, without "
+	    "stepping, and\n"
+	    "                        snapshots the AUX areas at a crash\n"
 	    "      --snapshot-on SYM[+OFF] with --emulate -S: a snapshot "
 	    "each time a\n"
 	    "                        thread reaches the function SYM\n"
@@ -255,11 +260,14 @@ static int check_args(const struct record_args *a)
 	if (a->emulate && !a->o.argv)
 		return cli_usage_error("record", "--emulate needs -- COMMAND");
 	if ((a->inherit || a->aslr || a->no_buildid_cache ||
-	     a->crash_signals || a->snapshot_on) &&
+	     a->snapshot_on) &&
 	    !a->emulate)
-		return cli_usage_error("record", "--inherit, --aslr, -N, "
-						 "--on-signal and --snapshot-on "
-						 "go with --emulate");
+		return cli_usage_error("record", "--inherit, --aslr, -N "
+						 "and --snapshot-on go with "
+						 "--emulate");
+	if (a->crash_signals && !a->o.argv && !a->o.pid)
+		return cli_usage_error("record", "--on-signal watches a "
+						 "command or -p PID");
 	if (a->snapshot_on && !a->o.snapshot)
 		return cli_usage_error("record", "--snapshot-on needs -S");
 	if (a->emulate && (a->o.pid || a->o.all_cpus || a->o.cpu_list))
@@ -771,12 +779,12 @@ static void fill_opts(struct record_args *a, int argc, char **argv,
 	a->o.cmd_argv = argv;
 	a->o.log = log_warnings;
 	a->o.stop_request = (volatile int *)&stop_requested;
+	a->o.crash_signals = a->crash_signals;
 	if (!a->emulate)
 		return;
 	a->o.source = QPT_SOURCE_EMULATE;
 	a->o.inherit = a->inherit;
 	a->o.aslr = a->aslr;
-	a->o.crash_signals = a->crash_signals;
 	a->o.snapshot_on = a->snapshot_on;
 	if (!a->no_buildid_cache)
 		a->o.buildid_dir = buildid_dir();
@@ -819,6 +827,10 @@ static int record(struct record_args *a, int argc, char **argv)
 
 	fill_opts(a, argc, argv, msg, sizeof(msg));
 	install_signals();
+	/* the command's end, or a stop of a thread watched for crashes,
+	 * wakes the PMU source's wait for its rings */
+	if (!a->emulate)
+		ignore_here(SIGCHLD);
 	err = qpt_recorder_new(&a->o, &rec);
 	if (err < 0) {
 		ret = report_new_error(err, a, msg);

@@ -222,7 +222,14 @@ struct qpt_recorder_opts {
 	 * these signals (bit sig - 1; 0: SIGSEGV, SIGBUS, SIGILL, SIGFPE,
 	 * SIGABRT, SIGSYS, SIGTRAP) without a handler is recorded (signal,
 	 * si_code, address, thread, registers, the faulting bytes) before
-	 * the signal is delivered as usual.  Not in pipe mode. */
+	 * the signal is delivered as usual.  Not in pipe mode.  The PMU
+	 * source watches @argv's command or @pid's process for them in
+	 * snapshot mode, or when this is set: its threads under
+	 * PTRACE_SEIZE (no stepping; threads they create followed), each
+	 * AUX area snapshotted at a fatal signal while the thread is held,
+	 * every other stop passed on; a process that cannot be traced is
+	 * recorded without (a QPT_LOG_WARN).  The command's status, its
+	 * group-stops and signals are as without the watch. */
 	uint64_t crash_signals;
 	/* "SYMBOL[+OFF]" (snapshot mode): a snapshot each time a traced
 	 * thread reaches that address (looked up in the ELF symbols of the
@@ -272,7 +279,10 @@ QPT_API bool qpt_recorder_exec_failed(const struct qpt_recorder *rec);
  * Wait up to @timeout_ms for data (poll, returns early on a signal), drain
  * every ring.  The emulated source steps the command for up to
  * @timeout_ms instead (returning early on a signal; while every traced
- * thread is blocked in the kernel it waits for one to stop).  Returns 1
+ * thread is blocked in the kernel it waits for one to stop).  The PMU
+ * source watching for crashes (crash_signals) handles its targets' stops
+ * first and waits at most 10 ms for data (a stop holds its thread until
+ * handled; a caller's SIGCHLD handler ends the wait at once).  Returns 1
  * when the command has exited (or every traced thread is gone), 0
  * otherwise, or -errno (output error, e.g. -ENOSPC; the emulated source:
  * ptrace's errors, -QPT_E_* from the Intel PT encoder).

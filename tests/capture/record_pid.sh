@@ -7,16 +7,8 @@ spin=$1
 command -v perf >/dev/null || exit 77
 perf stat -e task-clock:u true >/dev/null 2>&1 || exit 77
 tmp=$(mktemp -d)
-# until CONDITION holds (checked every 20 ms, for at most 20 s)
-wait_for() {
-	local i
-	for i in $(seq 1000); do
-		eval "$1" && return 0
-		sleep 0.02
-	done
-	echo "timed out waiting for: $1"
-	return 1
-}
+# shellcheck source=tests/capture/wait_for.sh
+. "$(dirname "$0")/wait_for.sh"
 "$spin" 20000 "$tmp/ready" &
 target=$!
 trap 'kill $target 2>/dev/null; rm -rf "$tmp"' EXIT

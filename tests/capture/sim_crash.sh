@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# The PMU source's crash path: real programs under the recorder's ptrace
+# watch, the AUX area on the simulated kernel (sim_crash.c says what it
+# prints).  Oracles:
+#  - the exit status: the program run alone (the kernel's);
+#  - the faulting ip: the single-stepper's (gt_step, ASLR off as here with
+#    setarch -R) last retired instruction of the crashing thread, and the
+#    next one in objdump's listing; the code bytes: objdump's at that ip;
+#  - the facts read from the file without qpt (crash_feature.py): signal,
+#    si_code, tid, pid; the thread was held in its ptrace stop when the AUX
+#    area was snapshotted (the simulator saw it so at the disable);
+#  - perf report -D: the crash's AUXTRACE holds the newest units the
+#    simulated Intel PT wrote before the snapshot (its TSC packets number
+#    them), as many as the snapshot's size; the last snapshot goes on from
+#    there; perf script reads the file;
+#  - qpt crash --json agrees with the file's facts.
+# A handled signal is no crash unless re-raised; a signal outside
+# --on-signal is none; a group-stop (SIGSTOP) waits for SIGCONT.
+# Args: SIM_CRASH GT_STEP PROG_DIR
+set -u
+SIM=$1 GT=$2 DIR=$3
+QPT=${QPT:?}
+here=$(dirname "$0")
+command -v perf >/dev/null || exit 77
+command -v objdump >/dev/null || exit 77
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+# a fake sysfs with the Linux driver's intel_pt
+mkdir -p "$tmp/sys/intel_pt/format"
+echo 8 >"$tmp/sys/intel_pt/type"
+for f in pt:0 cyc:1 mtc:9 tsc:10 noretcomp:11 branch:13 mtc_period:14-17 \
+	cyc_thresh:19-22 psb_period:24-27; do
+	echo "config:${f#*:}" >"$tmp/sys/intel_pt/format/${f%%:*}"
+done
+AREA_UNITS=$((16 * $(getconf PAGESIZE) / 32))
+# shellcheck source=tests/capture/crash_common.sh
+. "$here/crash_common.sh"
+
+# record NAME [SIM OPTIONS] -- PROG ARGS: sim.txt, the file, the status
+# against the program alone ($ALONE when it cannot run alone)
+record() {
+	local name=$1
+	shift
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	if [ -n "${ALONE:-}" ]; then
+		want=$ALONE
+	else
+		{ (setarch -R "$@" >/dev/null 2>&1); } 2>/dev/null
+		want=$?
+	fi
+	setarch -R "$SIM" "${opts[@]}" "$tmp/$name.data" "$tmp/sys" -- "$@" \
+		>"$tmp/sim.txt" 2>"$tmp/sim.err" ||
+		bad "$name: sim_crash: $(cat "$tmp/sim.err")"
+	got=$(shell_status "$(awk '$1 == "status" { print $2 }' "$tmp/sim.txt")")
+	[ "$got" = "$want" ] ||
+		bad "$name: exit $got under the watch, $want alone"
+	perf script -i "$tmp/$name.data" >/dev/null 2>"$tmp/perf.err" ||
+		bad "$name: perf script: $(head -1 "$tmp/perf.err")"
+	python3 "$here/../emulate/crash_feature.py" "$tmp/$name.data" \
+		>"$tmp/facts.txt"
+}
+
+# the TSC numbers of each AUXTRACE buffer, "FIRST LAST COUNT" a line
+units() {
+	perf report -D -i "$1" 2>/dev/null | python3 -c '
+import sys
+bufs = []
+for line in sys.stdin:
+    if "PERF_RECORD_AUXTRACE size" in line:
+        bufs.append([])
+    elif " TSC 0x" in line and bufs:
+        bufs[-1].append(int(line.split()[-1], 16))
+for b in bufs:
+    contiguous = b == list(range(b[0], b[0] + len(b))) if b else False
+    print(b[0] if b else "-", b[-1] if b else "-",
+          len(b) if contiguous else "gaps")
+'
+}
+
+# check_crash NAME K SIGNO CODE [SIM OPTIONS] -- PROG ARGS (K: the
+# crashing thread's rank among the program's threads, by tid; the
+# single-stepper runs PROG $GT_ARGS when set, else PROG ARGS)
+check_crash() {
+	local name=$1 k=$2 signo=$3 code=$4 was=$fail
+	shift 4
+	local args=("$@")
+	while [ "$1" != -- ]; do shift; done
+	shift
+	record "$name" "${args[@]}"
+	local ip held end size
+	if [ -n "${GT_ARGS+set}" ]; then
+		# shellcheck disable=SC2086
+		ip=$(fault_ip "$GT" "$k" "$1" $GT_ARGS)
+	else
+		ip=$(fault_ip "$GT" "$k" "$@")
+	fi
+	read -r kind fsig fcode fpid ftid faddr fip <"$tmp/facts.txt"
+	[ "$(wc -l <"$tmp/facts.txt")" = 1 ] ||
+		bad "$name: $(wc -l <"$tmp/facts.txt") crash entries"
+	[ "$kind $fsig $fcode" = "1 $signo $code" ] ||
+		bad "$name: facts $kind $fsig $fcode, want 1 $signo $code"
+	[ "$fpid" = "$(awk '$1 == "pid" { print $2 }' "$tmp/sim.txt")" ] ||
+		bad "$name: pid $fpid"
+	[ "$fip" = "$ip" ] || bad "$name: ip $fip, the single-stepper's $ip"
+	read -r _ _ end held < <(grep '^snapshot running' "$tmp/sim.txt")
+	[ "$(grep -c '^snapshot running' "$tmp/sim.txt")" = 1 ] ||
+		bad "$name: not one snapshot at the crash"
+	[ "$held" = "$ftid" ] ||
+		bad "$name: threads held at the snapshot '$held', crash in $ftid"
+	# the crash's snapshot: the newest units before it, the snapshot's
+	# size of them; the last one goes on from there
+	size=$AREA_UNITS
+	[ "${args[0]}" = -S ] && size=$((args[1] / 32))
+	units "$tmp/$name.data" >"$tmp/units.txt"
+	read -r first lastu n <"$tmp/units.txt"
+	[ "$first $lastu $n" = "$((end - size)) $((end - 1)) $size" ] ||
+		bad "$name: crash snapshot units $first..$lastu ($n), want" \
+			"$((end - size))..$((end - 1))"
+	read -r first _ < <(sed -n 2p "$tmp/units.txt")
+	[ "$first" = "$end" ] || bad "$name: last snapshot from $first, want $end"
+	# qpt crash: the same facts; objdump's bytes at the ip
+	"$QPT" crash -i "$tmp/$name.data" --json >"$tmp/c.json" 2>"$tmp/c.err" ||
+		bad "$name: qpt crash: $(cat "$tmp/c.err")"
+	local bytes
+	bytes=$(insn_bytes "$1" "$ip")
+	python3 - "$tmp/c.json" "$fsig" "$ftid" "$ip" "$bytes" <<'PY' ||
+import json, sys
+j = json.load(open(sys.argv[1]))
+sig, tid, ip, b = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4], 16), sys.argv[5]
+assert (j["signal"], j["tid"], int(j["ip"], 16)) == (sig, tid, ip), j
+assert b and j["bytes"].startswith(b), (j["bytes"], b)
+PY
+		bad "$name: qpt crash disagrees"
+	[ "$fail" = "$was" ] || return
+	echo "$name: ok: signal $fsig code $fcode in $ftid at 0x$ip (held);" \
+		"snapshot of units $((end - size))..$((end - 1))"
+}
+
+# no_crash NAME [SIM OPTIONS] -- PROG ARGS: no facts, no crash snapshot
+no_crash() {
+	local name=$1 was=$fail
+	shift
+	record "$name" "$@"
+	[ ! -s "$tmp/facts.txt" ] || bad "$name: crash facts: $(cat "$tmp/facts.txt")"
+	! grep -q '^snapshot running' "$tmp/sim.txt" ||
+		bad "$name: a snapshot while running"
+	[ "$fail" = "$was" ] || return
+	echo "$name: ok: exit $got, no crash"
+}
+
+S=$DIR/emu_crashy_static
+C=$DIR/emu_crashy
+check_crash segv_static 0 11 1 -- "$S"
+check_crash segv 0 11 1 -- "$C"
+check_crash abort 0 6 -6 -- "$S" abort
+check_crash fpe 0 8 1 -- "$C" fpe
+check_crash thread 1 11 1 -- "$S" thread
+# a handler that re-raises: the crash is the re-raised signal (SI_TKILL),
+# delivered as the handler returns to the faulting instruction
+GT_ARGS= check_crash handled 0 11 -6 -- "$S" handled
+check_crash window 0 11 1 -S 8192 -- "$S"
+no_crash ok -- "$S" ok
+no_crash survive -- "$S" survive
+# SIGSEGV outside --on-signal=ABRT (bit 6 - 1)
+no_crash on_signal -s 32 -- "$S"
+
+# a group-stop: the command stays stopped (seen at two polls) until
+# SIGCONT, then goes on
+ALONE=0 record stop -c -- /bin/sh -c 'kill -STOP $$; echo resumed >&2'
+grep -qx 'cont 1' "$tmp/sim.txt" || bad "stop: never seen stopped"
+[ "$got" = 0 ] || bad "stop: exit $got"
+grep -qx resumed "$tmp/sim.err" || bad "stop: did not go on after SIGCONT"
+[ ! -s "$tmp/facts.txt" ] || bad "stop: crash facts"
+echo "stop: ok: stopped until SIGCONT, exit $got"
+exit $fail
