@@ -74,15 +74,28 @@ awk '{ print $2 }' tsc.txt | cmp -s want.txt - || bad "tsc: decode differs"
 awk '{ t = $1 + 0; if (t <= 0 || t < last) { print "bad time " $0; exit 1 }
 	last = t }' tsc.txt || bad "tsc: times missing or going backwards"
 
-# a snapshot on SIGUSR2 while the command runs, and one at its end
+# a snapshot on SIGUSR2 while the command runs (it says so through a fifo;
+# qpt's handlers are set before it starts), and one at its end (it exits 3
+# on SIGTERM, which qpt passes on)
+mkfifo usr2.fifo
 env -i "$QPT" record --emulate -S -m 8,1 -e intel_pt/psb_period=0/u \
-	-o usr2.data -- "$prog" >/dev/null 2>rec.txt &
+	-o usr2.data -- "$DIR/emu_forever_static" handle >usr2.fifo \
+	2>rec.txt &
 qpid=$!
-# the output exists once qpt runs the command (its handlers are set)
-for _ in $(seq 100); do [ -s usr2.data ] && break; sleep 0.1; done
-sleep 0.3
+exec 3<usr2.fifo
+read -r _ _ <&3
+size=$(stat -c %s usr2.data)
 kill -USR2 $qpid
-wait $qpid || bad "record -S with SIGUSR2: $(cat rec.txt)"
+# the snapshot is in the file once it grows
+for _ in $(seq 300); do
+	[ "$(stat -c %s usr2.data)" -gt "$size" ] && break
+	sleep 0.05
+done
+kill -TERM $qpid
+wait $qpid
+rc=$?
+exec 3<&-
+[ $rc -eq 3 ] || bad "record -S with SIGUSR2: exit $rc: $(cat rec.txt)"
 snaps=$(perf report -D -i usr2.data 2>/dev/null | grep -c "PERF_RECORD_AUXTRACE size")
 [ "$snaps" -ge 2 ] || bad "SIGUSR2: $snaps snapshots, want 2"
 perf script -i usr2.data --itrace=i0ns -F ip 2>/dev/null | awk '{ print $1 }' >u.txt
