@@ -123,9 +123,7 @@ static int step(struct emu_thread *t)
 	return emu_tr_step(t);
 }
 
-/* prev, a branch whose emulation would fault, runs for real: its
- * breakpoint is lifted for the step (emu_run_stepped puts it back). */
-static int step_over(struct emu_thread *t)
+int emu_run_step(struct emu_thread *t)
 {
 	struct emu_code c;
 	int err;
@@ -223,31 +221,33 @@ int emu_run_resume(struct emu_thread *t)
 {
 	struct emu_block *b;
 	struct emu_code c;
-	int i, err;
+	int i, err, end;
 
 	emu_run_code(t, &c);
 	for (i = 0; i < EMULATE_MAX; i++) {
-		err = emu_fast_block(t->proc->fast, &c, t->prev_ip, &b);
-		if (err)
-			return err;
-		if (b->n > 1 && b->end != EMU_END_STEP)
-			return run(t, b);
-		if (b->end != EMU_END_BRANCH) {
+		/* at a breakpoint (a block's end, maybe a direct jump that
+		 * starts this block): the branch there first */
+		if (!emu_fast_planted(t->proc->fast, t->prev_ip)) {
+			err = emu_fast_block(t->proc->fast, &c, t->prev_ip, &b);
+			if (err)
+				return err;
+			if (b->n > 1 && b->end != EMU_END_STEP)
+				return run(t, b);
+			end = b->end;
 			emu_block_put(b);
-			return step(t);
+			if (end != EMU_END_BRANCH)
+				return step(t);
 		}
-		/* the thread is at the block's end: the branch now */
-		emu_block_put(b);
 		err = emulate(t);
 		if (err < 0)
 			return err;
 		if (!err)
-			return step_over(t);
+			return emu_run_step(t);
 		err = emu_tr_at(t, &t->regs);
 		if (err)
 			return err;
 	}
-	return step(t);
+	return emu_run_step(t);
 }
 
 /* ---- address spaces ---- */
@@ -367,7 +367,7 @@ int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		 bool *done)
 {
 	struct emu_block *b = t->run;
-	const struct emu_block_insn *end = &b->insn[b->n - 1];
+	bool at_bp;
 	uint32_t i;
 	int err;
 
@@ -375,32 +375,29 @@ int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 	*done = true;
 	if (sig == (SIGTRAP | 0x80)) {
 		err = at_syscall(t, b, regs);
-	} else if (b->end == EMU_END_BRANCH && sig == SIGTRAP &&
-		   regs->rip == end->ip + 1) {
-		err = retire_path(t, b, b->n - 1);
-		t->regs = *regs;
-		t->regs.rip = end->ip;
-		t->regs_dirty = true;
-		if (!err)
-			err = emu_tr_at(t, &t->regs);
-	} else {
-		/* stopped inside the path: a signal, a fault, an exit (one
-		 * killed right after its breakpoint trapped is at the
-		 * branch, which did not run) */
-		*done = false;
-		if (b->end == EMU_END_BRANCH && regs->rip == end->ip + 1)
-			regs->rip = end->ip;
-		for (i = 0; i < b->n && b->insn[i].ip != regs->rip; i++)
-			;
-		err = i < b->n ? retire_path(t, b, i)
-			       : gap(t, b->entry, regs->rip);
-		t->regs = *regs;
-		t->regs_dirty = false;
-		if (!err)
-			err = emu_tr_insn_at(t, regs->rip, &t->prev);
-		t->prev_ip = regs->rip;
-		t->have_prev = true;
+		emu_block_put(b);
+		return err;
 	}
+	/* At a breakpoint (the block's end, or one another block planted
+	 * on a direct jump this path runs over), the branch there has not
+	 * run: the thread is there.  Otherwise it stopped inside the path:
+	 * a signal, a fault, an exit. */
+	at_bp = (sig == SIGTRAP || !sig) &&
+		emu_fast_planted(t->proc->fast, regs->rip - 1);
+	if (at_bp)
+		regs->rip--;
+	for (i = 0; i < b->n && b->insn[i].ip != regs->rip; i++)
+		;
+	err = i < b->n ? retire_path(t, b, i) : gap(t, b->entry, regs->rip);
 	emu_block_put(b);
-	return err;
+	t->regs = *regs;
+	t->regs_dirty = at_bp;
+	if (err)
+		return err;
+	if (at_bp && sig)
+		return emu_tr_at(t, &t->regs);
+	*done = false;
+	t->prev_ip = regs->rip;
+	t->have_prev = true;
+	return emu_tr_insn_at(t, regs->rip, &t->prev);
 }

@@ -649,12 +649,8 @@ int emu_tr_step(struct emu_thread *t)
  * handler). */
 static int resume(struct emu_thread *t)
 {
-	if (t->tr->fast && t->proc->fast) {
-		if (t->have_prev && !t->inject)
-			return emu_run_resume(t);
-		if (t->have_prev)
-			emu_tr_predict(t, &t->regs);
-	}
+	if (t->tr->fast && t->proc->fast && t->have_prev)
+		return t->inject ? emu_run_step(t) : emu_run_resume(t);
 	return emu_tr_step(t);
 }
 

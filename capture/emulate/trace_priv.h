@@ -112,6 +112,9 @@ int emu_run_resume(struct emu_thread *t);
  */
 int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		 bool *done);
+/* Step prev, its breakpoint lifted first where one is planted there (a
+ * branch that must run for real, a signal delivered there). */
+int emu_run_step(struct emu_thread *t);
 /* After a step of @t: a breakpoint lifted for it goes back. */
 int emu_run_stepped(struct emu_thread *t);
 /* The thread's code as the block builder reads it. */
