@@ -47,6 +47,39 @@ static void test_perf_flags(void **state)
 	assert_int_equal(qpt_lbr_kind_from_perf(PERF_BR_RET), QPT_BR_RET);
 }
 
+/*
+ * An entry from perf into the caller's size (see qpt.h): a newer
+ * caller's larger struct gets zeros past the library's; a size below the
+ * first version's is refused, the struct untouched.
+ */
+static void test_from_perf_sized(void **state)
+{
+	struct qpt_lbr_entry e = { 0x10, 0x20, 5, QPT_BR_RET, QPT_LBR_ABORT };
+	union {
+		struct qpt_lbr_entry e;
+		uint8_t b[sizeof(struct qpt_lbr_entry) + 8];
+	} u;
+	uint64_t f = qpt_lbr_entry_perf_flags(&e);
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	assert_int_equal(qpt_lbr_entry_from_perf_sized(0x10, 0x20, f, &u.e,
+						       sizeof(u)),
+			 0);
+	assert_memory_equal(&u.e, &e, sizeof(e));
+	for (i = sizeof(e); i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0);
+	memset(&u, 0xa5, sizeof(u));
+	assert_int_equal(qpt_lbr_entry_from_perf_sized(
+			     0x10, 0x20, f, &u.e,
+			     offsetof(struct qpt_lbr_entry, flags)),
+			 -QPT_E_INVAL);
+	for (i = 0; i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0xa5);
+	assert_int_equal(qpt_lbr_entry_from_perf(0x10, 0x20, f, NULL),
+			 -QPT_E_INVAL);
+}
+
 /* A branch stack with hw_idx and Linux 6.8's counters (a u64 per entry
  * after the entries): the field after them (weight) is found. */
 static void test_parse_counters(void **state)
@@ -645,6 +678,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_flags),
+		cmocka_unit_test(test_from_perf_sized),
 		cmocka_unit_test(test_parse_counters),
 		cmocka_unit_test(test_cyc_cycles),
 		cmocka_unit_test(test_ring_and_trace_gaps),
