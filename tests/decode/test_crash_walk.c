@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include <intel-pt.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "pt_packets.h"
 #include "qpt/crash_walk.h"
 
 /* ---- the simulated program and its truth ---- */
@@ -66,8 +66,9 @@ static unsigned rnd(struct sim_thread *s)
 	return (s->seed >> 16) & 0x7fff;
 }
 
-static void item_init(struct qpt_item *it, const struct sim_thread *s,
-		      unsigned type, unsigned kind)
+/* An item of thread @tid at @ip in @sym (which begins at @base). */
+static void item_make(struct qpt_item *it, unsigned type, unsigned kind,
+		      int32_t tid, uint64_t ip, const char *sym, uint64_t base)
 {
 	memset(it, 0, sizeof(*it));
 	it->struct_size = sizeof(*it);
@@ -76,11 +77,18 @@ static void item_init(struct qpt_item *it, const struct sim_thread *s,
 	it->via = QPT_BR_NR;
 	it->flags = QPT_ITEM_HAS_TID;
 	it->pid = 7;
-	it->tid = s->tid;
-	it->ip = s->pc;
-	it->sym = names[s->func];
-	it->symoff = s->pc - FUNC_BASE(s->func);
+	it->tid = tid;
+	it->ip = ip;
+	it->sym = sym;
+	it->symoff = ip - base;
 	it->mode = 64;
+}
+
+static void item_init(struct qpt_item *it, const struct sim_thread *s,
+		      unsigned type, unsigned kind)
+{
+	item_make(it, type, kind, s->tid, s->pc, names[s->func],
+		  FUNC_BASE(s->func));
 }
 
 static void feed(struct qpt_crash_walk *w, const struct qpt_item *it)
@@ -413,15 +421,8 @@ static void hand_insn(struct qpt_crash_walk *w, uint64_t ip, const char *sym,
 {
 	struct qpt_item it;
 
-	memset(&it, 0, sizeof(it));
-	it.struct_size = sizeof(it);
-	it.type = QPT_ITEM_INSN;
-	it.flags = QPT_ITEM_HAS_TID;
-	it.tid = it.pid = 5;
-	it.ip = ip;
+	item_make(&it, QPT_ITEM_INSN, 0, 5, ip, sym, base);
 	it.size = 1;
-	it.sym = sym;
-	it.symoff = ip - base;
 	feed(w, &it);
 }
 
@@ -430,17 +431,8 @@ static void hand_branch(struct qpt_crash_walk *w, unsigned kind, uint64_t ip,
 {
 	struct qpt_item it;
 
-	memset(&it, 0, sizeof(it));
-	it.struct_size = sizeof(it);
-	it.type = QPT_ITEM_BRANCH;
-	it.kind = kind;
-	it.via = QPT_BR_NR;
-	it.flags = QPT_ITEM_HAS_TID;
-	it.tid = it.pid = 5;
-	it.ip = ip;
+	item_make(&it, QPT_ITEM_BRANCH, kind, 5, ip, sym, base);
 	it.to = to;
-	it.sym = sym;
-	it.symoff = ip - base;
 	feed(w, &it);
 }
 
@@ -557,23 +549,6 @@ static const uint8_t faulting[0x29] = {
 };
 /* clang-format on */
 
-static void enc_ip(struct pt_encoder *enc, enum pt_packet_type type,
-		   uint64_t ip)
-{
-	struct pt_packet p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	if (type == ppt_mode) {
-		p.payload.mode.leaf = pt_mol_exec;
-		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-	} else {
-		p.payload.ip.ipc = ip ? pt_ipc_sext_48 : pt_ipc_suppressed;
-		p.payload.ip.ip = ip;
-	}
-	assert_true(pt_enc_next(enc, &p) >= 0);
-}
-
 /* A raw stream's items have no thread: they are thread 1's here. */
 static int as_thread(const struct qpt_item *item, void *w)
 {
@@ -596,28 +571,15 @@ static void test_decoded(void **state)
 	struct qpt_crash_insn in;
 	struct qpt_lbr_entry e;
 	struct pt_encoder *enc;
-	struct pt_config cfg;
 	uint8_t trace[64];
-	uint64_t len = 0;
-	int fd = mkstemp(path);
+	size_t len;
 
 	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, faulting, sizeof(faulting)),
-			 sizeof(faulting));
-	close(fd);
-	pt_config_init(&cfg);
-	cfg.begin = trace;
-	cfg.end = trace + sizeof(trace);
-	enc = pt_alloc_encoder(&cfg);
-	enc_ip(enc, ppt_psb, 0);
-	enc_ip(enc, ppt_mode, 0);
-	enc_ip(enc, ppt_psbend, 0);
-	enc_ip(enc, ppt_tip_pge, 0x1000);
-	enc_ip(enc, ppt_fup, 0x1022);
-	enc_ip(enc, ppt_tip_pgd, 0);
-	pt_enc_get_offset(enc, &len);
-	pt_free_encoder(enc);
+	pt_code_file(path, faulting, sizeof(faulting));
+	enc = pt_begin(trace, sizeof(trace), 0x1000);
+	pt_put(enc, ppt_fup, 0x1022);
+	pt_put(enc, ppt_tip_pgd, 0);
+	len = pt_end(enc);
 	qpt_decoder_opts_init(&o);
 	o.want = QPT_WANT_INSN | QPT_WANT_BRANCH;
 	assert_int_equal(qpt_decoder_new(&o, &dec), 0);
@@ -708,56 +670,60 @@ static void test_opts(void **state)
 	qpt_crash_walk_free(NULL);
 }
 
-/* Outputs: a smaller struct than the first version's is refused, a
- * larger one gets zeros past the library's. */
+/* The getters of the first thread's first frame, instruction, branch. */
+static int get_thread(const struct qpt_crash_walk *w, void *out, size_t size)
+{
+	return qpt_crash_walk_thread_sized(w, 0, out, size);
+}
+
+static int get_frame(const struct qpt_crash_walk *w, void *out, size_t size)
+{
+	return qpt_crash_walk_frame_sized(w, 0, 0, out, size);
+}
+
+static int get_insn(const struct qpt_crash_walk *w, void *out, size_t size)
+{
+	return qpt_crash_walk_insn_sized(w, 0, 0, out, size);
+}
+
+static int get_branch(const struct qpt_crash_walk *w, void *out, size_t size)
+{
+	return qpt_crash_walk_branch_sized(w, 0, 0, out, size);
+}
+
+/* Outputs: a larger struct than the library's gets the same bytes as
+ * one of its size and zeros past them; a smaller one is refused. */
 static void test_outputs_sized(void **state)
 {
+	static const struct {
+		int (*get)(const struct qpt_crash_walk *, void *, size_t);
+		size_t size;
+	} getters[] = {
+	    {get_thread, sizeof(struct qpt_crash_thread)},
+	    {get_frame, sizeof(struct qpt_crash_frame)},
+	    {get_insn, sizeof(struct qpt_crash_insn)},
+	    {get_branch, sizeof(struct qpt_lbr_entry)},
+	};
 	struct qpt_crash_walk *w = walk_new(4);
-	union {
-		struct qpt_crash_thread t;
-		struct qpt_crash_frame f;
-		struct qpt_crash_insn in;
-		struct qpt_lbr_entry e;
-		uint8_t b[256];
-	} u;
-	size_t i;
+	uint8_t big[256], exact[256];
+	size_t g, i;
 
 	(void)state;
 	hand_insn(w, 0x1000, "main", 0x1000);
 	hand_branch(w, QPT_BR_CALL, 0x1000, 0x2000, "main", 0x1000);
 	assert_int_equal(qpt_crash_walk_finish(w), 0);
-	memset(&u, 0xa5, sizeof(u));
-	assert_int_equal(qpt_crash_walk_thread_sized(w, 0, &u.t, sizeof(u)), 0);
-	assert_int_equal(u.t.tid, 5);
-	for (i = sizeof(u.t); i < sizeof(u); i++)
-		assert_int_equal(u.b[i], 0);
-	assert_int_equal(
-	    qpt_crash_walk_thread_sized(w, 0, &u.t, sizeof(u.t) - 1),
-	    -QPT_E_INVAL);
-	memset(&u, 0xa5, sizeof(u));
-	assert_int_equal(qpt_crash_walk_frame_sized(w, 0, 0, &u.f, sizeof(u)),
-			 0);
-	assert_int_equal(u.f.site, 0x1000);
-	for (i = sizeof(u.f); i < sizeof(u); i++)
-		assert_int_equal(u.b[i], 0);
-	assert_int_equal(qpt_crash_walk_frame_sized(w, 0, 0, &u.f, 8),
-			 -QPT_E_INVAL);
-	memset(&u, 0xa5, sizeof(u));
-	assert_int_equal(qpt_crash_walk_insn_sized(w, 0, 0, &u.in, sizeof(u)),
-			 0);
-	assert_int_equal(u.in.ip, 0x1000);
-	for (i = sizeof(u.in); i < sizeof(u); i++)
-		assert_int_equal(u.b[i], 0);
-	assert_int_equal(qpt_crash_walk_insn_sized(w, 0, 0, &u.in, 8),
-			 -QPT_E_INVAL);
-	memset(&u, 0xa5, sizeof(u));
-	assert_int_equal(qpt_crash_walk_branch_sized(w, 0, 0, &u.e, sizeof(u)),
-			 0);
-	assert_int_equal(u.e.to, 0x2000);
-	for (i = sizeof(u.e); i < sizeof(u); i++)
-		assert_int_equal(u.b[i], 0);
-	assert_int_equal(qpt_crash_walk_branch_sized(w, 0, 0, &u.e, 8),
-			 -QPT_E_INVAL);
+	for (g = 0; g < sizeof(getters) / sizeof(getters[0]); g++) {
+		size_t n = getters[g].size;
+
+		memset(exact, 0x5a, sizeof(exact));
+		memset(big, 0xa5, sizeof(big));
+		assert_int_equal(getters[g].get(w, exact, n), 0);
+		assert_int_equal(getters[g].get(w, big, sizeof(big)), 0);
+		assert_memory_equal(big, exact, n);
+		for (i = n; i < sizeof(big); i++)
+			assert_int_equal(big[i], 0);
+		assert_int_equal(getters[g].get(w, big, n - 1), -QPT_E_INVAL);
+	}
 	qpt_crash_walk_free(w);
 }
 

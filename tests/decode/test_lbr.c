@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "pt_packets.h"
+
 #include "qpt/lbr.h"
 #include "qpt/reader.h"
 
@@ -122,28 +124,6 @@ static const uint8_t code[] = {
 	0xe8, 0x03, 0x00, 0x00, 0x00, 0x90, 0x0f, 0x05, 0xc3,
 };
 
-static void enc_pkt(struct pt_encoder *enc, enum pt_packet_type type,
-		    uint64_t v)
-{
-	struct pt_packet p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	if (type == ppt_mode) {
-		p.payload.mode.leaf = pt_mol_exec;
-		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-	} else if (type == ppt_tnt_8) {
-		p.payload.tnt.bit_size = 1;
-		p.payload.tnt.payload = v;
-	} else if (type == ppt_cyc) {
-		p.payload.cyc.value = v;
-	} else {
-		p.payload.ip.ipc = v ? pt_ipc_sext_48 : pt_ipc_suppressed;
-		p.payload.ip.ip = v;
-	}
-	assert_true(pt_enc_next(enc, &p) >= 0);
-}
-
 static int cyc_branch(const struct qpt_item *it, void *ctx)
 {
 	uint64_t *c = ctx;
@@ -168,37 +148,25 @@ static void test_cyc_cycles(void **state)
 	struct qpt_decoder_opts o;
 	struct qpt_decoder *dec;
 	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t off = 0, c[16] = { 0 };
-	int fd = mkstemp(path);
+	uint64_t off, c[16] = { 0 };
 
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, code, sizeof(code)), sizeof(code));
-	close(fd);
-	pt_config_init(&cfg);
-	cfg.begin = trace;
-	cfg.end = trace + sizeof(trace);
-	enc = pt_alloc_encoder(&cfg);
-	enc_pkt(enc, ppt_psb, 0);
-	enc_pkt(enc, ppt_mode, 0);
-	enc_pkt(enc, ppt_psbend, 0);
-	enc_pkt(enc, ppt_tip_pge, 0x1000);
-	enc_pkt(enc, ppt_cyc, 5);
-	enc_pkt(enc, ppt_tnt_8, 1);
-	enc_pkt(enc, ppt_cyc, 7);
-	enc_pkt(enc, ppt_tip, 0x100d);
-	enc_pkt(enc, ppt_cyc, 11);
-	enc_pkt(enc, ppt_tip_pgd, 0);
-	enc_pkt(enc, ppt_cyc, 3);
-	enc_pkt(enc, ppt_tip_pge, 0x1000);
-	enc_pkt(enc, ppt_cyc, 2);
-	enc_pkt(enc, ppt_tnt_8, 0);
-	enc_pkt(enc, ppt_cyc, 13);
-	enc_pkt(enc, ppt_tip, 0x100d);
-	enc_pkt(enc, ppt_cyc, 1);
-	enc_pkt(enc, ppt_tip_pgd, 0);
-	pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
+	pt_code_file(path, code, sizeof(code));
+	enc = pt_begin(trace, sizeof(trace), 0x1000);
+	pt_put(enc, ppt_cyc, 5);
+	pt_put(enc, ppt_tnt_8, 1);
+	pt_put(enc, ppt_cyc, 7);
+	pt_put(enc, ppt_tip, 0x100d);
+	pt_put(enc, ppt_cyc, 11);
+	pt_put(enc, ppt_tip_pgd, 0);
+	pt_put(enc, ppt_cyc, 3);
+	pt_put(enc, ppt_tip_pge, 0x1000);
+	pt_put(enc, ppt_cyc, 2);
+	pt_put(enc, ppt_tnt_8, 0);
+	pt_put(enc, ppt_cyc, 13);
+	pt_put(enc, ppt_tip, 0x100d);
+	pt_put(enc, ppt_cyc, 1);
+	pt_put(enc, ppt_tip_pgd, 0);
+	off = pt_end(enc);
 	qpt_decoder_opts_init(&o);
 	o.want = QPT_WANT_BRANCH | QPT_WANT_CYCLES;
 	assert_int_equal(qpt_decoder_new(&o, &dec), 0);
