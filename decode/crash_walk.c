@@ -255,10 +255,10 @@ int qpt_crash_walk_item(const struct qpt_item *it, void *ctx)
 	struct cw_thread *t;
 	int err;
 
+	if (!w || !it || it->struct_size < ITEM_SIZE_V1)
+		return -QPT_E_INVAL;
 	if (w->finished)
 		return -QPT_E_STATE;
-	if (it->struct_size < ITEM_SIZE_V1)
-		return -QPT_E_INVAL;
 	if (w->lbr) {
 		err = qpt_lbr_item(it, w->lbr);
 		if (err)
@@ -298,6 +298,8 @@ static int on_lbr(const struct qpt_lbr_record *r, void *ctx)
 
 int qpt_crash_walk_finish(struct qpt_crash_walk *w)
 {
+	if (!w)
+		return -QPT_E_INVAL;
 	if (w->finished)
 		return -QPT_E_STATE;
 	w->finished = true;

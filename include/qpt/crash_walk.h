@@ -114,12 +114,12 @@ QPT_API void qpt_crash_walk_free(struct qpt_crash_walk *w);
  * or call it from another callback.  It needs QPT_WANT_INSN and
  * QPT_WANT_BRANCH items (QPT_WANT_SYMBOLS for symbols, QPT_WANT_EVENT for
  * the branches' in_tx); items without a tid are skipped.  Returns 0,
- * -ENOMEM, -QPT_E_INVAL (an item whose size is below the first
- * version's), -QPT_E_STATE (after qpt_crash_walk_finish).
+ * -ENOMEM, -QPT_E_INVAL (no walk or item, an item whose size is below
+ * the first version's), -QPT_E_STATE (after qpt_crash_walk_finish).
  */
 QPT_API int qpt_crash_walk_item(const struct qpt_item *item, void *w);
 /* The end of the items: each thread's last branches are kept.  Returns 0,
- * -ENOMEM, -QPT_E_STATE (called twice). */
+ * -ENOMEM, -QPT_E_INVAL (no walk), -QPT_E_STATE (called twice). */
 QPT_API int qpt_crash_walk_finish(struct qpt_crash_walk *w);
 
 /*

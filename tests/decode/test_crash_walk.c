@@ -747,6 +747,8 @@ static void test_errors(void **state)
 	assert_int_equal(qpt_crash_walk_nr_threads(w), 0);
 	it.struct_size = offsetof(struct qpt_item, cycles);
 	assert_int_equal(qpt_crash_walk_item(&it, w), -QPT_E_INVAL);
+	assert_int_equal(qpt_crash_walk_item(&it, NULL), -QPT_E_INVAL);
+	assert_int_equal(qpt_crash_walk_finish(NULL), -QPT_E_INVAL);
 	assert_int_equal(qpt_crash_walk_find(w, 1), -QPT_E_INVAL);
 	assert_int_equal(qpt_crash_walk_thread(w, 0, &t), -QPT_E_INVAL);
 	qpt_decoder_opts_init(&dopts);
