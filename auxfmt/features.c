@@ -19,8 +19,22 @@ struct features_impl {
 struct qpt_features *qpt_features_new(void)
 {
 	struct features_impl *f = calloc(1, sizeof(*f));
+	struct qpt_features *p;
 
-	return f ? &f->pub : NULL;
+	if (!f)
+		return NULL;
+	p = &f->pub;
+	p->struct_size = sizeof(*p);
+	p->build_ids_size = sizeof(*p->build_ids);
+	p->event_desc_size = sizeof(*p->event_desc);
+	p->topology_cpus_size = sizeof(*p->topology_cpus);
+	p->numa_nodes_size = sizeof(*p->numa_nodes);
+	p->pmu_mappings_size = sizeof(*p->pmu_mappings);
+	p->groups_size = sizeof(*p->groups);
+	p->cpu_pmu_caps_size = sizeof(*p->cpu_pmu_caps);
+	p->hybrid_nodes_size = sizeof(*p->hybrid_nodes);
+	p->caches_size = sizeof(*p->caches);
+	return p;
 }
 
 void qpt_features_free(struct qpt_features *pub)

@@ -240,9 +240,13 @@ static int parse_named_event(struct qpt_event *ev, char *s,
 	return apply_mods(colon ? colon + 1 : "", &ev->attr, o);
 }
 
-int qpt_event_parse(const char *str, const struct qpt_event_opts *o,
+/* The first version's options end with errlen. */
+#define EVENT_OPTS_SIZE_V1 (offsetof(struct qpt_event_opts, errlen) + 8)
+
+int qpt_event_parse(const char *str, const struct qpt_event_opts *opts,
 		    struct qpt_event **event)
 {
+	struct qpt_event_opts copy, *o = &copy;
 	struct qpt_event *ev;
 	char *s;
 	int err;
@@ -250,10 +254,12 @@ int qpt_event_parse(const char *str, const struct qpt_event_opts *o,
 	if (!event)
 		return -QPT_E_INVAL;
 	*event = NULL;
+	qpt_event_opts_init(o);
+	if (opts && qpt_sized_opts_read(o, sizeof(*o), opts,
+					EVENT_OPTS_SIZE_V1))
+		return -QPT_E_INVAL;
 	if (!str || !*str)
 		return fail(o, -QPT_E_INVAL, "empty event");
-	if (o && o->size < sizeof(*o))
-		return -QPT_E_INVAL;
 	ev = calloc(1, sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;

@@ -16,10 +16,10 @@
 #include "cli/cli.h"
 #include "cli/crash_print.h"
 #include "cli/crash_syms.h"
-#include "cli/crash_walk.h"
 #include "cli/out.h"
 #include "cli/signals.h"
 #include "qpt/crash.h"
+#include "qpt/crash_walk.h"
 #include "qpt/reader.h"
 
 struct crash_args {
@@ -30,7 +30,9 @@ struct crash_args {
 
 struct crash_ctx {
 	struct crash_args a;
-	struct cw walk;
+	struct qpt_decoder *dec;
+	struct qpt_crash_walk *walk;
+	struct crash_thr thr; /* the crashed thread's */
 	const struct qpt_crash *c;
 	struct crash_syms *syms;
 	char comm[17];
@@ -100,7 +102,8 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 						       optarg);
 			break;
 		case 'k':
-			if (parse_uint(optarg, 1u << 20, &a->insns))
+			if (parse_uint(optarg, QPT_CRASH_WALK_MAX_INSNS,
+				       &a->insns))
 				return cli_usage_error("crash", "--insns: bad "
 						       "count '%s'", optarg);
 			break;
@@ -166,6 +169,52 @@ static int read_facts(struct crash_ctx *x, struct qpt_crash **list)
 	return n;
 }
 
+/* The flow of the file: the last branches and instructions of each
+ * thread and its stack.  Returns 0 or -1 (said). */
+static int walk(struct crash_ctx *x)
+{
+	struct qpt_decoder_opts dopts;
+	struct qpt_crash_walk_opts wopts;
+	int err;
+
+	qpt_decoder_opts_init(&dopts);
+	dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT |
+		     QPT_WANT_SYMBOLS;
+	qpt_crash_walk_opts_init(&wopts);
+	wopts.last = x->a.last;
+	wopts.insns = x->a.insns;
+	err = qpt_decoder_new(&dopts, &x->dec);
+	if (!err)
+		err = qpt_crash_walk_new(&wopts, &x->walk);
+	if (!err)
+		err = qpt_crash_walk_run_file(x->walk, x->dec, x->a.input);
+	if (!err)
+		return 0;
+	cli_error_at(x->a.input, x->dec ? qpt_decoder_errpos(x->dec) : 0, "%s",
+		     x->dec && qpt_decoder_errmsg(x->dec)
+			 ? qpt_decoder_errmsg(x->dec)
+			 : qpt_strerror(err));
+	return -1;
+}
+
+/* The crashed thread in the walk, or NULL. */
+static const struct crash_thr *find_thread(struct crash_ctx *x)
+{
+	int i = qpt_crash_walk_find(x->walk, x->c->tid);
+
+	if (i < 0 || qpt_crash_walk_thread(x->walk, (size_t)i, &x->thr.t))
+		return NULL;
+	x->thr.i = (size_t)i;
+	return &x->thr;
+}
+
+/* The walk's results borrow the decoder's symbols: freed together. */
+static void free_walk(struct crash_ctx *x)
+{
+	qpt_crash_walk_free(x->walk);
+	qpt_decoder_free(x->dec);
+}
+
 int cmd_crash(int argc, char **argv)
 {
 	static char buf[1 << 16];
@@ -196,20 +245,16 @@ int cmd_crash(int argc, char **argv)
 		return QPT_EXIT_ERROR;
 	}
 	x.c = &list[i];
-	err = cw_run(&x.walk, x.a.input, x.a.last, x.a.insns);
+	err = walk(&x);
 	if (err) {
-		cli_error_at(x.a.input, qpt_decoder_errpos(x.walk.dec), "%s",
-			     qpt_decoder_errmsg(x.walk.dec)
-				 ? qpt_decoder_errmsg(x.walk.dec)
-				 : qpt_strerror(err));
-		cw_free(&x.walk);
+		free_walk(&x);
 		free(list);
 		crash_syms_free(x.syms);
 		return QPT_EXIT_ERROR;
 	}
-	v.walk = &x.walk;
+	v.walk = x.walk;
 	v.c = x.c;
-	v.t = cw_find(&x.walk, x.c->tid);
+	v.t = find_thread(&x);
 	v.comm = x.comm;
 	v.all_threads = x.a.all_threads;
 	v.insns = x.a.insns;
@@ -220,7 +265,7 @@ int cmd_crash(int argc, char **argv)
 	else
 		crash_print_text(&v, &w);
 	err = out_flush(&w);
-	cw_free(&x.walk);
+	free_walk(&x);
 	free(list);
 	crash_syms_free(x.syms);
 	return err ? cli_write_error(err) : QPT_EXIT_OK;

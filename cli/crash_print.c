@@ -73,14 +73,15 @@ static const char *asm_of(uint64_t ip, const uint8_t *raw, size_t n,
 	return qpt_item_asm(&it, buf, size) < 0 ? "" : buf;
 }
 
+/* The symbol of @ip from @th's flow, else from the files. */
 static const char *sym_of(const struct crash_view *v,
-			  const struct cw_thread *t, uint64_t ip, char *buf,
+			  const struct crash_thr *th, uint64_t ip, char *buf,
 			  size_t len)
 {
 	uint64_t off = 0;
-	const char *s = t ? cw_sym(v->walk, t, ip, &off) : NULL;
+	const char *s = NULL;
 
-	if (!s)
+	if (!th || qpt_crash_walk_sym(v->walk, th->i, ip, &s, &off) != 1)
 		s = crash_syms_name(v->syms, ip, &off);
 	return symstr(buf, len, s, off);
 }
@@ -112,44 +113,49 @@ static void text_line(const struct crash_view *v, uint64_t ip, struct out *w)
 
 /* The stack frames, innermost first: the crash (or last) ip, then the
  * call sites from the top of the shadow stack down. */
-static size_t nr_frames(const struct cw_thread *t)
+static size_t nr_frames(const struct crash_thr *th)
 {
-	return 1 + (t ? t->depth : 0);
+	return 1 + (th ? th->t.nr_frames : 0);
 }
 
-static void frame(const struct crash_view *v, const struct cw_thread *t,
+/* Call frame @i (1: the innermost call site) of @th. */
+static struct qpt_crash_frame call_frame(const struct crash_view *v,
+					 const struct crash_thr *th, size_t i)
+{
+	struct qpt_crash_frame f;
+
+	memset(&f, 0, sizeof(f));
+	qpt_crash_walk_frame(v->walk, th->i, i - 1, &f);
+	return f;
+}
+
+static void frame(const struct crash_view *v, const struct crash_thr *th,
 		  uint64_t ip0, size_t i, uint64_t *ip, char *buf, size_t len,
 		  const char **sym, bool *signal)
 {
-	const struct cw_frame *f;
+	struct qpt_crash_frame f;
 
 	*signal = false;
 	if (!i) {
 		*ip = ip0;
-		*sym = sym_of(v, t, ip0, buf, len);
+		*sym = sym_of(v, th, ip0, buf, len);
 		return;
 	}
-	f = &t->stack[t->depth - i];
-	*ip = f->site;
-	*sym = symstr(buf, len, f->sym, f->symoff);
-	*signal = f->signal;
+	f = call_frame(v, th, i);
+	*ip = f.site;
+	*sym = symstr(buf, len, f.sym, f.symoff);
+	*signal = f.signal;
 }
 
-/* Whether the window's outermost function is in more than one of the
- * frames (its own, the outermost, and others): a recursion that goes on
- * beyond the window's start. */
-static bool deeper(const struct cw_thread *t)
+/* Whether call frame @j is a recursion of frame @i: the same call site,
+ * no signal frame. */
+static bool same_site(const struct crash_view *v, const struct crash_thr *th,
+		      size_t i, size_t j)
 {
-	size_t i, n = 0;
+	struct qpt_crash_frame a = call_frame(v, th, i),
+			       b = call_frame(v, th, j);
 
-	if (!t || t->began || !t->base.sym)
-		return false;
-	for (i = 0; i < t->depth; i++)
-		if (t->stack[i].sym && !strcmp(t->stack[i].sym, t->base.sym))
-			n++;
-	if (t->end_sym && !strcmp(t->end_sym, t->base.sym))
-		n++;
-	return n >= 2;
+	return a.site == b.site && !b.signal;
 }
 
 static const char *kind_name(unsigned kind)
@@ -157,25 +163,23 @@ static const char *kind_name(unsigned kind)
 	return kind < QPT_BR_NR ? qpt_branch_kind_name(kind) : "unknown";
 }
 
-static void text_stack(const struct crash_view *v, const struct cw_thread *t,
+static void text_stack(const struct crash_view *v, const struct crash_thr *th,
 		       uint64_t ip0, const char *indent, struct out *w)
 {
 	char buf[256];
 	const char *sym;
 	uint64_t ip;
 	bool sig;
-	size_t i, n = nr_frames(t);
+	size_t i, n = nr_frames(th);
 
 	for (i = 0; i < n; i++) {
 		size_t same = 0;
 
 		/* a recursion: one line for the frames at the same call site */
 		while (i + same + 1 < n && i &&
-		       t->stack[t->depth - i].site ==
-			   t->stack[t->depth - i - same - 1].site &&
-		       !t->stack[t->depth - i - same - 1].signal)
+		       same_site(v, th, i, i + same + 1))
 			same++;
-		frame(v, t, ip0, i, &ip, buf, sizeof(buf), &sym, &sig);
+		frame(v, th, ip0, i, &ip, buf, sizeof(buf), &sym, &sig);
 		if (same >= 2) {
 			out_cstr(w, indent);
 			out_char(w, '#');
@@ -200,16 +204,16 @@ static void text_stack(const struct crash_view *v, const struct cw_thread *t,
 			out_lit(w, "  [signal handler entered here]");
 		out_char(w, '\n');
 	}
-	if (!t || t->began)
+	if (!th || th->t.began)
 		return;
 	out_cstr(w, indent);
 	out_lit(w, "[the trace window begins mid-stack: the callers of ");
-	out_cstr(w, t->base.sym ? t->base.sym : "its first function");
+	out_cstr(w, th->t.base_sym ? th->t.base_sym : "its first function");
 	out_lit(w, " before it are not in the trace]\n");
-	if (deeper(t)) {
+	if (th->t.deeper) {
 		out_cstr(w, indent);
 		out_lit(w, "[the stack is deeper than the window: ");
-		out_cstr(w, t->base.sym);
+		out_cstr(w, th->t.base_sym);
 		out_lit(w, " recurses beyond the window's start]\n");
 	}
 }
@@ -257,7 +261,7 @@ static void text_head(const struct crash_view *v, struct out *w)
 
 static void text_window(const struct crash_view *v, struct out *w)
 {
-	const struct cw_thread *t = v->t;
+	const struct qpt_crash_thread *t = &v->t->t;
 	char buf[256];
 	const char *s;
 
@@ -266,94 +270,135 @@ static void text_window(const struct crash_view *v, struct out *w)
 	out_lit(w, " instructions of thread ");
 	out_i64(w, t->tid);
 	out_lit(w, " from ");
-	s = symstr(buf, sizeof(buf), t->first.sym, t->first.symoff);
-	text_at(w, t->first.ip, s);
+	s = symstr(buf, sizeof(buf), t->first_sym, t->first_symoff);
+	text_at(w, t->first_ip, s);
 	out_cstr(w, t->began ? " (the thread's whole trace)\n"
 			     : " (the window starts mid-flow: older history "
 			       "was overwritten)\n");
 }
 
+/* Taken branch @i of @th (0: the newest). */
+static struct qpt_lbr_entry branch(const struct crash_view *v,
+				   const struct crash_thr *th, size_t i)
+{
+	struct qpt_lbr_entry e;
+
+	memset(&e, 0, sizeof(e));
+	qpt_crash_walk_branch(v->walk, th->i, i, &e);
+	return e;
+}
+
+/* Instruction @i kept of @th (0: the newest). */
+static struct qpt_crash_insn insn(const struct crash_view *v,
+				  const struct crash_thr *th, size_t i)
+{
+	struct qpt_crash_insn in;
+
+	memset(&in, 0, sizeof(in));
+	qpt_crash_walk_insn(v->walk, th->i, i, &in);
+	return in;
+}
+
 static void text_branches(const struct crash_view *v, struct out *w)
 {
-	const struct cw_thread *t = v->t;
+	const struct crash_thr *t = v->t;
+	struct qpt_lbr_entry e;
 	char b1[256], b2[256];
 	const char *s;
 	size_t i;
 
 	out_lit(w, "last ");
-	out_dec(w, t->nr_branches);
+	out_dec(w, t->t.nr_branches);
 	out_lit(w, " taken branches (newest first):\n");
-	for (i = 0; i < t->nr_branches; i++) {
-		const struct qpt_lbr_entry *e = &t->branches[i];
-
+	for (i = 0; i < t->t.nr_branches; i++) {
+		e = branch(v, t, i);
 		out_dec_pad(w, i, 5, ' ');
 		out_lit(w, ": ");
-		hexcol(w, e->from);
+		hexcol(w, e.from);
 		out_char(w, ' ');
-		s = sym_of(v, t, e->from, b1, sizeof(b1));
+		s = sym_of(v, t, e.from, b1, sizeof(b1));
 		out_pad(w, s, strlen(s), -28);
 		out_lit(w, " => ");
-		hexcol(w, e->to);
+		hexcol(w, e.to);
 		out_char(w, ' ');
-		s = sym_of(v, t, e->to, b2, sizeof(b2));
+		s = sym_of(v, t, e.to, b2, sizeof(b2));
 		out_pad(w, s, strlen(s), -28);
 		out_char(w, ' ');
-		out_cstr(w, kind_name(e->kind));
+		out_cstr(w, kind_name(e.kind));
 		out_char(w, '\n');
 	}
 }
 
+/* The instructions to show of @th: at most v->insns. */
+static size_t nr_insns(const struct crash_view *v, const struct crash_thr *th)
+{
+	if (!th)
+		return 0;
+	return th->t.nr_insns < v->insns ? th->t.nr_insns : v->insns;
+}
+
 static void text_insns(const struct crash_view *v, struct out *w)
 {
-	const struct cw_thread *t = v->t;
-	const struct cw_insn *in;
+	struct qpt_crash_insn in;
 	char buf[256];
 	const char *s;
-	size_t i, n = 0;
+	size_t i, n = nr_insns(v, v->t);
 
-	while (n < v->insns && cw_insn_at(v->walk, t, n))
-		n++;
 	out_lit(w, "last ");
 	out_dec(w, n);
 	out_lit(w, " instructions (oldest first; the faulting one did not "
 		   "retire):\n");
 	for (i = n; i-- > 0;) {
-		in = cw_insn_at(v->walk, t, i);
+		in = insn(v, v->t, i);
 		out_lit(w, "  ");
-		hexcol(w, in->ip);
+		hexcol(w, in.ip);
 		out_char(w, ' ');
-		s = symstr(buf, sizeof(buf), in->sym, in->symoff);
+		s = symstr(buf, sizeof(buf), in.sym, in.symoff);
 		out_pad(w, s, strlen(s), -28);
 		out_char(w, ' ');
-		hexbytes_col(w, in->raw, in->size);
-		s = asm_of(in->ip, in->raw, in->size, buf, sizeof(buf));
+		hexbytes_col(w, in.raw, in.size);
+		s = asm_of(in.ip, in.raw, in.size, buf, sizeof(buf));
 		out_pad(w, s, strlen(s), -32);
-		text_line(v, in->ip, w);
+		text_line(v, in.ip, w);
 		out_char(w, '\n');
 	}
 }
 
+/* Thread @i of the walk, or NULL. */
+static const struct crash_thr *get_thr(const struct crash_view *v, size_t i,
+				       struct crash_thr *th)
+{
+	th->i = i;
+	return qpt_crash_walk_thread(v->walk, i, &th->t) ? NULL : th;
+}
+
+/* Whether thread @i is another than the crashed one. */
+static bool other(const struct crash_view *v, size_t i)
+{
+	return !v->t || v->t->i != i;
+}
+
 static void text_others(const struct crash_view *v, struct out *w)
 {
-	const struct cw_thread *o;
+	const struct crash_thr *o;
+	struct crash_thr th;
 	char buf[256];
 	const char *s;
 	size_t i;
 
-	for (i = 0; i < v->walk->nr; i++) {
-		o = &v->walk->threads[i];
-		if (o == v->t)
+	for (i = 0; (o = get_thr(v, i, &th)); i++) {
+		if (!other(v, i))
 			continue;
 		out_lit(w, "other thread ");
-		out_i64(w, o->tid);
+		out_i64(w, o->t.tid);
 		out_lit(w, ": ");
-		out_dec(w, o->insns);
+		out_dec(w, o->t.insns);
 		out_lit(w, " instructions, last at ");
-		s = symstr(buf, sizeof(buf), o->end_sym, o->end_symoff);
-		text_at(w, o->end_ip, s);
+		s = symstr(buf, sizeof(buf), o->t.end_sym, o->t.end_symoff);
+		text_at(w, o->t.end_ip, s);
 		out_char(w, '\n');
 		if (v->all_threads)
-			text_stack(v, o, o->end_ip, "    ", w);
+			text_stack(v, o, o->t.end_ip, "    ", w);
 	}
 }
 
@@ -379,7 +424,7 @@ static void json_sym(struct out *w, const char *key, const char *s)
 		out_kv_cstr(w, key, s);
 }
 
-static void json_stack(const struct crash_view *v, const struct cw_thread *t,
+static void json_stack(const struct crash_view *v, const struct crash_thr *t,
 		       uint64_t ip0, struct out *w)
 {
 	char buf[256], lbuf[512];
@@ -401,27 +446,27 @@ static void json_stack(const struct crash_view *v, const struct cw_thread *t,
 		out_end(w);
 	}
 	out_array_end(w);
-	out_kv_bool(w, "window_mid_stack", t && !t->began);
-	out_kv_bool(w, "deeper_than_window", deeper(t));
+	out_kv_bool(w, "window_mid_stack", t && !t->t.began);
+	out_kv_bool(w, "deeper_than_window", t && t->t.deeper);
 }
 
 static void json_branches(const struct crash_view *v, struct out *w)
 {
-	const struct cw_thread *t = v->t;
+	const struct crash_thr *t = v->t;
+	struct qpt_lbr_entry e;
 	char buf[256];
 	size_t i;
 
 	out_array(w, "branches");
-	for (i = 0; t && i < t->nr_branches; i++) {
-		const struct qpt_lbr_entry *e = &t->branches[i];
-
+	for (i = 0; t && i < t->t.nr_branches; i++) {
+		e = branch(v, t, i);
 		out_elem(w);
 		out_begin(w);
-		out_kv_hex(w, "from", e->from);
-		out_kv_hex(w, "to", e->to);
-		out_kv_cstr(w, "kind", kind_name(e->kind));
-		json_sym(w, "from_sym", sym_of(v, t, e->from, buf, sizeof(buf)));
-		json_sym(w, "to_sym", sym_of(v, t, e->to, buf, sizeof(buf)));
+		out_kv_hex(w, "from", e.from);
+		out_kv_hex(w, "to", e.to);
+		out_kv_cstr(w, "kind", kind_name(e.kind));
+		json_sym(w, "from_sym", sym_of(v, t, e.from, buf, sizeof(buf)));
+		json_sym(w, "to_sym", sym_of(v, t, e.to, buf, sizeof(buf)));
 		out_end(w);
 	}
 	out_array_end(w);
@@ -429,24 +474,22 @@ static void json_branches(const struct crash_view *v, struct out *w)
 
 static void json_insns(const struct crash_view *v, struct out *w)
 {
-	const struct cw_insn *in;
+	struct qpt_crash_insn in;
 	char buf[256], lbuf[512];
-	size_t i, n = 0;
+	size_t i, n = nr_insns(v, v->t);
 
-	while (v->t && n < v->insns && cw_insn_at(v->walk, v->t, n))
-		n++;
 	out_array(w, "insns");
 	for (i = n; i-- > 0;) {
-		in = cw_insn_at(v->walk, v->t, i);
+		in = insn(v, v->t, i);
 		out_elem(w);
 		out_begin(w);
-		out_kv_hex(w, "ip", in->ip);
+		out_kv_hex(w, "ip", in.ip);
 		json_sym(w, "sym",
-			 symstr(buf, sizeof(buf), in->sym, in->symoff));
-		out_kv_hexbytes(w, "bytes", in->raw, in->size);
-		out_kv_cstr(w, "asm", asm_of(in->ip, in->raw, in->size, buf,
+			 symstr(buf, sizeof(buf), in.sym, in.symoff));
+		out_kv_hexbytes(w, "bytes", in.raw, in.size);
+		out_kv_cstr(w, "asm", asm_of(in.ip, in.raw, in.size, buf,
 					     sizeof(buf)));
-		json_sym(w, "line", line_of(v, in->ip, lbuf, sizeof(lbuf)));
+		json_sym(w, "line", line_of(v, in.ip, lbuf, sizeof(lbuf)));
 		out_end(w);
 	}
 	out_array_end(w);
@@ -454,24 +497,24 @@ static void json_insns(const struct crash_view *v, struct out *w)
 
 static void json_others(const struct crash_view *v, struct out *w)
 {
-	const struct cw_thread *o;
+	const struct crash_thr *o;
+	struct crash_thr th;
 	char buf[256];
 	size_t i;
 
 	out_array(w, "threads");
-	for (i = 0; i < v->walk->nr; i++) {
-		o = &v->walk->threads[i];
-		if (o == v->t)
+	for (i = 0; (o = get_thr(v, i, &th)); i++) {
+		if (!other(v, i))
 			continue;
 		out_elem(w);
 		out_begin(w);
-		out_kv_i64(w, "tid", o->tid);
-		out_kv_u64(w, "insns", o->insns);
-		out_kv_hex(w, "ip", o->end_ip);
-		json_sym(w, "sym", symstr(buf, sizeof(buf), o->end_sym,
-					  o->end_symoff));
+		out_kv_i64(w, "tid", o->t.tid);
+		out_kv_u64(w, "insns", o->t.insns);
+		out_kv_hex(w, "ip", o->t.end_ip);
+		json_sym(w, "sym", symstr(buf, sizeof(buf), o->t.end_sym,
+					  o->t.end_symoff));
 		if (v->all_threads)
-			json_stack(v, o, o->end_ip, w);
+			json_stack(v, o, o->t.end_ip, w);
 		out_end(w);
 	}
 	out_array_end(w);
@@ -506,11 +549,11 @@ void crash_print_json(const struct crash_view *v, struct out *w)
 		    asm_of(c->ip, c->insn, c->insn_len, buf, sizeof(buf)));
 	json_stack(v, v->t, c->ip, w);
 	if (v->t) {
-		out_kv_u64(w, "window_insns", v->t->insns);
-		out_kv_hex(w, "window_start", v->t->first.ip);
+		out_kv_u64(w, "window_insns", v->t->t.insns);
+		out_kv_hex(w, "window_start", v->t->t.first_ip);
 		json_sym(w, "window_start_sym",
-			 symstr(buf, sizeof(buf), v->t->first.sym,
-				v->t->first.symoff));
+			 symstr(buf, sizeof(buf), v->t->t.first_sym,
+				v->t->t.first_symoff));
 	}
 	json_branches(v, w);
 	json_insns(v, w);

@@ -6,14 +6,20 @@
 #include <stdbool.h>
 
 #include "cli/crash_syms.h"
-#include "cli/crash_walk.h"
 #include "cli/out.h"
 #include "qpt/crash.h"
+#include "qpt/crash_walk.h"
+
+/* A thread of the walk: its index there and its summary. */
+struct crash_thr {
+	size_t i;
+	struct qpt_crash_thread t;
+};
 
 struct crash_view {
-	const struct cw *walk;
+	const struct qpt_crash_walk *walk;
 	const struct qpt_crash *c;  /* the fatal signal */
-	const struct cw_thread *t;  /* its thread's walk, or NULL */
+	const struct crash_thr *t;  /* its thread in the walk, or NULL */
 	const char *comm;	    /* the program's name, or "" */
 	bool all_threads;
 	unsigned insns;		    /* instructions to show */

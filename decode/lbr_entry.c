@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "auxfmt/sized.h"
 #include "qpt/lbr.h"
 
 static const uint8_t to_perf[QPT_BR_NR] = {
@@ -55,18 +56,27 @@ uint64_t qpt_lbr_entry_perf_flags(const struct qpt_lbr_entry *e)
 	return v;
 }
 
-void qpt_lbr_entry_from_perf(uint64_t from, uint64_t to, uint64_t flags,
-			     struct qpt_lbr_entry *e)
+/* The first version's entry ends with flags. */
+#define ENTRY_SIZE_V1 (offsetof(struct qpt_lbr_entry, flags) + 2)
+
+int qpt_lbr_entry_from_perf_sized(uint64_t from, uint64_t to, uint64_t flags,
+				  struct qpt_lbr_entry *out, size_t size)
 {
 	struct perf_branch_entry b;
+	struct qpt_lbr_entry e;
 
+	if (!out || size < ENTRY_SIZE_V1)
+		return -QPT_E_INVAL;
 	memcpy((uint8_t *)&b + 16, &flags, sizeof(flags));
-	e->from = from;
-	e->to = to;
-	e->cycles = b.cycles;
-	e->kind = (uint16_t)qpt_lbr_kind_from_perf(b.type);
-	e->flags = (uint16_t)((b.mispred ? QPT_LBR_MISPRED : 0) |
-			      (b.predicted ? QPT_LBR_PREDICTED : 0) |
-			      (b.in_tx ? QPT_LBR_IN_TX : 0) |
-			      (b.abort ? QPT_LBR_ABORT : 0));
+	memset(&e, 0, sizeof(e));
+	e.from = from;
+	e.to = to;
+	e.cycles = b.cycles;
+	e.kind = (uint16_t)qpt_lbr_kind_from_perf(b.type);
+	e.flags = (uint16_t)((b.mispred ? QPT_LBR_MISPRED : 0) |
+			     (b.predicted ? QPT_LBR_PREDICTED : 0) |
+			     (b.in_tx ? QPT_LBR_IN_TX : 0) |
+			     (b.abort ? QPT_LBR_ABORT : 0));
+	qpt_sized_copy(out, size, &e, sizeof(e));
+	return 0;
 }

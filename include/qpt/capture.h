@@ -117,10 +117,13 @@ static inline void qpt_event_opts_init(struct qpt_event_opts *opts)
 }
 
 /*
- * Parse @str into *@event (free with qpt_event_free).  Returns 0,
- * -QPT_E_NOPMU (the PMU is not on this machine; errbuf names it),
- * -QPT_E_INVAL (syntax, unknown term or event, value too large; errbuf
- * says which), -QPT_E_FORMAT (a sysfs file that does not parse), -ENOMEM.
+ * Parse @str into *@event (free with qpt_event_free).  @opts may be NULL
+ * for defaults; an older (smaller) struct gets the defaults of what it
+ * lacks.  Returns 0, -QPT_E_NOPMU (the PMU is not on this machine; errbuf
+ * names it), -QPT_E_INVAL (syntax, unknown term or event, value too
+ * large: errbuf says which; an @opts smaller than the first version's or
+ * with bytes set past what this version knows), -QPT_E_FORMAT (a sysfs
+ * file that does not parse), -ENOMEM.
  */
 QPT_API int qpt_event_parse(const char *str, const struct qpt_event_opts *opts,
 			    struct qpt_event **event);

@@ -57,9 +57,21 @@ struct qpt_lbr_entry {
  * 65535) and type (PERF_BR_*).
  */
 QPT_API uint64_t qpt_lbr_entry_perf_flags(const struct qpt_lbr_entry *e);
-/* The reverse: @e from a perf_branch_entry's fields. */
-QPT_API void qpt_lbr_entry_from_perf(uint64_t from, uint64_t to,
-				     uint64_t flags, struct qpt_lbr_entry *e);
+/*
+ * The reverse: the caller's @e of @size bytes (the inline wrapper passes
+ * sizeof; see qpt.h) from a perf_branch_entry's fields.  Returns 0 or
+ * -QPT_E_INVAL (no @e, a size below the first version's).
+ */
+QPT_API int qpt_lbr_entry_from_perf_sized(uint64_t from, uint64_t to,
+					  uint64_t flags,
+					  struct qpt_lbr_entry *e,
+					  size_t size);
+static inline int qpt_lbr_entry_from_perf(uint64_t from, uint64_t to,
+					  uint64_t flags,
+					  struct qpt_lbr_entry *e)
+{
+	return qpt_lbr_entry_from_perf_sized(from, to, flags, e, sizeof(*e));
+}
 /* perf's PERF_BR_* type for a qpt_branch_kind, and back (PERF_BR_UNKNOWN
  * <-> QPT_BR_NR). */
 QPT_API unsigned qpt_lbr_kind_to_perf(unsigned kind);

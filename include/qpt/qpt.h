@@ -30,11 +30,12 @@
  *     takes the caller's sizeof (the inline wrapper without _sized passes
  *     it); the library fills what fits, zeros what it does not know, and
  *     returns -QPT_E_INVAL for a size below the first version's;
- *   - structs handed to a callback (items, LBR records and samples):
- *     .struct_size first, the bytes the library filled;
- *     read a later field only where QPT_SIZED_HAS() says it is there.
- *     Their arrays carry the element size (e.g. qpt_lbr_record's
- *     entry_size) and are read through an accessor.
+ *   - structs handed to a callback (items, LBR records and samples) or
+ *     lent by an object (the reader's features): .struct_size first,
+ *     the bytes the library filled; read a later field only where
+ *     QPT_SIZED_HAS() says it is there.  Their arrays carry the element
+ *     size (e.g. qpt_lbr_record's entry_size) and are read through an
+ *     accessor.
  */
 #ifndef QPT_QPT_H
 #define QPT_QPT_H

@@ -194,7 +194,14 @@ struct qpt_cache_level {
 	const char *type, *size, *map;
 };
 
+/*
+ * The parsed features, owned by the reader.  @struct_size: the bytes of
+ * it the library filled (see QPT_SIZED_HAS).  The elements of its arrays
+ * of structs lie their @ARRAY_size bytes apart (build_ids_size, ...):
+ * read them with QPT_FEATURES_AT(f, ARRAY, i).
+ */
 struct qpt_features {
+	size_t struct_size;
 	uint32_t nr_cpus_online, nr_cpus_avail;		/* NRCPUS */
 	uint64_t total_mem;				/* TOTAL_MEM, kB */
 	size_t nr_cmdline;				/* CMDLINE */
@@ -231,7 +238,18 @@ struct qpt_features {
 	const struct qpt_hybrid_node *hybrid_nodes;
 	size_t nr_caches;				/* CACHE */
 	const struct qpt_cache_level *caches;
+	/* the element sizes of the arrays above */
+	size_t build_ids_size, event_desc_size, topology_cpus_size;
+	size_t numa_nodes_size, pmu_mappings_size, groups_size;
+	size_t cpu_pmu_caps_size, hybrid_nodes_size, caches_size;
 };
+
+/* Element @i of the array @array (build_ids, event_desc, topology_cpus,
+ * numa_nodes, pmu_mappings, groups, cpu_pmu_caps, hybrid_nodes, caches)
+ * of the features @f. */
+#define QPT_FEATURES_AT(f, array, i)                                       \
+	((__typeof__(&(f)->array[0]))((const char *)(f)->array +           \
+				      (size_t)(i) * (f)->array##_size))
 
 /* The parsed features (never NULL for an open reader). */
 QPT_API const struct qpt_features *

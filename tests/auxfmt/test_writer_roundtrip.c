@@ -254,6 +254,23 @@ static void check_attrs(struct qpt_reader *r)
 	assert_ptr_equal(qpt_reader_attr_by_id(r, 21), qa);
 }
 
+/* The features lent carry their size and their arrays' element sizes:
+ * this version's, the structs as compiled here. */
+static void check_features_sized(const struct qpt_features *f)
+{
+	assert_int_equal(f->struct_size, sizeof(*f));
+	assert_true(QPT_SIZED_HAS(struct qpt_features, f, caches_size));
+	assert_int_equal(f->build_ids_size, sizeof(*f->build_ids));
+	assert_int_equal(f->event_desc_size, sizeof(*f->event_desc));
+	assert_int_equal(f->topology_cpus_size, sizeof(*f->topology_cpus));
+	assert_int_equal(f->numa_nodes_size, sizeof(*f->numa_nodes));
+	assert_int_equal(f->pmu_mappings_size, sizeof(*f->pmu_mappings));
+	assert_int_equal(f->groups_size, sizeof(*f->groups));
+	assert_int_equal(f->cpu_pmu_caps_size, sizeof(*f->cpu_pmu_caps));
+	assert_int_equal(f->hybrid_nodes_size, sizeof(*f->hybrid_nodes));
+	assert_int_equal(f->caches_size, sizeof(*f->caches));
+}
+
 static void check_features(struct qpt_reader *r, bool pipe, int level)
 {
 	const struct qpt_features *f = qpt_reader_features(r);
@@ -278,7 +295,10 @@ static void check_features(struct qpt_reader *r, bool pipe, int level)
 		assert_string_equal(f->build_ids[0].filename, "/bin/true");
 		assert_int_equal(f->build_ids[0].size, 20);
 		assert_int_equal(f->build_ids[0].id[1], 0xcd);
+		assert_ptr_equal(QPT_FEATURES_AT(f, build_ids, 0),
+				 &f->build_ids[0]);
 	}
+	check_features_sized(f);
 }
 
 /* Read everything back and compare with @e (its first @nr records). */

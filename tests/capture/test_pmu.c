@@ -307,6 +307,52 @@ static void test_builtin_intel_pt(void **state)
 	qpt_event_free(ev);
 }
 
+/*
+ * Options of another version (qpt.h's convention): an older caller's
+ * smaller struct is read up to its size and the rest defaulted (the
+ * bytes after it, which would turn the built-in intel_pt on, are not
+ * read); a newer caller's larger struct is taken when its unknown
+ * tail is zero and refused when a byte of it is set; a struct smaller
+ * than the first version's is refused.
+ */
+static void test_opts_sized(void **state)
+{
+	size_t old = offsetof(struct qpt_event_opts, builtin_intel_pt);
+	union {
+		struct qpt_event_opts o;
+		uint8_t b[sizeof(struct qpt_event_opts) + 8];
+	} u;
+	struct qpt_event *e = NULL;
+	char empty[300];
+
+	snprintf(empty, sizeof(empty), "%s/intel_bts", root); /* no PMUs */
+	memset(&u, 0xa5, sizeof(u));
+	qpt_event_opts_init_sized(&u.o, old);
+	u.o.sysfs_root = empty;
+	u.o.errbuf = NULL;
+	u.o.builtin_intel_pt = true; /* past the old caller's size */
+	u.o.builtin_intel_pt_type = 4242;
+	assert_int_equal(qpt_event_parse("intel_pt//u", &u.o, &e),
+			 -QPT_E_NOPMU);
+	/* the same bytes as the whole struct: the built-in PMU answers */
+	u.o.size = sizeof(u.o);
+	assert_int_equal(qpt_event_parse("intel_pt//u", &u.o, &e), 0);
+	assert_int_equal(qpt_event_attr(e)->type, 4242);
+	qpt_event_free(e);
+	memset(&u, 0xa5, sizeof(u));
+	qpt_event_opts_init_sized(&u.o, sizeof(u));
+	u.o.sysfs_root = root;
+	assert_int_equal(qpt_event_parse("intel_pt//u", &u.o, &e), 0);
+	qpt_event_free(e);
+	u.b[sizeof(u.o) + 3] = 1;
+	assert_int_equal(qpt_event_parse("intel_pt//u", &u.o, &e),
+			 -QPT_E_INVAL);
+	assert_null(e);
+	u.o.size = offsetof(struct qpt_event_opts, errlen);
+	assert_int_equal(qpt_event_parse("intel_pt//u", &u.o, &e),
+			 -QPT_E_INVAL);
+}
+
 /* The words perf wrote in quipper-intel-pt-4.14 (perf report -D shows
  * them); with the real file present, byte for byte against it. */
 static void test_intel_pt_info(void **state)
@@ -434,6 +480,7 @@ int main(void)
 	    cmocka_unit_test(test_other_pmus),
 	    cmocka_unit_test(test_named_events),
 	    cmocka_unit_test(test_builtin_intel_pt),
+	    cmocka_unit_test(test_opts_sized),
 	    cmocka_unit_test(test_intel_pt_info),
 	    cmocka_unit_test(test_intel_pt_params),
 	    cmocka_unit_test(test_intel_bts_info),

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "pt_packets.h"
+
 #include "qpt/lbr.h"
 #include "qpt/reader.h"
 
@@ -45,6 +47,39 @@ static void test_perf_flags(void **state)
 			 PERF_BR_UNKNOWN);
 	assert_int_equal(qpt_lbr_kind_from_perf(PERF_BR_UNKNOWN), QPT_BR_NR);
 	assert_int_equal(qpt_lbr_kind_from_perf(PERF_BR_RET), QPT_BR_RET);
+}
+
+/*
+ * An entry from perf into the caller's size (see qpt.h): a newer
+ * caller's larger struct gets zeros past the library's; a size below the
+ * first version's is refused, the struct untouched.
+ */
+static void test_from_perf_sized(void **state)
+{
+	struct qpt_lbr_entry e = { 0x10, 0x20, 5, QPT_BR_RET, QPT_LBR_ABORT };
+	union {
+		struct qpt_lbr_entry e;
+		uint8_t b[sizeof(struct qpt_lbr_entry) + 8];
+	} u;
+	uint64_t f = qpt_lbr_entry_perf_flags(&e);
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	assert_int_equal(qpt_lbr_entry_from_perf_sized(0x10, 0x20, f, &u.e,
+						       sizeof(u)),
+			 0);
+	assert_memory_equal(&u.e, &e, sizeof(e));
+	for (i = sizeof(e); i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0);
+	memset(&u, 0xa5, sizeof(u));
+	assert_int_equal(qpt_lbr_entry_from_perf_sized(
+			     0x10, 0x20, f, &u.e,
+			     offsetof(struct qpt_lbr_entry, flags)),
+			 -QPT_E_INVAL);
+	for (i = 0; i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0xa5);
+	assert_int_equal(qpt_lbr_entry_from_perf(0x10, 0x20, f, NULL),
+			 -QPT_E_INVAL);
 }
 
 /* A branch stack with hw_idx and Linux 6.8's counters (a u64 per entry
@@ -89,28 +124,6 @@ static const uint8_t code[] = {
 	0xe8, 0x03, 0x00, 0x00, 0x00, 0x90, 0x0f, 0x05, 0xc3,
 };
 
-static void enc_pkt(struct pt_encoder *enc, enum pt_packet_type type,
-		    uint64_t v)
-{
-	struct pt_packet p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	if (type == ppt_mode) {
-		p.payload.mode.leaf = pt_mol_exec;
-		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-	} else if (type == ppt_tnt_8) {
-		p.payload.tnt.bit_size = 1;
-		p.payload.tnt.payload = v;
-	} else if (type == ppt_cyc) {
-		p.payload.cyc.value = v;
-	} else {
-		p.payload.ip.ipc = v ? pt_ipc_sext_48 : pt_ipc_suppressed;
-		p.payload.ip.ip = v;
-	}
-	assert_true(pt_enc_next(enc, &p) >= 0);
-}
-
 static int cyc_branch(const struct qpt_item *it, void *ctx)
 {
 	uint64_t *c = ctx;
@@ -135,37 +148,25 @@ static void test_cyc_cycles(void **state)
 	struct qpt_decoder_opts o;
 	struct qpt_decoder *dec;
 	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t off = 0, c[16] = { 0 };
-	int fd = mkstemp(path);
+	uint64_t off, c[16] = { 0 };
 
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, code, sizeof(code)), sizeof(code));
-	close(fd);
-	pt_config_init(&cfg);
-	cfg.begin = trace;
-	cfg.end = trace + sizeof(trace);
-	enc = pt_alloc_encoder(&cfg);
-	enc_pkt(enc, ppt_psb, 0);
-	enc_pkt(enc, ppt_mode, 0);
-	enc_pkt(enc, ppt_psbend, 0);
-	enc_pkt(enc, ppt_tip_pge, 0x1000);
-	enc_pkt(enc, ppt_cyc, 5);
-	enc_pkt(enc, ppt_tnt_8, 1);
-	enc_pkt(enc, ppt_cyc, 7);
-	enc_pkt(enc, ppt_tip, 0x100d);
-	enc_pkt(enc, ppt_cyc, 11);
-	enc_pkt(enc, ppt_tip_pgd, 0);
-	enc_pkt(enc, ppt_cyc, 3);
-	enc_pkt(enc, ppt_tip_pge, 0x1000);
-	enc_pkt(enc, ppt_cyc, 2);
-	enc_pkt(enc, ppt_tnt_8, 0);
-	enc_pkt(enc, ppt_cyc, 13);
-	enc_pkt(enc, ppt_tip, 0x100d);
-	enc_pkt(enc, ppt_cyc, 1);
-	enc_pkt(enc, ppt_tip_pgd, 0);
-	pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
+	pt_code_file(path, code, sizeof(code));
+	enc = pt_begin(trace, sizeof(trace), 0x1000);
+	pt_put(enc, ppt_cyc, 5);
+	pt_put(enc, ppt_tnt_8, 1);
+	pt_put(enc, ppt_cyc, 7);
+	pt_put(enc, ppt_tip, 0x100d);
+	pt_put(enc, ppt_cyc, 11);
+	pt_put(enc, ppt_tip_pgd, 0);
+	pt_put(enc, ppt_cyc, 3);
+	pt_put(enc, ppt_tip_pge, 0x1000);
+	pt_put(enc, ppt_cyc, 2);
+	pt_put(enc, ppt_tnt_8, 0);
+	pt_put(enc, ppt_cyc, 13);
+	pt_put(enc, ppt_tip, 0x100d);
+	pt_put(enc, ppt_cyc, 1);
+	pt_put(enc, ppt_tip_pgd, 0);
+	off = pt_end(enc);
 	qpt_decoder_opts_init(&o);
 	o.want = QPT_WANT_BRANCH | QPT_WANT_CYCLES;
 	assert_int_equal(qpt_decoder_new(&o, &dec), 0);
@@ -645,6 +646,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_flags),
+		cmocka_unit_test(test_from_perf_sized),
 		cmocka_unit_test(test_parse_counters),
 		cmocka_unit_test(test_cyc_cycles),
 		cmocka_unit_test(test_ring_and_trace_gaps),

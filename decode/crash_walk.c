@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The crash walk (qpt/crash_walk.h): per thread, a ring of the last
+ * instructions, a shadow stack moved by calls and returns, and the last
+ * taken branches from the LBR tracker (decode/lbr_*.c), which hands out
+ * each thread's last N at the end of its trace.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auxfmt/sized.h"
+#include "decode/decoder.h"
+#include "qpt/crash_walk.h"
+
+struct cw_thread {
+	int32_t pid, tid;
+	uint64_t insns;		     /* instructions in the window */
+	struct qpt_crash_insn *ring; /* the last k, ring[(n - 1) % k] newest */
+	struct qpt_crash_frame *stack; /* outermost first */
+	size_t depth, cap;
+	uint64_t below; /* returns below the window's first frame */
+	struct qpt_crash_insn first; /* the window's first instruction */
+	struct qpt_crash_insn base;  /* where the outermost known frame is */
+	bool began;		     /* the window begins with the trace */
+	bool ended_async;	     /* the trace ends at an async stop */
+	uint64_t end_ip, end_symoff; /* where the trace ends */
+	const char *end_sym;
+	uint64_t async_ip; /* pending: a trace end by a signal */
+	bool async_pending;
+	bool base_next; /* the next instruction is the new base */
+	struct qpt_lbr_entry *branches; /* newest first */
+	size_t nr_branches;
+};
+
+struct qpt_crash_walk {
+	struct qpt_lbr *lbr; /* NULL when no branches are kept */
+	unsigned k;	     /* instructions kept per thread */
+	struct cw_thread *threads;
+	size_t nr, cap;
+	bool finished;
+};
+
+void qpt_crash_walk_opts_init_sized(struct qpt_crash_walk_opts *out,
+				    size_t size)
+{
+	struct qpt_crash_walk_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.last = 16;
+	o.insns = 16;
+	qpt_sized_opts_init(out, size, &o, sizeof(o));
+}
+
+static int on_lbr(const struct qpt_lbr_record *r, void *ctx);
+
+int qpt_crash_walk_new(const struct qpt_crash_walk_opts *opts,
+		       struct qpt_crash_walk **out)
+{
+	struct qpt_crash_walk_opts o;
+	struct qpt_crash_walk *w;
+	struct qpt_lbr_opts lopts;
+	int err;
+
+	if (!out)
+		return -QPT_E_INVAL;
+	*out = NULL;
+	qpt_crash_walk_opts_init(&o);
+	if ((opts && qpt_sized_opts_read(&o, sizeof(o), opts, sizeof(o))) ||
+	    o.last > QPT_LBR_MAX_DEPTH || o.insns > QPT_CRASH_WALK_MAX_INSNS)
+		return -QPT_E_INVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->k = o.insns > QPT_CRASH_WALK_KEEP ? o.insns : QPT_CRASH_WALK_KEEP;
+	if (o.last) {
+		qpt_lbr_opts_init(&lopts);
+		lopts.depth = o.last;
+		err = qpt_lbr_new(&lopts, on_lbr, w, &w->lbr);
+		if (err) {
+			free(w);
+			return err;
+		}
+	}
+	*out = w;
+	return 0;
+}
+
+void qpt_crash_walk_free(struct qpt_crash_walk *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nr; i++) {
+		free(w->threads[i].ring);
+		free(w->threads[i].stack);
+		free(w->threads[i].branches);
+	}
+	free(w->threads);
+	qpt_lbr_free(w->lbr);
+	free(w);
+}
+
+static struct cw_thread *find(const struct qpt_crash_walk *w, int32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr; i++)
+		if (w->threads[i].tid == tid)
+			return &w->threads[i];
+	return NULL;
+}
+
+static struct cw_thread *get_thread(struct qpt_crash_walk *w,
+				    const struct qpt_item *it)
+{
+	struct cw_thread *t = find(w, it->tid);
+
+	if (t)
+		return t;
+	if (w->nr == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 8;
+
+		t = realloc(w->threads, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		w->threads = t;
+		w->cap = cap;
+	}
+	t = &w->threads[w->nr];
+	memset(t, 0, sizeof(*t));
+	t->ring = calloc(w->k, sizeof(*t->ring));
+	if (!t->ring)
+		return NULL;
+	t->pid = it->pid;
+	t->tid = it->tid;
+	w->nr++;
+	return t;
+}
+
+static void fill_insn(struct qpt_crash_insn *d, const struct qpt_item *it)
+{
+	d->ip = it->ip;
+	d->sym = it->sym;
+	d->symoff = it->symoff;
+	d->size = it->size;
+	memcpy(d->raw, it->raw, sizeof(d->raw));
+}
+
+static int push(struct cw_thread *t, uint64_t site, const char *sym,
+		uint64_t symoff, bool signal)
+{
+	struct qpt_crash_frame *f;
+
+	if (t->depth == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+
+		f = realloc(t->stack, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		t->stack = f;
+		t->cap = cap;
+	}
+	f = &t->stack[t->depth++];
+	f->site = site;
+	f->sym = sym;
+	f->symoff = symoff;
+	f->signal = signal;
+	return 0;
+}
+
+/* A return: pops its frame, or, with none in the window, tells that the
+ * window began below the frame it returns to. */
+static void pop(struct cw_thread *t)
+{
+	if (t->depth) {
+		t->depth--;
+		return;
+	}
+	t->below++;
+	t->base_next = true; /* the next instruction, where it returns */
+}
+
+/* The trace resumes at @to after it stopped: into a signal handler (a
+ * signal frame), back from one (sigreturn to a signal frame's site), or
+ * after a system call (nothing changes). */
+static int resume(struct cw_thread *t, const struct qpt_item *it)
+{
+	size_t i;
+
+	for (i = t->depth; i-- > 0;)
+		if (t->stack[i].signal && t->stack[i].site == it->to) {
+			t->depth = i;
+			t->async_pending = false;
+			return 0;
+		}
+	if (!t->async_pending || it->to == t->async_ip)
+		return 0;
+	t->async_pending = false;
+	return push(t, t->async_ip, t->end_sym, t->end_symoff, true);
+}
+
+static int on_branch(struct cw_thread *t, const struct qpt_item *it)
+{
+	switch (it->kind) {
+	case QPT_BR_CALL:
+	case QPT_BR_IND_CALL:
+		return push(t, it->ip, it->sym, it->symoff, false);
+	case QPT_BR_RET:
+		pop(t);
+		return 0;
+	case QPT_BR_TRACE_END:
+		t->end_ip = it->ip;
+		t->end_sym = it->sym;
+		t->end_symoff = it->symoff;
+		t->ended_async = it->via == QPT_BR_ASYNC;
+		t->async_pending = t->ended_async;
+		t->async_ip = it->ip;
+		return 0;
+	case QPT_BR_TRACE_BEGIN:
+		if (!t->insns)
+			t->began = true;
+		t->ended_async = false;
+		return resume(t, it);
+	default:
+		return 0;
+	}
+}
+
+static void on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
+		    const struct qpt_item *it)
+{
+	if (!t->insns) {
+		fill_insn(&t->first, it);
+		t->base = t->first;
+	}
+	if (t->base_next) {
+		fill_insn(&t->base, it);
+		t->base_next = false;
+	}
+	fill_insn(&t->ring[t->insns % w->k], it);
+	t->insns++;
+	t->end_ip = it->ip;
+	t->end_sym = it->sym;
+	t->end_symoff = it->symoff;
+}
+
+/* The first version's struct qpt_item ends with cycles. */
+#define ITEM_SIZE_V1 (offsetof(struct qpt_item, cycles) + 8)
+
+int qpt_crash_walk_item(const struct qpt_item *it, void *ctx)
+{
+	struct qpt_crash_walk *w = ctx;
+	struct cw_thread *t;
+	int err;
+
+	if (!w || !it || it->struct_size < ITEM_SIZE_V1)
+		return -QPT_E_INVAL;
+	if (w->finished)
+		return -QPT_E_STATE;
+	if (w->lbr) {
+		err = qpt_lbr_item(it, w->lbr);
+		if (err)
+			return err;
+	}
+	if (!(it->flags & QPT_ITEM_HAS_TID))
+		return 0;
+	t = get_thread(w, it);
+	if (!t)
+		return -ENOMEM;
+	if (it->type == QPT_ITEM_BRANCH)
+		return on_branch(t, it);
+	if (it->type == QPT_ITEM_INSN)
+		on_insn(w, t, it);
+	return 0;
+}
+
+/* The LBR tracker's record at the end of each thread's trace. */
+static int on_lbr(const struct qpt_lbr_record *r, void *ctx)
+{
+	struct qpt_crash_walk *w = ctx;
+	struct cw_thread *t = find(w, r->tid);
+	size_t i;
+
+	if (!t || (r->point != QPT_LBR_AT_END && r->point != QPT_LBR_AT_CRASH))
+		return 0;
+	free(t->branches);
+	t->nr_branches = 0;
+	t->branches = r->nr ? malloc(r->nr * sizeof(*t->branches)) : NULL;
+	if (r->nr && !t->branches)
+		return -ENOMEM;
+	for (i = 0; i < r->nr; i++)
+		t->branches[i] = *qpt_lbr_record_entry(r, i);
+	t->nr_branches = r->nr;
+	return 0;
+}
+
+int qpt_crash_walk_finish(struct qpt_crash_walk *w)
+{
+	if (!w)
+		return -QPT_E_INVAL;
+	if (w->finished)
+		return -QPT_E_STATE;
+	w->finished = true;
+	return w->lbr ? qpt_lbr_finish(w->lbr) : 0;
+}
+
+int qpt_crash_walk_run_file(struct qpt_crash_walk *w, struct qpt_decoder *dec,
+			    const char *path)
+{
+	const unsigned need = QPT_WANT_INSN | QPT_WANT_BRANCH;
+	int err;
+
+	if (!w || !dec || (dec->opts.want & need) != need)
+		return -QPT_E_INVAL;
+	err = qpt_decoder_run_file(dec, path, qpt_crash_walk_item, w);
+	return err ? err : qpt_crash_walk_finish(w);
+}
+
+size_t qpt_crash_walk_nr_threads(const struct qpt_crash_walk *w)
+{
+	return w ? w->nr : 0;
+}
+
+int qpt_crash_walk_find(const struct qpt_crash_walk *w, int32_t tid)
+{
+	const struct cw_thread *t = w ? find(w, tid) : NULL;
+
+	return t ? (int)(t - w->threads) : -QPT_E_INVAL;
+}
+
+static const struct cw_thread *thread_at(const struct qpt_crash_walk *w,
+					 size_t i)
+{
+	return w && i < w->nr ? &w->threads[i] : NULL;
+}
+
+static size_t nr_kept(const struct qpt_crash_walk *w, const struct cw_thread *t)
+{
+	return t->insns < w->k ? (size_t)t->insns : w->k;
+}
+
+/* Whether the window's outermost function is in more than one of the
+ * frames (the stack's and the end's): a recursion that goes on beyond the
+ * window's start. */
+static bool deeper(const struct cw_thread *t)
+{
+	size_t i, n = 0;
+
+	if (t->began || !t->base.sym)
+		return false;
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].sym && !strcmp(t->stack[i].sym, t->base.sym))
+			n++;
+	if (t->end_sym && !strcmp(t->end_sym, t->base.sym))
+		n++;
+	return n >= 2;
+}
+
+/* The first version's sizes: each struct as it is now. */
+#define THREAD_SIZE_V1 sizeof(struct qpt_crash_thread)
+#define FRAME_SIZE_V1 sizeof(struct qpt_crash_frame)
+#define INSN_SIZE_V1 sizeof(struct qpt_crash_insn)
+#define BRANCH_SIZE_V1 sizeof(struct qpt_lbr_entry)
+
+int qpt_crash_walk_thread_sized(const struct qpt_crash_walk *w, size_t thread,
+				struct qpt_crash_thread *out, size_t size)
+{
+	const struct cw_thread *t = thread_at(w, thread);
+	struct qpt_crash_thread s;
+
+	if (!t || !out || size < THREAD_SIZE_V1)
+		return -QPT_E_INVAL;
+	memset(&s, 0, sizeof(s));
+	s.pid = t->pid;
+	s.tid = t->tid;
+	s.insns = t->insns;
+	s.nr_frames = t->depth;
+	s.nr_insns = nr_kept(w, t);
+	s.nr_branches = t->nr_branches;
+	s.below = t->below;
+	s.began = t->began;
+	s.ended_async = t->ended_async;
+	s.deeper = deeper(t);
+	s.first_ip = t->first.ip;
+	s.first_sym = t->first.sym;
+	s.first_symoff = t->first.symoff;
+	s.base_ip = t->base.ip;
+	s.base_sym = t->base.sym;
+	s.base_symoff = t->base.symoff;
+	s.end_ip = t->end_ip;
+	s.end_sym = t->end_sym;
+	s.end_symoff = t->end_symoff;
+	qpt_sized_copy(out, size, &s, sizeof(s));
+	return 0;
+}
+
+int qpt_crash_walk_frame_sized(const struct qpt_crash_walk *w, size_t thread,
+			       size_t i, struct qpt_crash_frame *f, size_t size)
+{
+	const struct cw_thread *t = thread_at(w, thread);
+
+	if (!t || i >= t->depth || !f || size < FRAME_SIZE_V1)
+		return -QPT_E_INVAL;
+	qpt_sized_copy(f, size, &t->stack[t->depth - 1 - i], sizeof(*f));
+	return 0;
+}
+
+static const struct qpt_crash_insn *insn_at(const struct qpt_crash_walk *w,
+					    const struct cw_thread *t, size_t i)
+{
+	if (i >= nr_kept(w, t))
+		return NULL;
+	return &t->ring[(t->insns - 1 - i) % w->k];
+}
+
+int qpt_crash_walk_insn_sized(const struct qpt_crash_walk *w, size_t thread,
+			      size_t i, struct qpt_crash_insn *in, size_t size)
+{
+	const struct cw_thread *t = thread_at(w, thread);
+	const struct qpt_crash_insn *src = t ? insn_at(w, t, i) : NULL;
+
+	if (!src || !in || size < INSN_SIZE_V1)
+		return -QPT_E_INVAL;
+	qpt_sized_copy(in, size, src, sizeof(*src));
+	return 0;
+}
+
+int qpt_crash_walk_branch_sized(const struct qpt_crash_walk *w, size_t thread,
+				size_t i, struct qpt_lbr_entry *e, size_t size)
+{
+	const struct cw_thread *t = thread_at(w, thread);
+
+	if (!t || i >= t->nr_branches || !e || size < BRANCH_SIZE_V1)
+		return -QPT_E_INVAL;
+	qpt_sized_copy(e, size, &t->branches[i], sizeof(*e));
+	return 0;
+}
+
+int qpt_crash_walk_sym(const struct qpt_crash_walk *w, size_t thread,
+		       uint64_t ip, const char **sym, uint64_t *symoff)
+{
+	const struct cw_thread *t = thread_at(w, thread);
+	const struct qpt_crash_insn *in;
+	size_t i;
+
+	if (!t || !sym || !symoff)
+		return -QPT_E_INVAL;
+	if (ip == t->end_ip && t->end_sym) {
+		*sym = t->end_sym;
+		*symoff = t->end_symoff;
+		return 1;
+	}
+	for (i = 0; (in = insn_at(w, t, i)); i++)
+		if (in->ip == ip) {
+			if (!in->sym)
+				return 0;
+			*sym = in->sym;
+			*symoff = in->symoff;
+			return 1;
+		}
+	return 0;
+}
