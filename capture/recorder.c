@@ -16,6 +16,10 @@
 #include "capture/recorder.h"
 #include "capture/target.h"
 
+/* sizeof(struct qpt_recorder_opts) of the first version */
+#define RECORDER_OPTS_SIZE_V1                                                  \
+	(offsetof(struct qpt_recorder_opts, errlen) + sizeof(size_t))
+
 static const char *const default_events[] = {"intel_pt//u"};
 
 void qpt_recorder_opts_init_sized(struct qpt_recorder_opts *out,
@@ -147,16 +151,24 @@ int rec_new(const struct qpt_recorder_opts *opts, const void *seam,
 	if (!out)
 		return -QPT_E_INVAL;
 	*out = NULL;
-	if (!opts || opts->size < sizeof(*opts) || !opts->output ||
-	    (opts->source != QPT_SOURCE_PMU &&
-	     opts->source != QPT_SOURCE_EMULATE))
+	if (!opts)
 		return -QPT_E_INVAL;
 	rec = calloc(1, sizeof(*rec));
 	if (!rec)
 		return -ENOMEM;
-	rec->o = *opts;
-	rec->src = opts->source == QPT_SOURCE_EMULATE ? &rec_source_emulate
-						      : &rec_source_pmu;
+	/* an older caller's options (the first version ended at errlen):
+	 * what it does not know keeps its default */
+	qpt_recorder_opts_init(&rec->o);
+	if (qpt_sized_opts_read(&rec->o, sizeof(rec->o), opts,
+				RECORDER_OPTS_SIZE_V1) ||
+	    !rec->o.output ||
+	    (rec->o.source != QPT_SOURCE_PMU &&
+	     rec->o.source != QPT_SOURCE_EMULATE)) {
+		free(rec);
+		return -QPT_E_INVAL;
+	}
+	rec->src = rec->o.source == QPT_SOURCE_EMULATE ? &rec_source_emulate
+						       : &rec_source_pmu;
 	rec->status = -1;
 	rec->go_fd = rec->err_fd = -1; /* the PMU source's, not open yet */
 	err = parse_events(rec);

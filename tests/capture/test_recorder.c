@@ -85,6 +85,9 @@ static void test_bad_args(void **state)
  * zeroed), and a struct smaller than the library's is refused, not read
  * past.  The oracle: guard bytes around the caller's struct.
  */
+static void emulate_opts(struct qpt_recorder_opts *o, char **argv,
+			 const char **events, char *err, size_t errlen);
+
 static void test_opts_sized(void **state)
 {
 	size_t old = offsetof(struct qpt_recorder_opts, argv);
@@ -96,7 +99,9 @@ static void test_opts_sized(void **state)
 		struct qpt_event_opts o;
 		unsigned char b[sizeof(struct qpt_event_opts) + 8];
 	} e;
+	static const char *task_clock[] = {"task-clock:u"};
 	struct qpt_recorder *rec = (void *)1;
+	char *argv[] = {"true", NULL};
 	size_t i;
 
 	memset(&u, 0xa5, sizeof(u));
@@ -112,6 +117,26 @@ static void test_opts_sized(void **state)
 	assert_int_equal(u.o.size, sizeof(u));
 	for (i = sizeof(u.o); i < sizeof(u); i++)
 		assert_int_equal(u.b[i], 0);
+	/* a newer caller's struct: taken when what it adds is zero,
+	 * refused when not */
+	emulate_opts(&u.o, argv, NULL, NULL, 0);
+	u.o.size = sizeof(u);
+	memset(u.b + sizeof(u.o), 0, sizeof(u) - sizeof(u.o));
+	assert_int_equal(qpt_recorder_new(&u.o, &rec), 0);
+	qpt_recorder_free(rec);
+	u.b[sizeof(u) - 1] = 1;
+	assert_int_equal(qpt_recorder_new(&u.o, &rec), -QPT_E_INVAL);
+	assert_null(rec);
+	/* an older one, up to errlen: the rest keeps its defaults (the PMU
+	 * source, which needs a software event to open here) */
+	if (have_task_clock) {
+		opts_for(&u.o, argv, task_clock, NULL, 0);
+		u.o.size = offsetof(struct qpt_recorder_opts, errlen) +
+			   sizeof(size_t);
+		memset(u.b + u.o.size, 0xa5, sizeof(u) - u.o.size);
+		assert_int_equal(qpt_recorder_new(&u.o, &rec), 0);
+		qpt_recorder_free(rec);
+	}
 	memset(&e, 0xa5, sizeof(e));
 	qpt_event_opts_init_sized(&e.o, offsetof(struct qpt_event_opts, errbuf));
 	assert_int_equal(e.o.size, offsetof(struct qpt_event_opts, errbuf));
