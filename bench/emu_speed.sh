@@ -10,6 +10,8 @@
 #     continue): its stops/s times the program's instructions per branch
 #     (from the decode of the recording) is the floor of a design that
 #     stops once per branch.
+# It also probes PTRACE_SINGLEBLOCK (bp_loop --block), which the engine
+# would use where the CPU honours the branch trap flag.
 # Goals: the breakpoint engine >= 10x the single-step mode and >= 300,000
 # instructions/s on both programs, within 1.5x of the floor.
 #   bench/emu_speed.sh [BUILD_DIR [ROUNDS]]
@@ -64,6 +66,9 @@ bp_stops() {
 	"$BP" 100000 | sed -n 's/.*: \([0-9]*\) stops\/s/\1/p'
 }
 
+# the branch trap flag would stop once per taken branch without
+# breakpoints: where the CPU honours it
+"$BP" --block
 for w in "branchy 1" "loopy 2"; do
 	set -- $w
 	prog=$B/bench/bench_$1
