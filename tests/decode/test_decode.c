@@ -17,6 +17,8 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
+#include "pt_packets.h"
+
 #include "qpt/decode.h"
 
 /* 0x1000: xor eax,eax; jz 0x1008; nop x4; call 0x1010; nop; syscall; ret */
@@ -31,47 +33,10 @@ struct fixture {
 	size_t len;
 };
 
-static struct pt_encoder *enc;
-
-static void pkt_ip(enum pt_packet_type type, uint64_t ip, bool suppressed)
-{
-	struct pt_packet p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	p.payload.ip.ipc = suppressed ? pt_ipc_suppressed : pt_ipc_sext_48;
-	p.payload.ip.ip = ip;
-	assert_true(pt_enc_next(enc, &p) >= 0);
-}
-
-static void pkt(enum pt_packet_type type)
-{
-	struct pt_packet p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	if (type == ppt_mode) {
-		p.payload.mode.leaf = pt_mol_exec;
-		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-	}
-	assert_true(pt_enc_next(enc, &p) >= 0);
-}
-
-static void tnt(unsigned bit)
-{
-	struct pt_packet p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = ppt_tnt_8;
-	p.payload.tnt.bit_size = 1;
-	p.payload.tnt.payload = bit;
-	assert_true(pt_enc_next(enc, &p) >= 0);
-}
-
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
-	struct pt_config cfg;
+	struct pt_encoder *enc;
 	int fd;
 
 	assert_non_null(fx);
@@ -81,35 +46,21 @@ static int setup(void **state)
 	assert_int_equal(write(fd, code, sizeof(code)), sizeof(code));
 	close(fd);
 
-	pt_config_init(&cfg);
-	cfg.begin = fx->trace;
-	cfg.end = fx->trace + sizeof(fx->trace);
-	enc = pt_alloc_encoder(&cfg);
-	assert_non_null(enc);
-	pkt(ppt_psb);
-	pkt(ppt_mode);
-	pkt(ppt_psbend);
-	pkt_ip(ppt_tip_pge, 0x1000, false);	/* enabled at 0x1000 */
-	tnt(1);					/* jz taken */
-	pkt_ip(ppt_tip, 0x100d, false);		/* ret */
-	pkt_ip(ppt_tip_pgd, 0, true);		/* syscall leaves */
-	pkt_ip(ppt_tip_pge, 0x1004, false);	/* back at 0x1004 */
-	pkt_ip(ppt_fup, 0x1010, false);		/* interrupted at 0x1010 */
-	pkt_ip(ppt_tip, 0x1000, false);		/* ... to 0x1000 */
-	tnt(0);					/* jz not taken */
-	pkt_ip(ppt_tip, 0x100d, false);		/* ret */
-	pkt_ip(ppt_tip_pgd, 0, true);		/* syscall leaves */
-	pkt(ppt_ovf);
-	pkt_ip(ppt_fup, 0x1004, false);		/* resumes at 0x1004 */
-	pkt_ip(ppt_tip, 0x100d, false);		/* ret */
-	pkt_ip(ppt_tip_pgd, 0, true);		/* syscall leaves */
-	{
-		uint64_t off = 0;
-
-		pt_enc_get_offset(enc, &off);
-		fx->len = (size_t)off;
-	}
-	pt_free_encoder(enc);
+	enc = pt_begin(fx->trace, sizeof(fx->trace), 0x1000); /* enabled */
+	pt_put(enc, ppt_tnt_8, 1);	/* jz taken */
+	pt_put(enc, ppt_tip, 0x100d);	/* ret */
+	pt_put(enc, ppt_tip_pgd, 0);	/* syscall leaves */
+	pt_put(enc, ppt_tip_pge, 0x1004); /* back at 0x1004 */
+	pt_put(enc, ppt_fup, 0x1010);	/* interrupted at 0x1010 */
+	pt_put(enc, ppt_tip, 0x1000);	/* ... to 0x1000 */
+	pt_put(enc, ppt_tnt_8, 0);	/* jz not taken */
+	pt_put(enc, ppt_tip, 0x100d);	/* ret */
+	pt_put(enc, ppt_tip_pgd, 0);	/* syscall leaves */
+	pt_put(enc, ppt_ovf, 0);
+	pt_put(enc, ppt_fup, 0x1004);	/* resumes at 0x1004 */
+	pt_put(enc, ppt_tip, 0x100d);	/* ret */
+	pt_put(enc, ppt_tip_pgd, 0);	/* syscall leaves */
+	fx->len = pt_end(enc);
 	*state = fx;
 	return 0;
 }
