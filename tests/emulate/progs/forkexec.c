@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Test program for --inherit: forks a child that works and exits, waits
- * for it, then execs itself; the new image works and exits. */
+ * for it and prints how it ended, then execs itself; the new image works
+ * and exits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -28,6 +29,10 @@ int main(int argc, char **argv)
 	if (pid == 0)
 		_exit(work(40) & 0x7f);
 	waitpid(pid, &status, 0);
+	/* how the child ended (a tracer's breakpoint left in it would show) */
+	printf("child %d\n", WIFEXITED(status) ? WEXITSTATUS(status)
+					       : 128 + WTERMSIG(status));
+	fflush(stdout);
 	execl(argv[0], argv[0], "again", (char *)NULL);
 	return 1;
 }
