@@ -19,15 +19,8 @@ n=${1:-40}
 shared=${QPT_SHARED:-$src/../shared}
 d="$shared/traces/arcus-hello"
 [ -d "$d" ] || { echo "no $d" >&2; exit 1; }
-command -v perf >/dev/null || { echo "perf is needed" >&2; exit 1; }
-if [ -z "${QPT:-}" ]; then
-	QPT=$src/build-release/cli/qpt
-	if [ ! -x "$QPT" ]; then
-		cmake -S "$src" -B "$src/build-release" -DCMAKE_BUILD_TYPE=Release \
-			-DQPT_BUILD_TESTS=OFF >/dev/null
-		cmake --build "$src/build-release" -j2 >/dev/null
-	fi
-fi
+# shellcheck source=bench/lib.sh
+. "$src/bench/lib.sh" # perf, and an optimised $QPT
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 big="$tmp/big.data"
