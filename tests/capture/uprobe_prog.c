@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+/* Test program for --snapshot-on: calls target() N times (argv[1]). */
+#include <stdio.h>
+#include <stdlib.h>
+
+volatile int sink;
+
+__attribute__((noinline)) void target(int i)
+{
+	sink += i;
+}
+
+int main(int argc, char **argv)
+{
+	int i, n = argc > 1 ? atoi(argv[1]) : 3;
+
+	for (i = 0; i < n; i++)
+		target(i);
+	printf("%d\n", sink);
+	return 0;
+}
