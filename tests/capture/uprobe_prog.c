@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Test program for --snapshot-on: calls target() N times (argv[1]). */
+/*
+ * Test program for --snapshot-on: calls target() N times (argv[1]); with
+ * "wait" (argv[2]), then reads its stdin to the end before exiting.
+ */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 volatile int sink;
 
@@ -17,5 +21,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		target(i);
 	printf("%d\n", sink);
+	fflush(stdout);
+	if (argc > 2 && !strcmp(argv[2], "wait"))
+		while (getchar() != EOF)
+			;
 	return 0;
 }
