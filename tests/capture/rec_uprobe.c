@@ -5,8 +5,7 @@
  * command; every event is opened on the real kernel (the uprobe, the
  * sideband dummy) except the AUX event, which a real dummy stands in for,
  * its AUX area in memory (Intel PT is absent here).  The stand-in area
- * gets 32-byte units, each a PSB+ whose TSC packet holds the unit's
- * number: before the command starts (the area wraps) and a chunk after
+ * gets sim_unit.h's numbered units: before the command starts (the area wraps) and a chunk after
  * each poll.
  *
  * Prints for the shell test (rec_uprobe.sh):
@@ -28,8 +27,9 @@
 #include <unistd.h>
 
 #include "capture/recorder.h"
+#include "sim_unit.h"
 
-#define UNIT 32
+#define UNIT SIM_UNIT
 #define CHUNK_UNITS 16
 #define FAKE_PT_TYPE 48 /* the fake sysfs's intel_pt */
 #define MAX_RINGS 64
@@ -46,14 +46,10 @@ static struct sim {
 	bool stopping;
 } sim;
 
-/* @n units into every stand-in AUX area: PSB, TSC(unit), PSBEND, PAD. */
+/* @n units into every stand-in AUX area (sim_unit.h), its head moved. */
 static void produce(unsigned int n)
 {
-	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-					0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-					0x02, 0x82, 0x02, 0x82};
 	struct perf_event_mmap_page *pg;
-	uint8_t *u;
 	uint64_t head, size;
 	size_t j;
 
@@ -64,13 +60,8 @@ static void produce(unsigned int n)
 			head = atomic_load_explicit(
 			    (_Atomic uint64_t *)&pg->aux_head,
 			    memory_order_relaxed);
-			u = sim.areas[j].mem + head % size;
-			memset(u, 0, UNIT);
-			memcpy(u, psb, sizeof(psb));
-			u[16] = 0x19; /* TSC: 7 bytes of payload */
-			memcpy(u + 17, &sim.units, 7);
-			u[24] = 0x02; /* PSBEND */
-			u[25] = 0x23;
+			sim_unit_fill(sim.areas[j].mem + head % size,
+				      sim.units);
 			atomic_store_explicit((_Atomic uint64_t *)&pg->aux_head,
 					      head + UNIT,
 					      memory_order_release);

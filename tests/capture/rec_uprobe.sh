@@ -32,14 +32,10 @@ bad() {
 	fail=1
 }
 
+# shellcheck source=tests/capture/crash_common.sh
+. "$here/crash_common.sh"
 # a fake sysfs: the Linux driver's intel_pt, the real uprobe PMU
-mkdir -p "$tmp/sys/intel_pt/format" "$tmp/sys/uprobe/format"
-echo 48 >"$tmp/sys/intel_pt/type"
-for f in pt:0 cyc:1 mtc:9 tsc:10 noretcomp:11 branch:13 mtc_period:14-17 \
-	cyc_thresh:19-22 psb_period:24-27; do
-	echo "config:${f#*:}" >"$tmp/sys/intel_pt/format/${f%%:*}"
-done
-cp /sys/bus/event_source/devices/uprobe/type "$tmp/sys/uprobe/"
+fake_sysfs "$tmp/sys" 48 "$(cat /sys/bus/event_source/devices/uprobe/type)"
 AREA_UNITS=$((16 * $(getconf PAGESIZE) / 32))
 
 "$REC" "$tmp/u.data" "$tmp/sys" target -- "$PROG" $N >"$tmp/rec.txt" \
@@ -97,19 +93,7 @@ cmp -s "$tmp/facts.txt" "$tmp/want_facts.txt" ||
 [ "$(grep -c '^snapshot running' "$tmp/rec.txt")" = $N ] ||
 	bad "$(grep -c '^snapshot running' "$tmp/rec.txt") snapshots for $N samples"
 read -r _ _ end < <(grep '^snapshot running' "$tmp/rec.txt")
-perf report -D -i "$tmp/u.data" 2>/dev/null | python3 -c '
-import sys
-b = []
-for line in sys.stdin:
-    if "PERF_RECORD_AUXTRACE size" in line:
-        if b:
-            break
-        b = [None]
-    elif " TSC 0x" in line and b:
-        b.append(int(line.split()[-1], 16))
-b = b[1:]
-print(b[0], b[-1], len(b) if b == list(range(b[0], b[0] + len(b))) else "gaps")
-' >"$tmp/units.txt" 2>&1
+units "$tmp/u.data" | head -1 >"$tmp/units.txt"
 [ "$(cat "$tmp/units.txt")" = "$((end - AREA_UNITS)) $((end - 1)) $AREA_UNITS" ] ||
 	bad "first snapshot units $(cat "$tmp/units.txt"), want" \
 		"$((end - AREA_UNITS))..$((end - 1))"

@@ -41,8 +41,9 @@
 
 #include "capture/recorder.h"
 #include "capture/simkern.h"
+#include "sim_unit.h"
 
-#define UNIT 32
+#define UNIT SIM_UNIT
 #define CHUNK_UNITS 16
 #define MAX_FDS 64
 #define UPROBE_TYPE 7
@@ -86,28 +87,17 @@ static struct sim_fd *find_fd(int fd)
 	return NULL;
 }
 
-/* @n units into every simulated AUX area: PSB, TSC(unit), PSBEND, PAD. */
+/* @n units into every simulated AUX area (sim_unit.h). */
 static void produce(unsigned int n)
 {
-	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-					0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-					0x02, 0x82, 0x02, 0x82};
-	uint8_t buf[CHUNK_UNITS * 8 * UNIT], *u;
+	uint8_t buf[CHUNK_UNITS * 8 * UNIT];
 	unsigned int i, k;
 	size_t j;
 
 	while (n) {
 		k = n < sizeof(buf) / UNIT ? n : sizeof(buf) / UNIT;
-		memset(buf, 0, sizeof(buf));
-		for (i = 0; i < k; i++) {
-			u = buf + i * UNIT;
-			memcpy(u, psb, sizeof(psb));
-			u[16] = 0x19; /* TSC: 7 bytes of payload */
-			memcpy(u + 17, &sim.units, 7);
-			u[24] = 0x02; /* PSBEND */
-			u[25] = 0x23;
-			sim.units++;
-		}
+		for (i = 0; i < k; i++)
+			sim_unit_fill(buf + i * UNIT, sim.units++);
 		for (j = 0; j < sim.nr; j++) {
 			if (!sim.fds[j].sk)
 				continue;

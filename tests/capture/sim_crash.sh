@@ -36,17 +36,10 @@ bad() {
 	fail=1
 }
 
-# a fake sysfs with the Linux driver's intel_pt
-mkdir -p "$tmp/sys/intel_pt/format" "$tmp/sys/uprobe"
-echo 8 >"$tmp/sys/intel_pt/type"
-echo 7 >"$tmp/sys/uprobe/type"
-for f in pt:0 cyc:1 mtc:9 tsc:10 noretcomp:11 branch:13 mtc_period:14-17 \
-	cyc_thresh:19-22 psb_period:24-27; do
-	echo "config:${f#*:}" >"$tmp/sys/intel_pt/format/${f%%:*}"
-done
 AREA_UNITS=$((16 * $(getconf PAGESIZE) / 32))
 # shellcheck source=tests/capture/crash_common.sh
 . "$here/crash_common.sh"
+fake_sysfs "$tmp/sys" 8 7
 
 # record NAME [SIM OPTIONS] -- PROG ARGS: sim.txt, the file, the status
 # against the program alone ($ALONE when it cannot run alone)
@@ -72,23 +65,6 @@ record() {
 		bad "$name: perf script: $(head -1 "$tmp/perf.err")"
 	python3 "$here/../emulate/crash_feature.py" "$tmp/$name.data" \
 		>"$tmp/facts.txt"
-}
-
-# the TSC numbers of each AUXTRACE buffer, "FIRST LAST COUNT" a line
-units() {
-	perf report -D -i "$1" 2>/dev/null | python3 -c '
-import sys
-bufs = []
-for line in sys.stdin:
-    if "PERF_RECORD_AUXTRACE size" in line:
-        bufs.append([])
-    elif " TSC 0x" in line and bufs:
-        bufs[-1].append(int(line.split()[-1], 16))
-for b in bufs:
-    contiguous = b == list(range(b[0], b[0] + len(b))) if b else False
-    print(b[0] if b else "-", b[-1] if b else "-",
-          len(b) if contiguous else "gaps")
-'
 }
 
 # check_crash NAME K SIGNO CODE [SIM OPTIONS] -- PROG ARGS (K: the
