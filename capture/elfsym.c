@@ -80,9 +80,9 @@ int qpt_elf_sym_find(const char *path, const char *name, uint64_t off,
 	if (elf && gelf_getehdr(elf, &eh)) {
 		out->type = eh.e_type;
 		out->value = sym_value(elf, name);
-		err = out->value ? file_offset(elf, out->value + off,
-					       &out->offset)
-				 : -ENOENT;
+		err = out->value
+			  ? file_offset(elf, out->value + off, &out->offset)
+			  : -ENOENT;
 	}
 	elf_end(elf);
 	close(fd);

@@ -99,7 +99,7 @@ struct qpt_recorder {
 	void *src_priv;
 	const void *seam; /* a source's test seam, during open only */
 	const struct rec_pmu_sys *sys; /* the PMU source's kernel */
-	struct rec_crash *crash; /* the PMU source's crash watch, or NULL */
+	struct rec_crash *crash;   /* the PMU source's crash watch, or NULL */
 	struct rec_uprobe *uprobe; /* its --snapshot-on uprobe, or NULL */
 	struct qpt_event **parsed;
 	size_t nr_parsed;

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * --snapshot-on on the PMU source with the real kernel's uprobe: qpt's
- * recorder (snapshot mode, intel_pt from a fake sysfs, every CPU) runs a real
- * command; every event is opened on the real kernel (the uprobe, the
+ * recorder (snapshot mode, intel_pt from a fake sysfs, every CPU) runs a
+ * real command; every event is opened on the real kernel (the uprobe, the
  * sideband dummy) except the AUX event, which a real dummy stands in for,
  * its AUX area in memory (Intel PT is absent here).  The stand-in area
- * gets sim_unit.h's numbered units: before the command starts (the area wraps) and a chunk after
- * each poll.
+ * gets sim_unit.h's numbered units: before the command starts (the area
+ * wraps) and a chunk after each poll.
  *
  * Prints for the shell test (rec_uprobe.sh):
- *   uprobe PATH OFFSET          the uprobe as opened (config1, config2)
- *   snapshot WHEN END           each snapshot (each disable of the first
- *       ring's AUX event): WHEN "running" (a hit's) or "stopping" (the last), END
- *       the number of units written before it
- *   status STATUS               the command's wait status
+ *   uprobe PATH OFFSET    the uprobe as opened (config1, config2)
+ *   snapshot WHEN END     each snapshot (each disable of the first ring's
+ *       AUX event): WHEN "running" (a hit's) or "stopping" (the last),
+ *       END the number of units written before it
+ *   status STATUS         the command's wait status
  *
  * Usage: rec_uprobe [-S SIZE] OUT SYSFS SYMBOL -- CMD ARGS
  */
@@ -83,8 +83,7 @@ static int area_enable(void *ctx)
 	return 0;
 }
 
-static int real_open(void *ctx, struct perf_event_attr *attr, int pid,
-		     int cpu)
+static int real_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu)
 {
 	struct perf_event_attr a = *attr;
 	int fd;
@@ -187,7 +186,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = rec_pmu_new(&o, &real_sys, &rec);
 	if (ret < 0) {
-		fprintf(stderr, "rec_uprobe: %s (%s)\n", err, qpt_strerror(ret));
+		fprintf(stderr, "rec_uprobe: %s (%s)\n", err,
+			qpt_strerror(ret));
 		return ret == -EACCES || ret == -EPERM || ret == -QPT_E_NOPMU
 			   ? 77
 			   : 1;

@@ -50,8 +50,9 @@ want=$(objdump -dF "$PROG" |
 	sed -n 's/^[0-9a-f]* <target> (File Offset: 0x\([0-9a-f]*\)):$/\1/p')
 read -r _ path off < <(grep '^uprobe ' "$tmp/rec.txt")
 [ "$path" = "$(realpath "$PROG")" ] || bad "uprobe on '$path'"
-[ -n "$want" ] && [ "$off" = $((0x$want)) ] ||
+if [ -z "$want" ] || [ "$off" != $((0x$want)) ]; then
 	bad "uprobe at offset $off, objdump's 0x$want"
+fi
 
 # the samples, as perf reads them (perf report -D: perf script's Intel PT
 # decoder stops at the per-CPU recording's context switches, which are not
@@ -103,8 +104,10 @@ units "$tmp/u.data" | head -1 >"$tmp/units.txt"
 	-e intel_pt//u -o "$tmp/x.data" -- "$PROG" 1 >/dev/null 2>"$tmp/err.txt"
 rc=$?
 [ $rc = 1 ] || bad "unknown symbol: exit $rc, want 1"
-[ "$(wc -l <"$tmp/err.txt")" = 1 ] && grep -q no_such_symbol "$tmp/err.txt" ||
+if [ "$(wc -l <"$tmp/err.txt")" != 1 ] ||
+	! grep -q no_such_symbol "$tmp/err.txt"; then
 	bad "unknown symbol: $(cat "$tmp/err.txt")"
+fi
 "$QPT" record -q --snapshot-on=target -e intel_pt//u -o "$tmp/x.data" -- \
 	"$PROG" 1 2>/dev/null
 [ $? = 2 ] || bad "--snapshot-on without -S: not a usage error"

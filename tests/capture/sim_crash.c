@@ -61,7 +61,7 @@ static struct sim {
 	struct sim_fd fds[MAX_FDS];
 	size_t nr;
 	uint64_t next_id;
-	uint64_t units; /* written so far */
+	uint64_t units;	    /* written so far */
 	uint64_t uprobe_id; /* 0: none */
 	unsigned hits;
 	int stdin_w; /* the command's stdin, -1 once closed */
@@ -177,7 +177,8 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu)
 	s->sample_type = attr->sample_type;
 	if (attr->type == UPROBE_TYPE) {
 		sim.uprobe_id = s->id;
-		printf("uprobe %s %llu\n", (const char *)(uintptr_t)attr->config1,
+		printf("uprobe %s %llu\n",
+		       (const char *)(uintptr_t)attr->config1,
 		       (unsigned long long)attr->config2);
 	}
 	sim.nr++;
@@ -255,23 +256,27 @@ static const struct rec_pmu_sys sim_sys = {
  * as the kernel writes it at a hit. */
 static void uprobe_hit(void)
 {
-	uint64_t r[6];
+	struct {
+		struct perf_event_header h;
+		uint64_t id, ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+	} r = {
+	    .h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r)},
+	    .id = sim.uprobe_id,
+	    .ip = 0x1000 + sim.hits,
+	    .pid = (uint32_t)sim.pid,
+	    .tid = (uint32_t)sim.pid,
+	    .time = now_ns(),
+	};
 	size_t j;
 
-	r[0] = (uint64_t)PERF_RECORD_SAMPLE | (uint64_t)PERF_RECORD_MISC_USER
-						     << 32 |
-	       (uint64_t)sizeof(r) << 48;
-	r[1] = sim.uprobe_id;
-	r[2] = 0x1000 + sim.hits;
-	r[3] = (uint64_t)(uint32_t)sim.pid << 32 | (uint32_t)sim.pid;
-	r[4] = now_ns();
-	r[5] = 0;
 	for (j = 0; j < sim.nr; j++)
 		if (sim.fds[j].sk)
-			qpt_simkern_output(sim.fds[j].sk,
-					   (struct perf_event_header *)r);
+			qpt_simkern_output(sim.fds[j].sk, &r.h);
 	printf("hit %llu %llx\n", (unsigned long long)sim.units,
-	       (unsigned long long)r[2]);
+	       (unsigned long long)r.ip);
 	sim.hits++;
 }
 
