@@ -2,20 +2,22 @@
 /*
  * --snapshot-on on the PMU source with the real kernel's uprobe: qpt's
  * recorder (snapshot mode, intel_pt from a fake sysfs, every CPU) runs a
- * real command; every event is opened on the real kernel (the uprobe, the
- * sideband dummy) except the AUX event, which a real dummy stands in for,
- * its AUX area in memory (Intel PT is absent here).  The stand-in area
- * gets sim_unit.h's numbered units: before the command starts (the area
- * wraps) and a chunk after each poll.
+ * real command (or records -p's process); every event is opened on the real
+ * kernel (the uprobe, the sideband dummy) except the AUX event, which a real
+ * dummy stands in for, its AUX area in memory (Intel PT is absent here).  The
+ * stand-in area gets sim_unit.h's numbered units: before the command starts
+ * (the area wraps) and a chunk after each poll.
  *
  * Prints for the shell test (rec_uprobe.sh):
  *   uprobe PATH OFFSET    the uprobe as opened (config1, config2)
  *   snapshot WHEN END     each snapshot (each disable of the first ring's
  *       AUX event): WHEN "running" (a hit's) or "stopping" (the last),
  *       END the number of units written before it
+ *   started               the events enabled (-p: the process may go on)
  *   status STATUS         the command's wait status
  *
  * Usage: rec_uprobe [-S SIZE] OUT SYSFS SYMBOL -- CMD ARGS
+ *        rec_uprobe [-S SIZE] -p PID OUT SYSFS SYMBOL
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -165,17 +167,21 @@ int main(int argc, char **argv)
 	int c, ret, ret2;
 
 	qpt_recorder_opts_init(&o);
-	while ((c = getopt(argc, argv, "+S:")) != -1) {
-		if (c != 'S')
+	while ((c = getopt(argc, argv, "+S:p:")) != -1) {
+		if (c == 'S')
+			o.snapshot_size = strtoull(optarg, NULL, 0);
+		else if (c == 'p')
+			o.pid = atoi(optarg);
+		else
 			return 2;
-		o.snapshot_size = strtoull(optarg, NULL, 0);
 	}
-	if (argc - optind < 5 || strcmp(argv[optind + 3], "--"))
+	if (o.pid ? argc - optind != 3
+		  : argc - optind < 5 || strcmp(argv[optind + 3], "--"))
 		return 2;
 	o.output = argv[optind];
 	o.sysfs_root = argv[optind + 1];
 	o.snapshot_on = argv[optind + 2];
-	o.argv = argv + optind + 4;
+	o.argv = o.pid ? NULL : argv + optind + 4;
 	o.events = events;
 	o.nr_events = 1;
 	o.snapshot = true;
@@ -195,6 +201,7 @@ int main(int argc, char **argv)
 	/* the history before the command runs: the area wraps */
 	produce(3 * 16 * (uint32_t)sysconf(_SC_PAGESIZE) / UNIT);
 	ret = qpt_recorder_start(rec);
+	printf("started\n");
 	while (!ret && (ret = qpt_recorder_poll(rec, 100)) == 0)
 		produce(CHUNK_UNITS);
 	sim.stopping = true;

@@ -11,6 +11,8 @@
 #    kind 2, the samples' ips and tids;
 #  - one snapshot per sample (each disable of the stand-in AUX event), the
 #    first holding the newest units (perf report -D, the TSC numbers);
+#  - -p PID: the probe in /proc/PID/exe; as many triggers and snapshots
+#    as the calls made once the events are enabled;
 #  - the CLI: a symbol that is not found is one line and exit 1;
 #    --snapshot-on without -S, or with -a, exit 2.
 # Skips (77) without perf or the uprobe PMU, or where uprobes may not be
@@ -98,6 +100,31 @@ units "$tmp/u.data" | head -1 >"$tmp/units.txt"
 [ "$(cat "$tmp/units.txt")" = "$((end - AREA_UNITS)) $((end - 1)) $AREA_UNITS" ] ||
 	bad "first snapshot units $(cat "$tmp/units.txt"), want" \
 		"$((end - AREA_UNITS))..$((end - 1))"
+
+# -p: the uprobe in the running process's executable (/proc/PID/exe),
+# the process told to make its calls once the events are enabled
+# shellcheck source=tests/capture/wait_for.sh
+. "$here/wait_for.sh"
+mkfifo "$tmp/go"
+"$PROG" 3 first <>"$tmp/go" >/dev/null &
+target=$!
+# shellcheck disable=SC2016 # wait_for evals it
+wait_for '[ "$(readlink /proc/$target/exe)" = "$(realpath "$PROG")" ]'
+"$REC" -p $target "$tmp/p.data" "$tmp/sys" target >"$tmp/p.txt" \
+	2>"$tmp/p.err" &
+rec=$!
+# shellcheck disable=SC2016
+wait_for 'grep -qx started "$tmp/p.txt"' || kill $target
+echo go >"$tmp/go"
+wait $target
+wait $rec || bad "-p: rec_uprobe: $(cat "$tmp/p.err")"
+read -r _ path _ < <(grep '^uprobe ' "$tmp/p.txt")
+[ "$path" = "$(realpath "$PROG")" ] || bad "-p: uprobe on '$path'"
+python3 "$here/../emulate/crash_feature.py" "$tmp/p.data" >"$tmp/pf.txt"
+[ "$(awk -v p=$target '$1 == 2 && $4 == p' "$tmp/pf.txt" | wc -l)" = 3 ] ||
+	bad "-p: triggers $(xargs <"$tmp/pf.txt"), want 3 in $target"
+[ "$(grep -c '^snapshot running' "$tmp/p.txt")" = 3 ] ||
+	bad "-p: $(grep -c '^snapshot running' "$tmp/p.txt") snapshots for 3"
 
 # the CLI
 "$QPT" record -q -S --snapshot-on=no_such_symbol --sysfs "$tmp/sys" \
