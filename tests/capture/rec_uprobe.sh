@@ -114,8 +114,11 @@ wait_for '[ "$(readlink /proc/$target/exe)" = "$(realpath "$PROG")" ]'
 	2>"$tmp/p.err" &
 rec=$!
 # shellcheck disable=SC2016
-wait_for 'grep -qx started "$tmp/p.txt"' || kill $target
-echo go >"$tmp/go"
+if wait_for 'grep -qx started "$tmp/p.txt"'; then
+	echo go >"$tmp/go"
+else
+	kill $target
+fi
 wait $target
 wait $rec || bad "-p: rec_uprobe: $(cat "$tmp/p.err")"
 read -r _ path _ < <(grep '^uprobe ' "$tmp/p.txt")
