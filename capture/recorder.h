@@ -18,6 +18,7 @@ struct rec_event {
 	struct perf_event_attr attr;
 	const char *name; /* borrowed */
 	bool aux;
+	bool uprobe; /* --snapshot-on's (attr.config1 set at the open) */
 	uint64_t *ids;
 	uint32_t nr_ids;
 };
@@ -90,6 +91,7 @@ int rec_pmu_new(const struct qpt_recorder_opts *opts,
 		const struct rec_pmu_sys *sys, struct qpt_recorder **rec);
 
 struct rec_crash;
+struct rec_uprobe;
 
 struct qpt_recorder {
 	struct qpt_recorder_opts o;
@@ -97,7 +99,8 @@ struct qpt_recorder {
 	void *src_priv;
 	const void *seam; /* a source's test seam, during open only */
 	const struct rec_pmu_sys *sys; /* the PMU source's kernel */
-	struct rec_crash *crash; /* the PMU source's crash watch, or NULL */
+	struct rec_crash *crash;   /* the PMU source's crash watch, or NULL */
+	struct rec_uprobe *uprobe; /* its --snapshot-on uprobe, or NULL */
 	struct qpt_event **parsed;
 	size_t nr_parsed;
 	const struct qpt_event *aux_ev; /* the AUX-area event or NULL */
@@ -168,5 +171,30 @@ int rec_crash_timeout(const struct qpt_recorder *rec, int timeout_ms);
  * output.  Returns 0 or the first error. */
 int rec_crash_stop(struct qpt_recorder *rec);
 void rec_crash_free(struct qpt_recorder *rec);
+/* The watch's facts collector, or NULL without a watch. */
+struct emu_crashes *rec_crash_facts(struct qpt_recorder *rec);
+
+/* recorder_uprobe.c: the PMU source's --snapshot-on (a uprobe) */
+/* SYMBOL[+OFF] of opts.snapshot_on to the command's (or -p's) executable
+ * and the file offset there, the uprobe PMU's type from sysfs (nothing
+ * without snapshot_on).  Returns 0, -QPT_E_INVAL (no snapshot mode, a bad
+ * spec, no such symbol; errbuf says), -QPT_E_NOPMU, -errno, -ENOMEM. */
+int rec_uprobe_resolve(struct qpt_recorder *rec);
+/* The uprobe's attr into @e (sample_period 1, @sample_type). */
+void rec_uprobe_fill(struct qpt_recorder *rec, struct rec_event *e,
+		     uint64_t sample_type);
+/* The probed file (attr.config1 points at it while the event opens). */
+const char *rec_uprobe_path(const struct qpt_recorder *rec);
+/* A drained record: a sample of the uprobe is a hit, kept for
+ * rec_uprobe_fire.  Returns 0 or -ENOMEM. */
+int rec_uprobe_sample(struct qpt_recorder *rec,
+		      const struct perf_event_header *h);
+/* Each hit kept: a trigger in the crash facts and one snapshot (whose
+ * drain may find more hits, each fired too).  Returns 0 or the first
+ * error. */
+int rec_uprobe_fire(struct qpt_recorder *rec);
+/* The triggers into the output when no crash watch writes them. */
+int rec_uprobe_stop(struct qpt_recorder *rec);
+void rec_uprobe_free(struct qpt_recorder *rec);
 
 #endif /* QPT_CAPTURE_RECORDER_H */

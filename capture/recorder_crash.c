@@ -133,6 +133,11 @@ int rec_crash_stop(struct qpt_recorder *rec)
 	return err ? err : err2;
 }
 
+struct emu_crashes *rec_crash_facts(struct qpt_recorder *rec)
+{
+	return rec->crash ? &rec->crash->facts : NULL;
+}
+
 void rec_crash_free(struct qpt_recorder *rec)
 {
 	if (!rec->crash)

@@ -185,13 +185,14 @@ static void fill_dummy(struct rec_event *e, const struct perf_event_attr *first)
 }
 
 /* The attrs: the AUX event first (it owns each ring's buffer), the other
- * user events with perf's sampling defaults, then the dummy. */
+ * user events with perf's sampling defaults, --snapshot-on's uprobe, then
+ * the dummy. */
 static int build_events(struct qpt_recorder *rec)
 {
 	struct rec_event *e;
 	size_t i;
 
-	rec->evs = calloc(rec->nr_parsed + 1, sizeof(*rec->evs));
+	rec->evs = calloc(rec->nr_parsed + 2, sizeof(*rec->evs));
 	if (!rec->evs)
 		return -ENOMEM;
 	if (rec->aux_ev)
@@ -200,6 +201,8 @@ static int build_events(struct qpt_recorder *rec)
 		if (rec->parsed[i] != rec->aux_ev)
 			fill_user_event(rec, &rec->evs[rec->nr_evs++],
 					rec->parsed[i]);
+	if (rec->uprobe)
+		rec_uprobe_fill(rec, &rec->evs[rec->nr_evs++], SAMPLE_ID_TYPE);
 	fill_dummy(&rec->evs[rec->nr_evs], &rec->evs[0].attr);
 	rec->nr_evs++;
 	rec->id_hdr_size = ID_HDR_SIZE;
@@ -292,8 +295,12 @@ static int open_ring_events(struct qpt_recorder *rec, size_t slot)
 		pid = rec->tids[t];
 		for (i = 0; i < rec->nr_evs; i++) {
 			struct rec_event *e = &rec->evs[i];
+			struct perf_event_attr attr = e->attr;
 
-			fd = rec->sys->open(rec->sys->ctx, &e->attr, pid, cpu);
+			if (e->uprobe) /* uprobe_path, for the call only */
+				attr.config1 =
+				    (uint64_t)(uintptr_t)rec_uprobe_path(rec);
+			fd = rec->sys->open(rec->sys->ctx, &attr, pid, cpu);
 			if (fd < 0)
 				return open_error(rec, fd, e, pid, cpu);
 			err = push_fd(rec, fd);

@@ -50,6 +50,8 @@ static int sink_record(void *ctx, const struct perf_event_header *rec_hdr)
 	int err;
 
 	err = rec_remember_file(rec, rec_hdr);
+	if (!err)
+		err = rec_uprobe_sample(rec, rec_hdr);
 	if (err < 0)
 		return err;
 	rec->records_since_round++;

@@ -4,7 +4,8 @@
  * threads or CPUs as targets; the events opened on them with their rings
  * mapped (recorder_open.c); poll() on the rings and their drain; ioctls
  * to enable, disable and snapshot; the targets watched for fatal signals
- * (recorder_crash.c).  The kernel's calls go through rec->sys.
+ * (recorder_crash.c); --snapshot-on's uprobe hits fired after each drain
+ * (recorder_uprobe.c).  The kernel's calls go through rec->sys.
  */
 #include <errno.h>
 #include <signal.h>
@@ -153,6 +154,8 @@ static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 	    errno != EINTR)
 		return -errno;
 	err = drain_all(rec);
+	if (!err)
+		err = rec_uprobe_fire(rec);
 	if (err < 0)
 		return err;
 	return done ? 1 : target_done(rec);
@@ -184,6 +187,8 @@ static int pmu_stop(struct qpt_recorder *rec)
 
 	ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
 	err = drain_all(rec);
+	if (!err)
+		err = rec_uprobe_fire(rec); /* the hits drained last */
 	if (!err && rec->o.snapshot) {
 		/* The last snapshot: with the events disabled, what is in
 		 * the areas now. */
@@ -193,6 +198,8 @@ static int pmu_stop(struct qpt_recorder *rec)
 		/* The snapshot re-enabled the AUX events. */
 		ioctl_all(rec, PERF_EVENT_IOC_DISABLE);
 	}
+	err2 = rec_uprobe_stop(rec);
+	err = err ? err : err2;
 	if (rec->crash) {
 		err2 = rec_crash_stop(rec);
 		return err ? err : err2;
@@ -225,6 +232,7 @@ static void pmu_free(struct qpt_recorder *rec)
 	for (i = 0; rec->consumers && i < rec->nr_rings; i++)
 		qpt_consumer_free(rec->consumers[i]);
 	rec_crash_free(rec);
+	rec_uprobe_free(rec);
 	for (i = 0; rec->rings && i < rec->nr_rings; i++)
 		rec->sys->unmap(rec->sys->ctx, &rec->rings[i]);
 	for (i = 0; i < rec->nr_fds; i++)
@@ -245,7 +253,9 @@ static int pmu_open(struct qpt_recorder *rec)
 	int err;
 
 	rec->sys = rec->seam ? rec->seam : &rec_pmu_sys_real;
-	err = set_targets(rec);
+	err = rec_uprobe_resolve(rec);
+	if (!err)
+		err = set_targets(rec);
 	if (!err)
 		err = rec_open_events(rec);
 	if (!err)

@@ -124,9 +124,12 @@ static void usage(FILE *out)
 	    "                        or -p PID under ptrace, without "
 	    "stepping, and\n"
 	    "                        snapshots the AUX areas at a crash\n"
-	    "      --snapshot-on SYM[+OFF] with --emulate -S: a snapshot "
-	    "each time a\n"
-	    "                        thread reaches the function SYM\n"
+	    "      --snapshot-on SYM[+OFF] with -S: a snapshot each time a "
+	    "thread\n"
+	    "                        reaches the function SYM (the PMU "
+	    "source: a uprobe\n"
+	    "                        in the executable, the snapshot "
+	    "shortly after)\n"
 	    "\nSIGINT, SIGTERM or SIGHUP end the recording: the signal "
 	    "goes on to the\ncommand, which is killed if it has not ended "
 	    "2 seconds later.  qpt record\nexits with the command's status "
@@ -259,17 +262,17 @@ static int check_args(const struct record_args *a)
 				       "-a or -C CPUS");
 	if (a->emulate && !a->o.argv)
 		return cli_usage_error("record", "--emulate needs -- COMMAND");
-	if ((a->inherit || a->aslr || a->no_buildid_cache ||
-	     a->snapshot_on) &&
-	    !a->emulate)
-		return cli_usage_error("record", "--inherit, --aslr, -N "
-						 "and --snapshot-on go with "
-						 "--emulate");
+	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
+		return cli_usage_error("record", "--inherit, --aslr and -N "
+						 "go with --emulate");
 	if (a->crash_signals && !a->o.argv && !a->o.pid)
 		return cli_usage_error("record", "--on-signal watches a "
 						 "command or -p PID");
 	if (a->snapshot_on && !a->o.snapshot)
 		return cli_usage_error("record", "--snapshot-on needs -S");
+	if (a->snapshot_on && !a->o.argv && !a->o.pid)
+		return cli_usage_error("record", "--snapshot-on probes a "
+						 "command or -p PID");
 	if (a->emulate && (a->o.pid || a->o.all_cpus || a->o.cpu_list))
 		return cli_usage_error("record", "--emulate runs a command: "
 				       "no -p, -a or -C");
@@ -780,12 +783,12 @@ static void fill_opts(struct record_args *a, int argc, char **argv,
 	a->o.log = log_warnings;
 	a->o.stop_request = (volatile int *)&stop_requested;
 	a->o.crash_signals = a->crash_signals;
+	a->o.snapshot_on = a->snapshot_on;
 	if (!a->emulate)
 		return;
 	a->o.source = QPT_SOURCE_EMULATE;
 	a->o.inherit = a->inherit;
 	a->o.aslr = a->aslr;
-	a->o.snapshot_on = a->snapshot_on;
 	if (!a->no_buildid_cache)
 		a->o.buildid_dir = buildid_dir();
 }

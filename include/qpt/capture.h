@@ -235,9 +235,17 @@ struct qpt_recorder_opts {
 	 * group-stops and signals are as without the watch. */
 	uint64_t crash_signals;
 	/* "SYMBOL[+OFF]" (snapshot mode): a snapshot each time a traced
-	 * thread reaches that address (looked up in the ELF symbols of the
-	 * mapped files, again at each exec), recorded as a trigger in the
-	 * crash facts.  NULL: none. */
+	 * thread reaches that address, recorded as a trigger in the crash
+	 * facts.  The emulated source looks it up in the ELF symbols of the
+	 * mapped files (again at each exec) and snapshots at the address.
+	 * The PMU source (a command or @pid only) looks it up in the
+	 * executable alone (not its shared libraries) and opens a uprobe
+	 * there (the uprobe PMU: file and offset, through fork and exec) on
+	 * every target; each of its samples drained is a trigger and one
+	 * snapshot, taken shortly after the hit (the trace runs a little
+	 * past it).  qpt_recorder_new fails with -QPT_E_INVAL when the
+	 * symbol is not found, -QPT_E_NOPMU without the uprobe PMU.  NULL:
+	 * none. */
 	const char *snapshot_on;
 	/* Single-step every instruction (the reference engine) instead of
 	 * running straight-line code natively and stopping at branches. */

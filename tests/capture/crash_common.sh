@@ -44,3 +44,33 @@ shell_status() {
 		echo $(((s >> 8) & 0xff))
 	fi
 }
+
+# fake_sysfs DIR PT_TYPE UPROBE_TYPE: a sysfs PMU root with the Linux
+# driver's intel_pt and a uprobe PMU of those types
+fake_sysfs() {
+	local f
+	mkdir -p "$1/intel_pt/format" "$1/uprobe"
+	echo "$2" >"$1/intel_pt/type"
+	echo "$3" >"$1/uprobe/type"
+	for f in pt:0 cyc:1 mtc:9 tsc:10 noretcomp:11 branch:13 \
+		mtc_period:14-17 cyc_thresh:19-22 psb_period:24-27; do
+		echo "config:${f#*:}" >"$1/intel_pt/format/${f%%:*}"
+	done
+}
+
+# the TSC numbers of each AUXTRACE buffer, "FIRST LAST COUNT" a line
+units() {
+	perf report -D -i "$1" 2>/dev/null | python3 -c '
+import sys
+bufs = []
+for line in sys.stdin:
+    if "PERF_RECORD_AUXTRACE size" in line:
+        bufs.append([])
+    elif " TSC 0x" in line and bufs:
+        bufs[-1].append(int(line.split()[-1], 16))
+for b in bufs:
+    contiguous = b == list(range(b[0], b[0] + len(b))) if b else False
+    print(b[0] if b else "-", b[-1] if b else "-",
+          len(b) if contiguous else "gaps")
+'
+}

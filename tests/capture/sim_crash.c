@@ -18,11 +18,18 @@
  *   cont SENT                with -c: 1 once SIGCONT was sent to the
  *       command after it was seen stopped at two polls in a row
  *   status STATUS            the command's wait status
+ * With -u SYMBOL (--snapshot-on; the fake sysfs's uprobe PMU has type 7):
+ *   uprobe PATH OFFSET       the uprobe as opened (config1, config2)
+ *   hit END IP               a sample of the uprobe written into the ring
+ *       (one after each of the first polls, two after the second), END
+ *       the number of units written before it; the command's stdin is a
+ *       pipe closed once the hits are in (it may wait for its end)
  *
- * Usage: sim_crash [-S SIZE] [-s MASK] [-c] OUT SYSFS -- CMD ARGS
+ * Usage: sim_crash [-S SIZE] [-s MASK] [-c] [-u SYMBOL] OUT SYSFS -- CMD ARGS
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,10 +41,13 @@
 
 #include "capture/recorder.h"
 #include "capture/simkern.h"
+#include "sim_unit.h"
 
-#define UNIT 32
+#define UNIT SIM_UNIT
 #define CHUNK_UNITS 16
 #define MAX_FDS 64
+#define UPROBE_TYPE 7
+#define HITS 4
 
 struct sim_fd {
 	int fd;
@@ -51,10 +61,13 @@ static struct sim {
 	struct sim_fd fds[MAX_FDS];
 	size_t nr;
 	uint64_t next_id;
-	uint64_t units; /* written so far */
+	uint64_t units;	    /* written so far */
+	uint64_t uprobe_id; /* 0: none */
+	unsigned hits;
+	int stdin_w; /* the command's stdin, -1 once closed */
 	pid_t pid;
 	bool stopping, after_crash;
-} sim = {.next_id = 100};
+} sim = {.next_id = 100, .stdin_w = -1};
 
 static uint64_t now_ns(void)
 {
@@ -74,28 +87,17 @@ static struct sim_fd *find_fd(int fd)
 	return NULL;
 }
 
-/* @n units into every simulated AUX area: PSB, TSC(unit), PSBEND, PAD. */
+/* @n units into every simulated AUX area (sim_unit.h). */
 static void produce(unsigned int n)
 {
-	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-					0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-					0x02, 0x82, 0x02, 0x82};
-	uint8_t buf[CHUNK_UNITS * 8 * UNIT], *u;
+	uint8_t buf[CHUNK_UNITS * 8 * UNIT];
 	unsigned int i, k;
 	size_t j;
 
 	while (n) {
 		k = n < sizeof(buf) / UNIT ? n : sizeof(buf) / UNIT;
-		memset(buf, 0, sizeof(buf));
-		for (i = 0; i < k; i++) {
-			u = buf + i * UNIT;
-			memcpy(u, psb, sizeof(psb));
-			u[16] = 0x19; /* TSC: 7 bytes of payload */
-			memcpy(u + 17, &sim.units, 7);
-			u[24] = 0x02; /* PSBEND */
-			u[25] = 0x23;
-			sim.units++;
-		}
+		for (i = 0; i < k; i++)
+			sim_unit_fill(buf + i * UNIT, sim.units++);
 		for (j = 0; j < sim.nr; j++) {
 			if (!sim.fds[j].sk)
 				continue;
@@ -173,6 +175,12 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu)
 		return -errno;
 	s->id = sim.next_id++;
 	s->sample_type = attr->sample_type;
+	if (attr->type == UPROBE_TYPE) {
+		sim.uprobe_id = s->id;
+		printf("uprobe %s %llu\n",
+		       (const char *)(uintptr_t)attr->config1,
+		       (unsigned long long)attr->config2);
+	}
 	sim.nr++;
 	return s->fd;
 }
@@ -244,15 +252,61 @@ static const struct rec_pmu_sys sim_sys = {
     .unmap = sim_unmap,
 };
 
+/* A sample of the uprobe (IDENTIFIER, IP, TID, TIME, CPU) into every ring,
+ * as the kernel writes it at a hit. */
+static void uprobe_hit(void)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t id, ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+	} r = {
+	    .h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r)},
+	    .id = sim.uprobe_id,
+	    .ip = 0x1000 + sim.hits,
+	    .pid = (uint32_t)sim.pid,
+	    .tid = (uint32_t)sim.pid,
+	    .time = now_ns(),
+	};
+	size_t j;
+
+	for (j = 0; j < sim.nr; j++)
+		if (sim.fds[j].sk)
+			qpt_simkern_output(sim.fds[j].sk, &r.h);
+	printf("hit %llu %llx\n", (unsigned long long)sim.units,
+	       (unsigned long long)r.ip);
+	sim.hits++;
+}
+
+/* After poll @n: the uprobe's hits, the command's stdin closed after. */
+static void uprobe_poll(unsigned n)
+{
+	if (!sim.uprobe_id)
+		return;
+	if (sim.hits >= HITS) {
+		if (sim.stdin_w >= 0)
+			close(sim.stdin_w);
+		sim.stdin_w = -1;
+		return;
+	}
+	uprobe_hit();
+	if (n == 2) /* two in one drain: a snapshot each */
+		uprobe_hit();
+}
+
 /* Polls until the command ends; with @cont, SIGCONT once it was seen
  * stopped after two polls in a row.  Returns the poll's error or 0. */
 static int run(struct qpt_recorder *rec, bool cont)
 {
 	int ret, seen = 0, sent = 0;
+	unsigned polls = 0;
 	char held[256];
 
 	while ((ret = qpt_recorder_poll(rec, 100)) == 0) {
 		produce(CHUNK_UNITS);
+		uprobe_poll(++polls);
 		if (!cont || sent)
 			continue;
 		held_threads(held, sizeof(held));
@@ -267,6 +321,18 @@ static int run(struct qpt_recorder *rec, bool cont)
 	return ret < 0 ? ret : 0;
 }
 
+/* The command's stdin: a pipe whose write end is kept here. */
+static int stdin_pipe(void)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0 || dup2(p[0], 0) < 0)
+		return -1;
+	close(p[0]);
+	sim.stdin_w = p[1];
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *events[] = {"intel_pt//u"};
@@ -277,13 +343,15 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	qpt_recorder_opts_init(&o);
-	while ((c = getopt(argc, argv, "+S:s:c")) != -1) {
+	while ((c = getopt(argc, argv, "+S:s:cu:")) != -1) {
 		if (c == 'S')
 			o.snapshot_size = strtoull(optarg, NULL, 0);
 		else if (c == 's')
 			o.crash_signals = strtoull(optarg, NULL, 0);
 		else if (c == 'c')
 			cont = true;
+		else if (c == 'u')
+			o.snapshot_on = optarg;
 		else
 			return 2;
 	}
@@ -301,6 +369,8 @@ int main(int argc, char **argv)
 	o.errbuf = err;
 	o.errlen = sizeof(err);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.snapshot_on && stdin_pipe() < 0)
+		return 1;
 	ret = rec_pmu_new(&o, &sim_sys, &rec);
 	if (ret < 0) {
 		fprintf(stderr, "sim_crash: %s (%s)\n", err, qpt_strerror(ret));

@@ -16,9 +16,14 @@
 #  - qpt crash --json agrees with the file's facts.
 # A handled signal is no crash unless re-raised; a signal outside
 # --on-signal is none; a group-stop (SIGSTOP) waits for SIGCONT.
-# Args: SIM_CRASH GT_STEP PROG_DIR
+# --snapshot-on (-u): the uprobe at objdump -F's file offset of the
+# symbol; each uprobe sample written into the ring is one trigger (the
+# facts, without qpt) and one snapshot, holding the newest units (the
+# AUXTRACE buffers follow each other, each ending at the last unit
+# written before its snapshot).
+# Args: SIM_CRASH GT_STEP PROG_DIR UPROBE_PROG
 set -u
-SIM=$1 GT=$2 DIR=$3
+SIM=$1 GT=$2 DIR=$3 UPROG=$4
 QPT=${QPT:?}
 here=$(dirname "$0")
 command -v perf >/dev/null || exit 77
@@ -31,16 +36,10 @@ bad() {
 	fail=1
 }
 
-# a fake sysfs with the Linux driver's intel_pt
-mkdir -p "$tmp/sys/intel_pt/format"
-echo 8 >"$tmp/sys/intel_pt/type"
-for f in pt:0 cyc:1 mtc:9 tsc:10 noretcomp:11 branch:13 mtc_period:14-17 \
-	cyc_thresh:19-22 psb_period:24-27; do
-	echo "config:${f#*:}" >"$tmp/sys/intel_pt/format/${f%%:*}"
-done
 AREA_UNITS=$((16 * $(getconf PAGESIZE) / 32))
 # shellcheck source=tests/capture/crash_common.sh
 . "$here/crash_common.sh"
+fake_sysfs "$tmp/sys" 8 7
 
 # record NAME [SIM OPTIONS] -- PROG ARGS: sim.txt, the file, the status
 # against the program alone ($ALONE when it cannot run alone)
@@ -66,23 +65,6 @@ record() {
 		bad "$name: perf script: $(head -1 "$tmp/perf.err")"
 	python3 "$here/../emulate/crash_feature.py" "$tmp/$name.data" \
 		>"$tmp/facts.txt"
-}
-
-# the TSC numbers of each AUXTRACE buffer, "FIRST LAST COUNT" a line
-units() {
-	perf report -D -i "$1" 2>/dev/null | python3 -c '
-import sys
-bufs = []
-for line in sys.stdin:
-    if "PERF_RECORD_AUXTRACE size" in line:
-        bufs.append([])
-    elif " TSC 0x" in line and bufs:
-        bufs[-1].append(int(line.split()[-1], 16))
-for b in bufs:
-    contiguous = b == list(range(b[0], b[0] + len(b))) if b else False
-    print(b[0] if b else "-", b[-1] if b else "-",
-          len(b) if contiguous else "gaps")
-'
 }
 
 # check_crash NAME K SIGNO CODE [SIM OPTIONS] -- PROG ARGS (K: the
@@ -171,6 +153,43 @@ no_crash ok -- "$S" ok
 no_crash survive -- "$S" survive
 # SIGSEGV outside --on-signal=ABRT (bit 6 - 1)
 no_crash on_signal -s 32 -- "$S"
+
+# --snapshot-on: one trigger and one snapshot per uprobe sample (four:
+# one after each of three polls, two after the second)
+was=$fail
+ALONE=0 record uprobe -u target -- "$UPROG" 3 wait
+off=$(objdump -dF "$UPROG" |
+	sed -n 's/^[0-9a-f]* <target> (File Offset: 0x\([0-9a-f]*\)):$/\1/p')
+read -r _ path poff < <(grep '^uprobe ' "$tmp/sim.txt")
+[ "$path $poff" = "$(realpath "$UPROG") $((0x${off:-0}))" ] ||
+	bad "uprobe: opened on $path at $poff, objdump's 0x$off"
+awk '$1 == "hit" { print $3 }' "$tmp/sim.txt" >"$tmp/hits.txt"
+awk '{ print $7 }' "$tmp/facts.txt" | cmp -s - "$tmp/hits.txt" ||
+	bad "uprobe: triggers $(awk '{ print $7 }' "$tmp/facts.txt" | xargs)," \
+		"hits $(xargs <"$tmp/hits.txt")"
+units "$tmp/uprobe.data" >"$tmp/units.txt"
+python3 - "$tmp/sim.txt" "$tmp/units.txt" "$AREA_UNITS" <<'PY' ||
+import sys
+hits, snaps = [], []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "hit":
+        hits.append(int(f[1]))
+    elif f[:2] == ["snapshot", "running"]:
+        snaps.append(int(f[2]))
+assert len(hits) == 4 and len(snaps) == len(hits), (hits, snaps)
+assert all(s >= h for h, s in zip(hits, snaps)), (hits, snaps)
+bufs = [l.split() for l in open(sys.argv[2])]
+first = snaps[0] - int(sys.argv[3])
+for s, b in zip(snaps, bufs):
+    assert b == [str(first), str(s - 1), str(s - first)], (s, b, bufs)
+    first = s
+PY
+	bad "uprobe: snapshots $(grep -c '^snapshot running' "$tmp/sim.txt")" \
+		"for $(wc -l <"$tmp/hits.txt") hits: $(xargs <"$tmp/units.txt")"
+[ "$fail" = "$was" ] &&
+	echo "uprobe: ok: $(wc -l <"$tmp/hits.txt") hits, as many triggers" \
+		"and snapshots of the newest units"
 
 # a group-stop: the command stays stopped (seen at two polls) until
 # SIGCONT, then goes on
