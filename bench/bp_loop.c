@@ -115,7 +115,8 @@ int main(int argc, char **argv)
 	t0 = now();
 	for (i = 0; i < stops; i++) {
 		if (ptrace(PTRACE_CONT, child, NULL, NULL) < 0 ||
-		    waitpid(child, &status, 0) != child || !WIFSTOPPED(status) ||
+		    waitpid(child, &status, 0) != child ||
+		    !WIFSTOPPED(status) ||
 		    ptrace(PTRACE_GETREGS, child, NULL, &regs) < 0)
 			return 1;
 	}

@@ -16,7 +16,7 @@
 
 #define FPAGE 4096u
 #define FWORDS (FPAGE / 64)
-#define BLOCK_MAX 256	  /* instructions in a block */
+#define BLOCK_MAX 256 /* instructions in a block */
 #define INT3 0xccu
 
 struct fpage {
@@ -196,8 +196,7 @@ bool emu_fast_planted(const struct emu_fast *f, uint64_t addr)
 	return p && bit(p->bp, (unsigned)(addr & (FPAGE - 1)));
 }
 
-int emu_fast_plant(struct emu_fast *f, const struct emu_code *c,
-		   uint64_t addr)
+int emu_fast_plant(struct emu_fast *f, const struct emu_code *c, uint64_t addr)
 {
 	struct fpage *p = page_get(f, addr);
 	unsigned off = (unsigned)(addr & (FPAGE - 1));
@@ -239,8 +238,7 @@ static int unplant(struct fpage *p, const struct emu_code *c, unsigned off)
 	return write_byte(c, addr, word, p->orig[off]);
 }
 
-int emu_fast_lift(struct emu_fast *f, const struct emu_code *c,
-		  uint64_t addr)
+int emu_fast_lift(struct emu_fast *f, const struct emu_code *c, uint64_t addr)
 {
 	struct fpage *p = page_find(f, addr);
 	unsigned off = (unsigned)(addr & (FPAGE - 1));
@@ -444,8 +442,7 @@ static int end_of(const struct emu_insn *in)
 	}
 }
 
-static bool in_path(const struct emu_block_insn *path, uint32_t n,
-		    uint64_t ip)
+static bool in_path(const struct emu_block_insn *path, uint32_t n, uint64_t ip)
 {
 	uint32_t i;
 
@@ -486,8 +483,8 @@ static int must_end(struct build *b, const struct emu_code *c, uint64_t next)
 	return 1;
 }
 
-static int walk(struct emu_fast *f, const struct emu_code *c,
-		uint64_t entry, struct build *b)
+static int walk(struct emu_fast *f, const struct emu_code *c, uint64_t entry,
+		struct build *b)
 {
 	struct emu_insn in;
 	uint64_t ip = entry, next;
@@ -550,8 +547,8 @@ static int blocks_grow(struct emu_fast *f)
 	return 0;
 }
 
-int emu_fast_block(struct emu_fast *f, const struct emu_code *c,
-		   uint64_t entry, struct emu_block **out)
+int emu_fast_block(struct emu_fast *f, const struct emu_code *c, uint64_t entry,
+		   struct emu_block **out)
 {
 	struct emu_block *b;
 	struct build *bd;

@@ -80,17 +80,15 @@ void emu_fast_put(struct emu_fast *f);
  * The block that starts at @entry, built on first use: 0 with *@out (a
  * reference for the caller: emu_block_put), or an error of @c or -ENOMEM.
  */
-int emu_fast_block(struct emu_fast *f, const struct emu_code *c,
-		   uint64_t entry, struct emu_block **out);
+int emu_fast_block(struct emu_fast *f, const struct emu_code *c, uint64_t entry,
+		   struct emu_block **out);
 void emu_block_put(struct emu_block *b);
 
 /* Plant a breakpoint at @addr (an instruction start of a block).  0, or
  * -EAGAIN where none can be (overlapping code), or -errno. */
-int emu_fast_plant(struct emu_fast *f, const struct emu_code *c,
-		   uint64_t addr);
+int emu_fast_plant(struct emu_fast *f, const struct emu_code *c, uint64_t addr);
 /* Put the byte back at @addr (a step over it); 0 or -errno. */
-int emu_fast_lift(struct emu_fast *f, const struct emu_code *c,
-		  uint64_t addr);
+int emu_fast_lift(struct emu_fast *f, const struct emu_code *c, uint64_t addr);
 /* Whether a breakpoint of ours is planted at @addr. */
 bool emu_fast_planted(const struct emu_fast *f, uint64_t addr);
 /* The page at @page (4096 bytes read from the tracee, in @buf) as the

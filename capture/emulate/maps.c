@@ -45,7 +45,7 @@ static int keep_vdso(struct emu_thread *t, const struct emu_map *map,
 	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) !=
 	    (ssize_t)len) {
 		emu_tr_log(tr, QPT_LOG_WARN, "cannot read [vdso]: %s",
-		      strerror(errno));
+			   strerror(errno));
 		free(buf);
 		return 0;
 	}
@@ -108,4 +108,3 @@ int emu_tr_scan_maps(struct emu_thread *t, bool reset)
 	err = emu_fast_remap(t->proc->fast, &c);
 	return err == -ESRCH ? 0 : err;
 }
-

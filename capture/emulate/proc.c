@@ -91,8 +91,9 @@ static const uint8_t *code_page(struct emu_proc *proc, pid_t tid,
 	uint8_t *dst = proc->pages + slot * EMU_PAGE;
 
 	if (!emu_proc_fixed(proc, addr, 1))
-		return read_page(proc, tid, page, proc->scratch) ? NULL
-								 : proc->scratch;
+		return read_page(proc, tid, page, proc->scratch)
+			   ? NULL
+			   : proc->scratch;
 	if (proc->page_addr[slot] == page)
 		return dst;
 	if (read_page(proc, tid, page, dst)) {

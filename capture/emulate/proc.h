@@ -37,9 +37,9 @@ struct emu_proc {
 	size_t last_map; /* where the last lookup hit */
 	bool maps_gone;	 /* a scan found an executable mapping gone or
 			  * changed since the one before */
-	struct emu_fast *fast;	 /* the breakpoint engine's (may be NULL):
-				  * code read is patched with it */
-	uint8_t *scratch;	 /* a page of code that is not cached */
+	struct emu_fast *fast; /* the breakpoint engine's (may be NULL):
+				* code read is patched with it */
+	uint8_t *scratch;      /* a page of code that is not cached */
 	struct qx86_insn scratch_insn;
 };
 

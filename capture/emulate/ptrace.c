@@ -58,9 +58,8 @@ static int sys_eventmsg(void *ctx, pid_t tid, unsigned long *msg)
 
 static int sys_cont(void *ctx, pid_t tid, int sig)
 {
-	return ptrace(PTRACE_SYSCALL, tid, NULL, (void *)(long)sig) < 0
-		   ? -errno
-		   : 0;
+	return ptrace(PTRACE_SYSCALL, tid, NULL, (void *)(long)sig) < 0 ? -errno
+									: 0;
 }
 
 static int sys_setregs(void *ctx, pid_t tid,

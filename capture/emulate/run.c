@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "capture/emulate/ptrace.h"
 #include "capture/emulate/task.h"
 #include "capture/emulate/trigger.h"
 
@@ -148,10 +147,9 @@ int emu_run_stepped(struct emu_thread *t)
 	emu_run_code(t, &c);
 	err = emu_fast_plant(t->proc->fast, &c, addr);
 	/* gone (killed), or its memory is no longer there: nothing to do */
-	return err == -ESRCH || err == -EIO || err == -EFAULT ||
-			   err == -EAGAIN
-		       ? 0
-		       : err;
+	return err == -ESRCH || err == -EIO || err == -EFAULT || err == -EAGAIN
+		   ? 0
+		   : err;
 }
 
 /* Run natively from prev_ip, the entry of @b (its reference is the
@@ -272,12 +270,11 @@ int emu_run_new_space(struct emu_thread *t)
 /*
  * The breakpoint engine follows every child, for its breakpoints are in
  * the memory the child starts with.  A forked one that is not to be
- * traced gets its copy back as the program wrote it and goes (1).  One
+ * traced gets its copy back as the program wrote it, to be let go (1).  One
  * that shares its parent's memory (vfork) shares its breakpoints: it is
  * traced, silently where it is not followed, until its exec or exit.
  */
-int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid,
-		 int sig)
+int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid)
 {
 	struct emu_proc *parent = emu_tr_find_proc(tr, ppid);
 	struct emu_code c;
@@ -296,8 +293,6 @@ int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid,
 		return t->proc->fast ? 0 : -ENOMEM;
 	}
 	err = emu_fast_strip(parent->fast, &c);
-	if (!err)
-		err = emu_ptrace_detach(t->tid, sig == SIGSTOP ? 0 : sig);
 	return err ? err : 1;
 }
 

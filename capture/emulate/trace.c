@@ -52,8 +52,8 @@
  * giving up (an overflow in the trace). */
 #define EMU_RECOVER_MAX 8
 
-void emu_tr_log(struct emu_tracer *tr, enum qpt_log_level lvl,
-		const char *fmt, ...)
+void emu_tr_log(struct emu_tracer *tr, enum qpt_log_level lvl, const char *fmt,
+		...)
 {
 	char msg[256];
 	va_list ap;
@@ -359,7 +359,7 @@ static int recover(struct emu_thread *t, uint64_t ip,
 			return err;
 		if (ran_last(t, &insn, ip, regs))
 			return emu_tr_retire(t, ip, &insn, regs->rip,
-				      (long)regs->orig_rax);
+					     (long)regs->orig_rax);
 		if (!emu_insn_only_next(&insn, ip, &next))
 			break;
 		err = emu_tr_retire(t, ip, &insn, next, NR_UNKNOWN);
@@ -368,11 +368,11 @@ static int recover(struct emu_thread *t, uint64_t ip,
 		ip = next;
 	}
 	t->tr->res->gaps++;
-	emu_tr_log(t->tr, QPT_LOG_INFO,
-	      "thread %d: lost a single-step trap at %#llx; not known what "
-	      "ran up to %#llx: overflow in the trace",
-	      (int)t->tid, (unsigned long long)ip,
-	      (unsigned long long)regs->rip);
+	emu_tr_log(
+	    t->tr, QPT_LOG_INFO,
+	    "thread %d: lost a single-step trap at %#llx; not known what "
+	    "ran up to %#llx: overflow in the trace",
+	    (int)t->tid, (unsigned long long)ip, (unsigned long long)regs->rip);
 	return emu_pt_gap(t->pt, ip, regs->rip);
 }
 
@@ -387,7 +387,7 @@ static int complete(struct emu_thread *t, const struct user_regs_struct *regs)
 	    (cur == t->prev_ip && ((t->prev.x.flags & QX86_F_REP) ||
 				   t->prev.cls == EMU_INSN_FAR)))
 		return emu_tr_retire(t, t->prev_ip, &t->prev, cur,
-			      (long)regs->orig_rax);
+				     (long)regs->orig_rax);
 	/* The trap after prev never came: prev went to expect, and the
 	 * instruction there ran before this stop. */
 	t->tr->res->lost_traps++;
@@ -429,7 +429,8 @@ static int crash_check(struct emu_thread *t, int sig,
 	    !((tr->opts->crash_signals >> (sig - 1)) & 1) ||
 	    tr->ops->getsiginfo(tr->ops_ctx, t->tid, &si))
 		return 0;
-	if (si.si_code <= 0 && emu_task_signal_in(t->tid, "SigIgn:", sig, false))
+	if (si.si_code <= 0 &&
+	    emu_task_signal_in(t->tid, "SigIgn:", sig, false))
 		return 0;
 	n = emu_proc_code(t->proc, t->tid, regs->rip, insn, sizeof(insn));
 	return tr->sb.ops->crash(tr->sb.ctx, t->pid, t->tid, &si, regs, insn,
@@ -560,9 +561,8 @@ static int on_exit_event(struct emu_thread *t)
 {
 	struct user_regs_struct regs;
 	pid_t tgid = t->pid, ppid = 0;
-	int err;
-
 	bool done;
+	int err;
 
 	err = get_regs(t, &regs);
 	if (!err && t->run && regs.rip)
@@ -593,6 +593,18 @@ static int first_insn(struct emu_thread *t)
 	return err ? err : classify_at(t, &regs);
 }
 
+/* @t goes on untraced, @sig delivered (0: none), with no breakpoint of
+ * ours in its memory (a fork not followed, a silent vfork child's exec):
+ * it was never recorded. */
+static int let_go(struct emu_tracer *tr, struct emu_thread *t, int sig)
+{
+	int err = emu_ptrace_detach(t->tid, sig);
+
+	drop_thread(tr, t);
+	tr->res->threads--;
+	return err;
+}
+
 /* A stop of a task we do not know yet: a new thread or child process. */
 static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 {
@@ -613,11 +625,13 @@ static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 		if (o != t && o->pid == tgid)
 			t->silent = o->silent;
 	if (process && tr->fast) {
-		err = emu_run_fork(tr, t, ppid, sig);
+		err = emu_run_fork(tr, t, ppid);
+		if (err > 0)
+			return let_go(tr, t, sig == SIGSTOP ? 0 : sig);
 		if (err) {
 			drop_thread(tr, t);
 			tr->res->threads--;
-			return err < 0 ? err : 0;
+			return err;
 		}
 	}
 	t->inject = sig == SIGSTOP ? 0 : sig;
@@ -652,17 +666,6 @@ static int resume(struct emu_thread *t)
 	if (t->tr->fast && t->proc->fast && t->have_prev)
 		return t->inject ? emu_run_step(t) : emu_run_resume(t);
 	return emu_tr_step(t);
-}
-
-/* A silent thread's exec: its memory is its own from now on, without
- * breakpoints; it goes untraced. */
-static int let_go(struct emu_tracer *tr, struct emu_thread *t)
-{
-	int err = emu_ptrace_detach(t->tid, 0);
-
-	drop_thread(tr, t);
-	tr->res->threads--;
-	return err;
 }
 
 /* An event-less stop (a step, a breakpoint, a system call, a signal). */
@@ -708,7 +711,7 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 		break;
 	case PTRACE_EVENT_EXEC:
 		if (t->silent)
-			return let_go(tr, t);
+			return let_go(tr, t, 0);
 		err = on_exec_event(tr, t);
 		break;
 	case PTRACE_EVENT_EXIT:
@@ -779,7 +782,8 @@ static int loop(struct emu_tracer *tr, uint64_t until_ns)
 			if (err)
 				return err;
 		}
-		if (until_ns && !(tr->stops & 255) && emu_tr_now_ns() >= until_ns)
+		if (until_ns && !(tr->stops & 255) &&
+		    emu_tr_now_ns() >= until_ns)
 			return 0;
 		emu_tr_stop_check(tr);
 		tid = emu_tr_next_stop(tr, &status);
@@ -822,8 +826,9 @@ static int launch(struct emu_tracer *tr, char *const argv[])
 				&tr->res->exec_failed);
 	if (err) {
 		if (!tr->res->exec_failed)
-			emu_tr_log(tr, QPT_LOG_WARN, "cannot trace the command: %s",
-			      strerror(-err));
+			emu_tr_log(tr, QPT_LOG_WARN,
+				   "cannot trace the command: %s",
+				   strerror(-err));
 		return err;
 	}
 	t = add_thread(tr, tr->child, tr->child);

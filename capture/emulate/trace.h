@@ -116,7 +116,7 @@ struct emu_trace_result {
 	int term_signal;  /* the signal that killed the command, or 0 */
 	int wait_status;  /* the command's wait status, -1 while it runs */
 	bool exec_failed; /* the command could not be started */
-	uint64_t stops;	     /* ptrace stops of traced threads */
+	uint64_t stops;	  /* ptrace stops of traced threads */
 	uint64_t lost_traps; /* stops that came an instruction late or more
 			      * (the single-step trap was swallowed) */
 	uint64_t gaps;	     /* of those, where what ran was not known: an

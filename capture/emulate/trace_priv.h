@@ -63,8 +63,8 @@ struct emu_tracer {
 #define NR_NONE (-2L)	 /* they are read anyway or no longer matter */
 
 /* trace.c */
-void emu_tr_log(struct emu_tracer *tr, enum qpt_log_level lvl,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void emu_tr_log(struct emu_tracer *tr, enum qpt_log_level lvl, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
 /* The process state of @pid (any of its threads'), or NULL. */
 struct emu_proc *emu_tr_find_proc(struct emu_tracer *tr, pid_t pid);
 int emu_tr_insn_at(struct emu_thread *t, uint64_t ip, struct emu_insn *insn);
@@ -96,11 +96,10 @@ int emu_tr_scan_maps(struct emu_thread *t, bool reset);
 /* The process of @t has a new address space (exec), with no breakpoint
  * in it. */
 int emu_run_new_space(struct emu_thread *t);
-/* The new process @t, child of @ppid (its first stop delivering @sig):
- * its address space's breakpoints (shared with a vfork parent, copied
- * with a fork); 1 when it is a fork not followed, let go untraced. */
-int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid,
-		 int sig);
+/* The new process @t, child of @ppid: its address space's breakpoints
+ * (shared with a vfork parent, copied with a fork); 1 when it is a fork
+ * not followed, its breakpoints taken out, to be let go untraced. */
+int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid);
 /* Resume @t (prev set, nothing to inject): natively to the end of the
  * block at prev_ip, through branches it emulates, or a step. */
 int emu_run_resume(struct emu_thread *t);

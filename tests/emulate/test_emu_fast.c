@@ -22,9 +22,9 @@
 #define SIZE 0x3000u
 
 struct space {
-	uint8_t mem[SIZE];    /* the memory, breakpoints and all */
-	uint64_t fixed_end;   /* [BASE, fixed_end) is fixed code */
-	uint64_t stop;	      /* a stop address, or 0 */
+	uint8_t mem[SIZE];	  /* the memory, breakpoints and all */
+	uint64_t fixed_end;	  /* [BASE, fixed_end) is fixed code */
+	uint64_t stop;		  /* a stop address, or 0 */
 	const struct emu_fast *f; /* for reads as the program wrote it */
 	struct qx86 *x;
 	int pokes;
@@ -103,8 +103,8 @@ static int setup(void **state)
 	fx->s.x = qx86_new();
 	fx->f = emu_fast_new();
 	fx->s.f = fx->f;
-	fx->c = (struct emu_code){sp_insn, sp_fixed, sp_stop_at, sp_peek,
-				  sp_poke, &fx->s};
+	fx->c = (struct emu_code){sp_insn, sp_fixed, sp_stop_at,
+				  sp_peek, sp_poke,  &fx->s};
 	assert_non_null(fx->s.x);
 	assert_non_null(fx->f);
 	*state = fx;
@@ -164,13 +164,14 @@ static void test_straight_to_jcc(void **state)
 static void test_through_jmp_and_call(void **state)
 {
 	struct fx *fx = *state;
-	static const uint8_t jmp[] = {0xeb, 0x0e};		 /* jmp +0xe */
-	static const uint8_t call[] = {0xe8, 0xfb, 0x0f, 0, 0}; /* call +0xffb */
+	static const uint8_t jmp[] = {0xeb, 0x0e}; /* jmp +0xe */
+	static const uint8_t call[] = {0xe8, 0xfb, 0x0f, 0,
+				       0}; /* call +0xffb */
 	static const uint8_t ret[] = {0xc3};
 	struct emu_block *b;
 
-	put(fx, BASE, jmp, sizeof(jmp));		/* -> BASE + 0x10 */
-	put(fx, BASE + 0x10, call, sizeof(call));	/* -> BASE + 0x1010 */
+	put(fx, BASE, jmp, sizeof(jmp));	  /* -> BASE + 0x10 */
+	put(fx, BASE + 0x10, call, sizeof(call)); /* -> BASE + 0x1010 */
 	put(fx, BASE + 0x1011, ret, sizeof(ret));
 	b = block(fx, BASE);
 	assert_int_equal(b->end, EMU_END_BRANCH);
@@ -189,8 +190,8 @@ static void test_through_jmp_and_call(void **state)
 static void test_syscall_and_step(void **state)
 {
 	struct fx *fx = *state;
-	static const uint8_t sys[] = {0x0f, 0x05};	/* syscall */
-	static const uint8_t loop[] = {0xe2, 0xfe};	/* loop . */
+	static const uint8_t sys[] = {0x0f, 0x05};  /* syscall */
+	static const uint8_t loop[] = {0xe2, 0xfe}; /* loop . */
 	struct emu_block *b;
 
 	put(fx, BASE + 1, sys, sizeof(sys));
@@ -215,8 +216,8 @@ static void test_syscall_and_step(void **state)
 static void test_cut_paths(void **state)
 {
 	struct fx *fx = *state;
-	static const uint8_t back[] = {0xeb, 0xfc};	   /* jmp -4 */
-	static const uint8_t fwd[] = {0xeb, 0x00};	   /* jmp +0 */
+	static const uint8_t back[] = {0xeb, 0xfc};		/* jmp -4 */
+	static const uint8_t fwd[] = {0xeb, 0x00};		/* jmp +0 */
 	static const uint8_t call[] = {0xe8, 0x00, 0x01, 0, 0}; /* +0x100 */
 	struct emu_block *b;
 
@@ -268,8 +269,7 @@ static void test_plant_patch_lift(void **state)
 	put(fx, BASE + 0x200, (const uint8_t[]){0xb8, 1, 2, 3, 4, 0xc3}, 6);
 	emu_block_put(b);
 	b = block(fx, BASE + 0x200); /* mov eax, imm32; ret */
-	assert_int_equal(emu_fast_plant(fx->f, &fx->c, BASE + 0x202),
-			 -EAGAIN);
+	assert_int_equal(emu_fast_plant(fx->f, &fx->c, BASE + 0x202), -EAGAIN);
 	assert_int_equal(emu_fast_lift(fx->f, &fx->c, BASE + 5), 0);
 	assert_int_equal(byte_at(fx, BASE + 5), 0xc3);
 	assert_false(emu_fast_planted(fx->f, BASE + 5));
@@ -296,8 +296,7 @@ static void test_overlap(void **state)
 	assert_int_equal(b->end, EMU_END_STEP);
 	assert_int_equal(byte_at(fx, BASE + 0x301), 0xc3);
 	assert_false(emu_fast_planted(fx->f, BASE + 0x301));
-	assert_int_equal(emu_fast_plant(fx->f, &fx->c, BASE + 0x301),
-			 -EAGAIN);
+	assert_int_equal(emu_fast_plant(fx->f, &fx->c, BASE + 0x301), -EAGAIN);
 	emu_block_put(b);
 }
 
@@ -318,7 +317,7 @@ static void test_remap(void **state)
 	assert_int_equal(emu_fast_plant(fx->f, &fx->c, BASE + 0x10), 0);
 	assert_int_equal(emu_fast_plant(fx->f, &fx->c, BASE + 0x1010), 0);
 	assert_int_equal(emu_fast_plant(fx->f, &fx->c, BASE + 0x2010), 0);
-	fx->s.mem[0x2010] = 0xc3; /* replaced: a new mapping's code */
+	fx->s.mem[0x2010] = 0xc3;	 /* replaced: a new mapping's code */
 	fx->s.fixed_end = BASE + 0x1000; /* the rest made writable */
 	fx->s.pokes = 0;
 	assert_int_equal(emu_fast_remap(fx->f, &fx->c), 0);
