@@ -177,4 +177,24 @@ qx86_cache_find(struct qx86_cache *c, uint64_t ip, int bits)
 int qx86_cache_add(struct qx86_cache *c, uint64_t ip, int bits,
 		   const uint8_t *p, size_t n, const struct qx86_cached **out);
 
+/* ---- register effects ---- */
+
+/* What an instruction does to the general purpose registers, numbered as
+ * in struct qx86_opnd (0..15: rax, rcx, ..., r15). */
+struct qx86_gpr_fx {
+	uint16_t writes; /* bit r: some part of register r is written (by an
+			  * operand or implicitly) */
+	int8_t step_reg; /* the 64-bit register to which all the instruction
+			  * does is add @step (an induction step), or -1 */
+	int64_t step;	 /* non-zero where step_reg is set */
+};
+
+/*
+ * The register effects of the instruction at the start of [@p, @p + @n)
+ * at @ip in @bits mode (only 64-bit code has induction steps).  Returns
+ * its length, or the errors of qx86_decode.
+ */
+int qx86_gpr_effect(const struct qx86 *x, const uint8_t *p, size_t n,
+		    int bits, uint64_t ip, struct qx86_gpr_fx *out);
+
 #endif
