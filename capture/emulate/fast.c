@@ -75,8 +75,10 @@ struct emu_fast *emu_fast_get(struct emu_fast *f)
 
 void emu_block_put(struct emu_block *b)
 {
-	if (b && !--b->refs)
+	if (b && !--b->refs) {
+		free(b->plan);
 		free(b);
+	}
 }
 
 void emu_fast_forget_blocks(struct emu_fast *f)
@@ -577,6 +579,8 @@ int emu_fast_block(struct emu_fast *f, const struct emu_code *c, uint64_t entry,
 	}
 	b->entry = entry;
 	b->refs = 2; /* the cache's and the caller's */
+	b->plan = NULL;
+	b->loop_tried = 0;
 	b->n = bd->n;
 	b->end = (uint8_t)bd->end;
 	b->last = bd->last;

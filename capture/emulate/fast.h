@@ -40,9 +40,15 @@ struct emu_block_insn {
 	uint8_t len;
 };
 
+struct emu_loop_plan;
+
 struct emu_block {
 	uint64_t entry;
 	unsigned int refs;
+	/* A loop that starts here (emulate/loop.h), and the sizes (bit m - 1:
+	 * m blocks) found not to be one; freed with the block. */
+	struct emu_loop_plan *plan;
+	uint8_t loop_tried;
 	uint32_t n;	      /* instructions (0 for EMU_END_STEP), the end
 			       * last */
 	uint8_t end;	      /* enum emu_block_end */

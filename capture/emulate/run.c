@@ -116,6 +116,7 @@ static int step(struct emu_thread *t)
 {
 	int err = flush_regs(t);
 
+	emu_loop_forget(&t->hops);
 	if (err)
 		return err;
 	emu_tr_predict(t, &t->regs);
@@ -152,6 +153,15 @@ int emu_run_stepped(struct emu_thread *t)
 		   : err;
 }
 
+int emu_run_go(struct emu_thread *t)
+{
+	int err = flush_regs(t);
+
+	if (!err)
+		err = t->tr->ops->cont(t->tr->ops_ctx, t->tid, 0);
+	return err == -ESRCH ? 0 : err;
+}
+
 /* Run natively from prev_ip, the entry of @b (its reference is the
  * thread's while it runs). */
 static int run(struct emu_thread *t, struct emu_block *b)
@@ -172,12 +182,10 @@ static int run(struct emu_thread *t, struct emu_block *b)
 			return step(t);
 		}
 	}
-	err = flush_regs(t);
-	if (!err)
-		err = t->tr->ops->cont(t->tr->ops_ctx, t->tid, 0);
+	err = emu_run_go(t);
 	if (err) {
 		emu_block_put(b);
-		return err == -ESRCH ? 0 : err;
+		return err;
 	}
 	t->run = b;
 	t->have_prev = false;
@@ -219,7 +227,8 @@ int emu_run_resume(struct emu_thread *t)
 {
 	struct emu_block *b;
 	struct emu_code c;
-	int i, err, end;
+	uint64_t at;
+	int i, err, end, cls;
 
 	emu_run_code(t, &c);
 	for (i = 0; i < EMULATE_MAX; i++) {
@@ -236,6 +245,8 @@ int emu_run_resume(struct emu_thread *t)
 			if (end != EMU_END_BRANCH)
 				return step(t);
 		}
+		at = t->prev_ip;
+		cls = t->prev.cls;
 		err = emulate(t);
 		if (err < 0)
 			return err;
@@ -244,6 +255,15 @@ int emu_run_resume(struct emu_thread *t)
 		err = emu_tr_at(t, &t->regs);
 		if (err)
 			return err;
+		if (cls != EMU_INSN_JCC) {
+			emu_loop_forget(&t->hops);
+			continue;
+		}
+		/* a loop closed by this jump runs natively to its exit */
+		emu_loop_hop(&t->hops, at, t->regs.rip);
+		err = emu_loop_try(t);
+		if (err)
+			return err < 0 ? err : 0;
 	}
 	return emu_run_step(t);
 }
@@ -259,6 +279,7 @@ int emu_run_new_space(struct emu_thread *t)
 	for (o = t->tr->threads; o; o = o->next)
 		if (o->proc == t->proc) {
 			o->lifted = 0;
+			emu_loop_forget(&o->hops);
 			emu_block_put(o->run);
 			o->run = NULL;
 		}
@@ -298,9 +319,7 @@ int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid)
 
 /* ---- stops of a running thread ---- */
 
-/* The first @k instructions of @b's path ran. */
-static int retire_path(struct emu_thread *t, const struct emu_block *b,
-		       uint32_t k)
+int emu_run_path(struct emu_thread *t, const struct emu_block *b, uint32_t k)
 {
 	struct emu_insn in;
 	uint32_t i;
@@ -341,7 +360,7 @@ static int at_syscall(struct emu_thread *t, const struct emu_block *b,
 	int err = 0;
 
 	if (b->end == EMU_END_SYSCALL && regs->rip == end->ip + end->len) {
-		err = retire_path(t, b, b->n - 1);
+		err = emu_run_path(t, b, b->n - 1);
 		t->prev = b->last;
 		t->prev_ip = end->ip;
 	} else { /* a system call past the block's end */
@@ -361,14 +380,21 @@ static int at_syscall(struct emu_thread *t, const struct emu_block *b,
 int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		 bool *done)
 {
-	struct emu_block *b = t->run;
-	bool at_bp;
+	struct emu_block *b;
+	bool at_bp, left;
 	uint32_t i;
-	int err;
+	int err = 0;
 
-	t->run = NULL;
 	*done = true;
-	if (sig == (SIGTRAP | 0x80)) {
+	if (t->loop.plan) {
+		err = emu_loop_stop(t, sig, regs, &left);
+		if (err || left)
+			return err;
+	}
+	b = t->run;
+	t->run = NULL;
+	if (sig == (SIGTRAP | 0x80) && b) {
+		emu_loop_forget(&t->hops);
 		err = at_syscall(t, b, regs);
 		emu_block_put(b);
 		return err;
@@ -376,14 +402,19 @@ int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 	/* At a breakpoint (the block's end, or one another block planted
 	 * on a direct jump this path runs over), the branch there has not
 	 * run: the thread is there.  Otherwise it stopped inside the path:
-	 * a signal, a fault, an exit. */
+	 * a signal, a fault, an exit.  (No block: a loop's stop whose path
+	 * is told already.) */
 	at_bp = (sig == SIGTRAP || !sig) &&
 		emu_fast_planted(t->proc->fast, regs->rip - 1);
 	if (at_bp)
 		regs->rip--;
-	for (i = 0; i < b->n && b->insn[i].ip != regs->rip; i++)
+	else
+		emu_loop_forget(&t->hops);
+	for (i = 0; b && i < b->n && b->insn[i].ip != regs->rip; i++)
 		;
-	err = i < b->n ? retire_path(t, b, i) : gap(t, b->entry, regs->rip);
+	if (b)
+		err = i < b->n ? emu_run_path(t, b, i)
+			       : gap(t, b->entry, regs->rip);
 	emu_block_put(b);
 	t->regs = *regs;
 	t->regs_dirty = at_bp;

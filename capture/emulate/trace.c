@@ -199,6 +199,7 @@ static void drop_thread(struct emu_tracer *tr, struct emu_thread *t)
 			emu_proc_free(t->proc);
 	}
 	emu_block_put(t->run);
+	emu_loop_drop(t);
 	emu_pt_free(t->pt);
 	free(t);
 }
@@ -565,7 +566,7 @@ static int on_exit_event(struct emu_thread *t)
 	int err;
 
 	err = get_regs(t, &regs);
-	if (!err && t->run && regs.rip)
+	if (!err && (t->run || t->loop.plan) && regs.rip)
 		err = emu_run_stop(t, 0, &regs, &done);
 	if (!err)
 		err = finish_exit(t, &regs);
@@ -605,6 +606,59 @@ static int let_go(struct emu_tracer *tr, struct emu_thread *t, int sig)
 	return err;
 }
 
+/* ---- new tasks on their way ---- */
+
+/* @t's clone, fork or vfork event: the new task is on its way (unless its
+ * first stop came first). */
+static int on_spawn(struct emu_thread *t)
+{
+	struct emu_tracer *tr = t->tr;
+	unsigned long msg;
+	pid_t *n;
+
+	if (tr->ops->eventmsg(tr->ops_ctx, t->tid, &msg)) {
+		tr->no_loops = true; /* cannot tell which: none from now on */
+		return 0;
+	}
+	if (find_thread(tr, (pid_t)msg))
+		return 0;
+	if (tr->nr_unborn == tr->unborn_cap) {
+		n = realloc(tr->unborn, (tr->unborn_cap ? 2 * tr->unborn_cap
+							: 8) *
+					    sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		tr->unborn = n;
+		tr->unborn_cap = tr->unborn_cap ? 2 * tr->unborn_cap : 8;
+	}
+	tr->unborn[tr->nr_unborn++] = (pid_t)msg;
+	return 0;
+}
+
+/* @tid's first stop, or its end, was seen. */
+static void born(struct emu_tracer *tr, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < tr->nr_unborn; i++)
+		if (tr->unborn[i] == tid) {
+			tr->unborn[i] = tr->unborn[--tr->nr_unborn];
+			return;
+		}
+}
+
+bool emu_tr_alone(const struct emu_thread *t)
+{
+	const struct emu_thread *o;
+
+	if (t->tr->no_loops || t->tr->nr_unborn)
+		return false;
+	for (o = t->tr->threads; o; o = o->next)
+		if (o != t && o->proc->fast == t->proc->fast)
+			return false;
+	return true;
+}
+
 /* A stop of a task we do not know yet: a new thread or child process. */
 static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 {
@@ -614,6 +668,7 @@ static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 	bool process;
 	int err;
 
+	born(tr, tid);
 	err = emu_task_ids(tid, &tgid, &ppid);
 	if (err)
 		return err;
@@ -678,7 +733,7 @@ static int on_plain_stop(struct emu_thread *t, int sig)
 	err = get_regs(t, &regs);
 	if (err)
 		return err;
-	if (t->run) {
+	if (t->run || t->loop.plan) {
 		err = emu_run_stop(t, sig, &regs, &done);
 		return err || done ? err : on_signal(t, sig, &regs);
 	}
@@ -717,7 +772,12 @@ static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
 	case PTRACE_EVENT_EXIT:
 		err = on_exit_event(t);
 		break;
-	default: /* clone, fork, vfork: the new task reports itself */
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK: /* the new task reports itself */
+		err = on_spawn(t);
+		break;
+	default:
 		break;
 	}
 	if (err)
@@ -729,6 +789,7 @@ static int on_gone(struct emu_tracer *tr, pid_t tid, int status)
 {
 	struct emu_thread *t = find_thread(tr, tid);
 
+	born(tr, tid);
 	if (tid == tr->child) {
 		tr->child_gone = true;
 		tr->res->wait_status = status;
@@ -914,6 +975,7 @@ void emu_trace_free(struct emu_tracer *tr)
 	}
 	while (tr->threads)
 		drop_thread(tr, tr->threads);
+	free(tr->unborn);
 	free(tr);
 }
 

@@ -14,6 +14,7 @@
 
 #include "capture/emulate/fast.h"
 #include "capture/emulate/insn.h"
+#include "capture/emulate/loop.h"
 #include "capture/emulate/proc.h"
 #include "capture/emulate/pt.h"
 #include "capture/emulate/sideband.h"
@@ -39,6 +40,8 @@ struct emu_thread {
 	bool regs_dirty;	      /* regs to be written back */
 	struct emu_block *run;	      /* runs natively from its entry */
 	uint64_t lifted;	      /* a breakpoint taken out for a step */
+	struct emu_loop loop;	      /* runs natively (loop.plan set) */
+	struct emu_hops hops;	      /* the jumps before this stop */
 	struct emu_thread *next;
 };
 
@@ -55,6 +58,12 @@ struct emu_tracer {
 	int stopping;	   /* the stop request seen (a signal), or 0 */
 	uint64_t deadline; /* stopping: kill what is left from then (ns) */
 	unsigned int stops;
+	/* New tasks announced by their parent's event, not seen yet: no
+	 * loop runs natively meanwhile (the new task may share its memory).
+	 * no_loops: a new task could not be told (never again). */
+	pid_t *unborn;
+	size_t nr_unborn, unborn_cap;
+	bool no_loops;
 	bool done; /* every thread gone, or an error ended the run */
 };
 
@@ -76,6 +85,9 @@ int emu_tr_at(struct emu_thread *t, const struct user_regs_struct *regs);
 /* Where prev goes from @regs (before it is stepped). */
 void emu_tr_predict(struct emu_thread *t, const struct user_regs_struct *regs);
 int emu_tr_step(struct emu_thread *t);
+/* Whether @t is the only thread in its address space, with no new task on
+ * its way (a loop may run natively). */
+bool emu_tr_alone(const struct emu_thread *t);
 
 /* stop.c */
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -118,5 +130,9 @@ int emu_run_step(struct emu_thread *t);
 int emu_run_stepped(struct emu_thread *t);
 /* The thread's code as the block builder reads it. */
 void emu_run_code(struct emu_thread *t, struct emu_code *c);
+/* The first @k instructions of @b's path ran. */
+int emu_run_path(struct emu_thread *t, const struct emu_block *b, uint32_t k);
+/* Resume @t natively (its registers written back first). */
+int emu_run_go(struct emu_thread *t);
 
 #endif
