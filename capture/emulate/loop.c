@@ -377,6 +377,7 @@ int emu_loop_try(struct emu_thread *t)
 		return err;
 	}
 	emu_loop_forget(&t->hops);
+	t->tr->res->loops++;
 	return 1;
 }
 
@@ -469,6 +470,8 @@ int emu_loop_stop(struct emu_thread *t, int sig,
 		t->tr->res->gaps++;
 		err = err ? err : emu_pt_gap(t->pt, p->entry[0], regs->rip);
 	}
+	if (n > 0)
+		t->tr->res->loop_trips += (uint64_t)n;
 	for (; !err && n > 0; n--)
 		for (i = 0; !err && i < p->m; i++)
 			err = retire_block(t, i, p->stay[i]);

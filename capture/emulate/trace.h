@@ -121,6 +121,9 @@ struct emu_trace_result {
 			      * (the single-step trap was swallowed) */
 	uint64_t gaps;	     /* of those, where what ran was not known: an
 			      * overflow (OVF) in the trace */
+	uint64_t loops;	     /* loops run natively (emulate/loop.h) */
+	uint64_t loop_trips; /* their whole trips: a stop saved for each
+			      * conditional jump of each */
 	const char *pt_error; /* the run failed in libipt's encoder: its
 			       * message (static), else NULL */
 };

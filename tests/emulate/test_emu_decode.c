@@ -412,12 +412,24 @@ static void run_engine(char *prog, const struct seq *want, int nt,
 	assert_int_equal(res.gaps, inj ? inj->twice_n : 0);
 	/* the breakpoint engine runs straight-line code natively: it stops
 	 * at branches and system calls, not at every instruction */
-	print_message("%s (%s): %llu instructions, %llu stops\n", prog,
-		      opts->step ? "step" : "fast",
+	print_message("%s (%s): %llu instructions, %llu stops, %llu loops "
+		      "run natively (%llu trips)\n",
+		      prog, opts->step ? "step" : "fast",
 		      (unsigned long long)res.insns,
-		      (unsigned long long)res.stops);
+		      (unsigned long long)res.stops,
+		      (unsigned long long)res.loops,
+		      (unsigned long long)res.loop_trips);
 	if (!opts->step)
 		assert_true(res.stops * 2 < res.insns);
+	else
+		assert_int_equal(res.loops, 0);
+	/* emu_loops: its loops of 3000, 1000 and 667 trips (one block,
+	 * two) run natively, each stopping once or twice: one stop for 8
+	 * instructions, where a stop at each jump makes one for 6 */
+	if (!opts->step && strstr(prog, "emu_loops")) {
+		assert_true(res.loop_trips > 9000);
+		assert_true(res.stops * 8 < res.insns);
+	}
 	if (inj) {
 		print_message("%s (%s): %lu traps swallowed, %llu seen lost, "
 			      "%llu gaps\n",
@@ -535,6 +547,7 @@ PROG_TEST(flow)
 PROG_TEST(sig)
 PROG_TEST(crash)
 PROG_TEST(threads)
+PROG_TEST(loops)
 
 static void test_flow_noretcomp(void **state)
 {
@@ -710,6 +723,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_threads_static),
 	    cmocka_unit_test(test_cpuid),
 	    cmocka_unit_test(test_cpuid_static),
+	    cmocka_unit_test(test_loops),
+	    cmocka_unit_test(test_loops_static),
 	    cmocka_unit_test(test_clone_first),
 	};
 	const struct CMUnitTest swallow[] = {
