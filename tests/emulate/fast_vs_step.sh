@@ -16,7 +16,10 @@ shift 2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
 
-perf_view() { # FILE: per thread, instructions and errors (where, which)
+# FILE: per thread, instructions and errors (where, which); perf's other
+# words on stderr (warnings) are left out: where they fall among the lines
+# of stdout varies from run to run
+perf_view() {
 	perf script -i "$1" --itrace=i0nse -F tid,ip 2>&1 |
 		awk '/instruction trace errors/ { next }
 		     /instruction trace error/ {
@@ -26,7 +29,7 @@ perf_view() { # FILE: per thread, instructions and errors (where, which)
 				if ($i == "code") c = $(i + 1)
 			}
 			print t, "ERR" a ":" c; next }
-		     { print $1, $2 }' | by_thread
+		     $1 ~ /^[0-9]+$/ { print $1, $2 }' | by_thread
 }
 
 qpt_view() { # FILE
