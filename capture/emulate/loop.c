@@ -109,8 +109,8 @@ static int shape(struct emu_thread *t, const struct finding *fd,
 		if (b->end != EMU_END_BRANCH || b->last.cls != EMU_INSN_JCC ||
 		    b->last.x.cls != QX86_JCC)
 			return -1;
-		for (k = 0; k + 1 < b->n; k++) {
-			if (b->insn[k].cls != EMU_INSN_OTHER &&
+		for (k = 0; k < b->n; k++) {
+			if (k + 1 < b->n && b->insn[k].cls != EMU_INSN_OTHER &&
 			    b->insn[k].cls != EMU_INSN_JMP)
 				return -1;
 			if (trig && emu_trigger_hit(trig, b->insn[k].ip))
@@ -219,7 +219,7 @@ static int blocks_of(struct emu_thread *t, const struct emu_hops *h,
 
 /* The plan of the cycle of @m blocks the hops close, kept with its first
  * block (NULL: none, or an error in *@err). */
-static const struct emu_loop_plan *plan_of(struct emu_thread *t,
+static struct emu_loop_plan *plan_of(struct emu_thread *t,
 					   const struct emu_hops *h,
 					   unsigned int m, struct finding *fd,
 					   int *err)
@@ -335,10 +335,38 @@ static int arm(struct emu_thread *t)
 	return err == -ENOMEM ? err : 0;
 }
 
+/*
+ * Whether running @p natively is worth its cost: a breakpoint in and one
+ * out for each jump and exit (about half a stop each), against a stop
+ * saved for each jump of each trip.  A loop that left after fewer than
+ * two trips on average is run only at every 16th chance, to see whether
+ * that changed.
+ */
+static bool pays(struct emu_loop_plan *p)
+{
+	if (p->runs < 4 || p->trips >= 2 * p->runs)
+		return true;
+	if (++p->skipped < 16)
+		return false;
+	p->skipped = 0;
+	return true;
+}
+
+/* A run of @p made @n whole trips. */
+static void paid(struct emu_loop_plan *p, uint64_t n)
+{
+	p->runs++;
+	p->trips += n > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)n;
+	if (p->runs >= 64 || p->trips >= UINT32_MAX / 2) {
+		p->runs /= 2;
+		p->trips /= 2;
+	}
+}
+
 int emu_loop_try(struct emu_thread *t)
 {
 	const struct emu_hops *h = &t->hops;
-	const struct emu_loop_plan *p = NULL;
+	struct emu_loop_plan *p = NULL;
 	struct finding fd = {.m = 0};
 	unsigned int m, i;
 	int err = 0;
@@ -357,7 +385,8 @@ int emu_loop_try(struct emu_thread *t)
 	}
 	if (!p)
 		return 0;
-	if (t->regs.rip != p->entry[0] || !clear_path(t, &fd)) {
+	if (t->regs.rip != p->entry[0] || !clear_path(t, &fd) ||
+	    !pays(p)) {
 		finding_put(&fd);
 		return 0;
 	}
@@ -470,6 +499,7 @@ int emu_loop_stop(struct emu_thread *t, int sig,
 		t->tr->res->gaps++;
 		err = err ? err : emu_pt_gap(t->pt, p->entry[0], regs->rip);
 	}
+	paid(l->plan, n > 0 ? (uint64_t)n : 0);
 	if (n > 0)
 		t->tr->res->loop_trips += (uint64_t)n;
 	for (; !err && n > 0; n--)

@@ -36,11 +36,14 @@ struct emu_loop_plan {
 	int reg;			/* the induction register (0..15) */
 	int64_t step;			/* added to it each trip */
 	unsigned int ub, ui; /* the step: instruction ui of block ub */
+	/* How it pays: runs and their whole trips (both halved now and
+	 * then), and the chances skipped since the last run. */
+	uint32_t runs, trips, skipped;
 };
 
 /* A thread running a loop natively. */
 struct emu_loop {
-	const struct emu_loop_plan *plan; /* b[0]'s */
+	struct emu_loop_plan *plan; /* b[0]'s */
 	struct emu_block *b[EMU_LOOP_BLOCKS];	/* references */
 	bool ours[EMU_LOOP_BLOCKS]; /* exit's breakpoint is the loop's */
 	uint64_t start; /* the induction register at b[0]'s entry */
