@@ -139,16 +139,14 @@ static uint32_t count32(uint32_t n)
 }
 
 /* as the compiler makes them */
-static uint32_t checksum(const uint8_t *p, size_t n)
+static uint64_t weigh(const uint8_t *p, size_t n)
 {
-	uint32_t a = 1, b = 0;
+	uint64_t w = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		a += p[i];
-		b += a;
-	}
-	return (b << 16) ^ a;
+	for (i = n; i-- > 0;)
+		w = w * 3 + (p[i] > 1);
+	return w;
 }
 
 static size_t rle(const uint8_t *p, size_t n)
@@ -238,7 +236,8 @@ int main(int argc, char **argv)
 	printf("%lld %lld %lld\n", (long long)find_back(buf, N - 1, 2),
 	       (long long)find_back(buf, N - 3, 7),
 	       (long long)find_back(buf, 2000, 9));
-	printf("%zu %u %u\n", rle(buf, N), count32(2000), checksum(buf, N));
+	printf("%zu %u %llu\n", rle(buf, N), count32(2000),
+	       (unsigned long long)weigh(buf, N));
 	if (argc > 1 && !strcmp(argv[1], "fault"))
 		return faults();
 	return 0;
