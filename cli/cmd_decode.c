@@ -124,21 +124,30 @@ static void progress(struct printer *o)
 	cli_progress("qpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
 }
 
+/* An item that is no plain instruction: filtered, kept for --last or
+ * printed. */
+static __attribute__((noinline)) int on_other(struct printer *o,
+					      const struct qpt_item *it)
+{
+	if (!keep(o, it))
+		return 0;
+	if (o->last)
+		return ring_push(o, it);
+	print_item(o, it);
+	return o->w.err;
+}
+
+/* Each item; instructions without a filter take the shortest way (this
+ * runs once per executed instruction). */
 static int on_item(const struct qpt_item *it, void *ctx)
 {
 	struct printer *o = ctx;
 
 	if (o->progress && !(++o->seen & 0xfffff))
 		progress(o);
-	if (it->type == QPT_ITEM_INSN && o->plain) {
-		print_insn(o, it);
-		return o->w.err;
-	}
-	if (!keep(o, it))
-		return 0;
-	if (o->last)
-		return ring_push(o, it);
-	print_item(o, it);
+	if (it->type != QPT_ITEM_INSN || !o->plain)
+		return on_other(o, it);
+	print_insn(o, it);
 	return o->w.err;
 }
 
