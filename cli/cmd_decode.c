@@ -608,7 +608,10 @@ int cmd_decode(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	qpt_decoder_opts_init(&a.dopts);
-	o = calloc(1, sizeof(*o));
+	/* aligned as its line cache wants (sizeof is a multiple of it) */
+	o = aligned_alloc(_Alignof(struct printer), sizeof(*o));
+	if (o)
+		memset(o, 0, sizeof(*o));
 	if (!o) {
 		cli_error(NULL, "out of memory");
 		return QPT_EXIT_ERROR;

@@ -263,10 +263,16 @@ static char *fmt_asm(struct printer *o, char *p, const char *col,
 	return p + 2 + len;
 }
 
+/* An entry is two cache lines, and its text is copied in 16-byte pieces
+ * up to LINE_TEXT. */
+_Static_assert(sizeof(struct line_ent) == 128 && LINE_TEXT % 16 == 0 &&
+		   LINE_TEXT <= sizeof(((struct line_ent *)0)->s),
+	       "line_ent");
+
 /* The line cache's entry for @ip. */
 static struct line_ent *line_at(struct printer *o, uint64_t ip)
 {
-	return &o->lines[(ip ^ (ip >> 13) ^ (ip >> 26)) & (LINE_SETS - 1)];
+	return &o->lines[ip & (LINE_SETS - 1)];
 }
 
 /* Not inlined: print_insn's text path stays lean. */
@@ -314,7 +320,7 @@ static void line_keep(struct printer *o, const struct qpt_item *it,
 {
 	struct line_ent *e = line_at(o, it->ip);
 
-	if (n > sizeof(e->s))
+	if (n > LINE_TEXT)
 		return;
 	e->ip = it->ip;
 	e->sym = it->sym;
@@ -370,6 +376,7 @@ static __attribute__((noinline)) void text_insn(struct printer *o,
 void print_insn(struct printer *o, const struct qpt_item *it)
 {
 	const struct line_ent *e;
+	unsigned i;
 	int pfx;
 	char *p;
 
@@ -383,12 +390,14 @@ void print_insn(struct printer *o, const struct qpt_item *it)
 		text_insn(o, it);
 		return;
 	}
-	/* the whole of o->pfx and e->s: copies of fixed size are a few
-	 * moves */
-	p = out_reserve(&o->w, sizeof(o->pfx) + sizeof(e->s));
+	/* the whole of o->pfx, and e->s in 16-byte pieces: copies of
+	 * fixed size are a few moves */
+	p = out_reserve(&o->w, sizeof(o->pfx) + LINE_TEXT);
 	memcpy(p, o->pfx, sizeof(o->pfx));
-	memcpy(p + pfx, e->s, sizeof(e->s));
-	out_commit(&o->w, p + pfx + e->len);
+	p += pfx;
+	for (i = 0; i < e->len; i += 16)
+		memcpy(p + i, e->s + i, 16);
+	out_commit(&o->w, p + e->len);
 }
 
 /* perf script's flag names. */

@@ -43,9 +43,11 @@ struct asm_ent {
 };
 
 /* Text instruction lines after their prefix, by ip, symbol, bytes and
- * mode (direct-mapped); longer ones than LINE_TEXT are made each time. */
+ * mode: direct-mapped by the ip's low bits (the lines of a block are
+ * near one another), one entry two cache lines; lines longer than
+ * LINE_TEXT are made each time. */
 #define LINE_SETS 8192
-#define LINE_TEXT 144
+#define LINE_TEXT 80 /* a multiple of 16: copied in 16-byte pieces */
 
 struct line_ent {
 	uint64_t ip;
@@ -54,8 +56,8 @@ struct line_ent {
 	uint8_t raw[15];
 	uint8_t size, mode;
 	uint8_t len; /* 0: empty */
-	char s[LINE_TEXT];
-};
+	char s[128 - 42];
+} __attribute__((aligned(64)));
 
 struct printer {
 	enum mode mode;
