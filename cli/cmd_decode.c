@@ -599,19 +599,25 @@ out:
 	return rc;
 }
 
+#define PRINTER_ALIGN _Alignof(struct printer)
+
 int cmd_decode(int argc, char **argv)
 {
 	struct args a;
 	struct printer *o;
+	void *mem;
 	unsigned i;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
 	qpt_decoder_opts_init(&a.dopts);
-	/* aligned as its line cache wants (sizeof is a multiple of it) */
-	o = aligned_alloc(_Alignof(struct printer), sizeof(*o));
-	if (o)
-		memset(o, 0, sizeof(*o));
+	/* zeroed by calloc (fresh pages cost nothing until used: most of
+	 * the caches are never touched) and aligned as its line cache
+	 * wants */
+	mem = calloc(1, sizeof(*o) + PRINTER_ALIGN);
+	o = mem ? (void *)(((uintptr_t)mem + PRINTER_ALIGN - 1) &
+			   ~(uintptr_t)(PRINTER_ALIGN - 1))
+		: NULL;
 	if (!o) {
 		cli_error(NULL, "out of memory");
 		return QPT_EXIT_ERROR;
@@ -630,6 +636,6 @@ out:
 	for (i = 0; i < a.nr_images; i++)
 		free(a.images[i]);
 	free(o->rings);
-	free(o);
+	free(mem);
 	return rc;
 }
