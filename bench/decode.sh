@@ -11,6 +11,14 @@
 # side executes (callgrind) on 1 and 4 copies and prints the ratio of the
 # marginal work per copy: a measure that machine load does not disturb.
 #
+# With BASE=path/to/qpt (an optimised build of another commit, e.g. the
+# one before a change) it also compares qpt with that baseline in the same
+# run: best-of-three wall times of --insn without instruction text and of
+# --branches and their ratio, whether the outputs are the same, and with
+# BENCH_IR=1 the instructions each executes on 1 copy and per extra copy.
+# A baseline without --no-asm (from before the disassembler) is run with
+# --insn alone, which printed no text then.
+#
 # Use an optimised build: QPT=path/to/qpt (default: build-release/cli/qpt,
 # configured here when missing, without sanitizers).  Not a ctest.
 set -eu
@@ -56,6 +64,38 @@ read -r at am al <"$tmp/qpt_asm"
 printf '%-9s qpt %7.3f s %8d KiB %9d lines (with the text of each instruction)\n' \
 	+asm "$at" "$am" "$al"
 
+# the arguments of --insn without text for qpt binary $1
+insn_args() {
+	if "$1" decode --help 2>&1 | grep -q -- --no-asm; then
+		echo --insn --no-asm
+	else
+		echo --insn
+	fi
+}
+
+if [ -n "${BASE:-}" ]; then
+	echo "baseline: $BASE"
+	for mode in insn branches; do
+		if [ $mode = insn ]; then
+			read -ra qargs <<<"$(insn_args "$QPT")"
+			read -ra bargs <<<"$(insn_args "$BASE")"
+		else
+			qargs=(--branches)
+			bargs=(--branches)
+		fi
+		"$QPT" decode "${qargs[@]}" --sysroot "$d" -i "$big" >"$tmp/q.out" 2>&1
+		"$BASE" decode "${bargs[@]}" --sysroot "$d" -i "$big" >"$tmp/b.out" 2>&1
+		same="same output"
+		cmp -s "$tmp/q.out" "$tmp/b.out" || same="OUTPUT DIFFERS"
+		qt=$(best_secs "$QPT" decode "${qargs[@]}" --sysroot "$d" -i "$big")
+		bt=$(best_secs "$BASE" decode "${bargs[@]}" --sysroot "$d" -i "$big")
+		awk -v m="--$mode" -v qt="$qt" -v bt="$bt" -v s="$same" 'BEGIN {
+			printf "%-10s qpt %7.3f s | baseline %7.3f s | %.2fx the baseline'"'"'s speed (%s)\n",
+				m, qt, bt, (qt > 0 ? bt / qt : 0), s
+		}'
+	done
+fi
+
 if [ "${BENCH_IR:-0}" = 1 ] && command -v valgrind >/dev/null; then
 	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/b1.data" 1
 	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/b4.data" 4
@@ -79,6 +119,16 @@ if [ "${BENCH_IR:-0}" = 1 ] && command -v valgrind >/dev/null; then
 			qm = (q4 - q1) / 3; pm = (p4 - p1) / 3
 			printf "%-10s instructions per trace copy: qpt %.1fM, perf %.1fM: %.1fx (totals at 4 copies: %.1fx)\n",
 				m, qm / 1e6, pm / 1e6, pm / qm, p4 / q4
+		}'
+		[ -n "${BASE:-}" ] || continue
+		bargs=(--branches)
+		[ $mode = branches ] || read -ra bargs <<<"$(insn_args "$BASE")"
+		b1=$(ir "$BASE" decode "${bargs[@]}" --sysroot "$d" -i "$tmp/b1.data")
+		b4=$(ir "$BASE" decode "${bargs[@]}" --sysroot "$d" -i "$tmp/b4.data")
+		awk -v m="--$mode" -v q1="$q1" -v q4="$q4" -v b1="$b1" -v b4="$b4" 'BEGIN {
+			qm = (q4 - q1) / 3; bm = (b4 - b1) / 3
+			printf "%-10s vs baseline: 1 copy qpt %.1fM, baseline %.1fM (%.3fx); per copy qpt %.1fM, baseline %.1fM (%.3fx)\n",
+				m, q1 / 1e6, b1 / 1e6, b1 / q1, qm / 1e6, bm / 1e6, bm / qm
 		}'
 	done
 fi

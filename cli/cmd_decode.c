@@ -124,21 +124,30 @@ static void progress(struct printer *o)
 	cli_progress("qpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
 }
 
+/* An item that is no plain instruction: filtered, kept for --last or
+ * printed. */
+static __attribute__((noinline)) int on_other(struct printer *o,
+					      const struct qpt_item *it)
+{
+	if (!keep(o, it))
+		return 0;
+	if (o->last)
+		return ring_push(o, it);
+	print_item(o, it);
+	return o->w.err;
+}
+
+/* Each item; instructions without a filter take the shortest way (this
+ * runs once per executed instruction). */
 static int on_item(const struct qpt_item *it, void *ctx)
 {
 	struct printer *o = ctx;
 
 	if (o->progress && !(++o->seen & 0xfffff))
 		progress(o);
-	if (it->type == QPT_ITEM_INSN && o->plain) {
-		print_insn(o, it);
-		return o->w.err;
-	}
-	if (!keep(o, it))
-		return 0;
-	if (o->last)
-		return ring_push(o, it);
-	print_item(o, it);
+	if (it->type != QPT_ITEM_INSN || !o->plain)
+		return on_other(o, it);
+	print_insn(o, it);
 	return o->w.err;
 }
 
@@ -590,16 +599,25 @@ out:
 	return rc;
 }
 
+#define PRINTER_ALIGN _Alignof(struct printer)
+
 int cmd_decode(int argc, char **argv)
 {
 	struct args a;
 	struct printer *o;
+	void *mem;
 	unsigned i;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
 	qpt_decoder_opts_init(&a.dopts);
-	o = calloc(1, sizeof(*o));
+	/* zeroed by calloc (fresh pages cost nothing until used: most of
+	 * the caches are never touched) and aligned as its line cache
+	 * wants */
+	mem = calloc(1, sizeof(*o) + PRINTER_ALIGN);
+	o = mem ? (void *)(((uintptr_t)mem + PRINTER_ALIGN - 1) &
+			   ~(uintptr_t)(PRINTER_ALIGN - 1))
+		: NULL;
 	if (!o) {
 		cli_error(NULL, "out of memory");
 		return QPT_EXIT_ERROR;
@@ -618,6 +636,6 @@ out:
 	for (i = 0; i < a.nr_images; i++)
 		free(a.images[i]);
 	free(o->rings);
-	free(o);
+	free(mem);
 	return rc;
 }

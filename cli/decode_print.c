@@ -2,9 +2,10 @@
 /*
  * qpt decode's output: text like perf script, or JSON Lines, through the
  * writer of out.h.  Text instructions take a specialised path (this runs
- * once per executed instruction): addresses, prefixes, symbol lengths and
- * instruction texts are remembered, and the line is formatted in the
- * writer's buffer.
+ * once per executed instruction): the prefix and the rest of each line
+ * (by ip, symbol, bytes and mode) are remembered and copied; what is new
+ * is formatted in the writer's buffer, with addresses, symbol lengths and
+ * instruction texts remembered too.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -129,20 +130,29 @@ static char *fmt_json_prefix(char *p, const struct qpt_item *it)
 	return p;
 }
 
+#define PFX_MASK (QPT_ITEM_HAS_TID | QPT_ITEM_HAS_CPU | QPT_ITEM_HAS_TIME)
+
+/* The length of @it's prefix when o->pfx is it, else -1. */
+static inline int pfx_known(const struct printer *o, const struct qpt_item *it)
+{
+	if (!(it->flags & PFX_MASK))
+		return 0;
+	if (o->pfx_valid && o->pfx_flags == (it->flags & PFX_MASK) &&
+	    o->pfx_tid == it->tid && o->pfx_cpu == it->cpu &&
+	    o->pfx_time == it->time)
+		return (int)o->pfx_len;
+	return -1;
+}
+
 /* Where and when an item is, in the writer's form; formatted once for
  * each change (it changes per block at most). */
 static void put_prefix(struct printer *o, const struct qpt_item *it)
 {
-	const unsigned mask = QPT_ITEM_HAS_TID | QPT_ITEM_HAS_CPU |
-			      QPT_ITEM_HAS_TIME;
+	int known = pfx_known(o, it);
 	char *p;
 
-	if (!(it->flags & mask))
-		return;
-	if (o->pfx_valid && o->pfx_flags == (it->flags & mask) &&
-	    o->pfx_tid == it->tid && o->pfx_cpu == it->cpu &&
-	    o->pfx_time == it->time) {
-		out_raw(&o->w, o->pfx, o->pfx_len);
+	if (known >= 0) {
+		out_raw(&o->w, o->pfx, (size_t)known);
 		return;
 	}
 	p = out_reserve(&o->w, 96);
@@ -153,7 +163,7 @@ static void put_prefix(struct printer *o, const struct qpt_item *it)
 	if (!o->pfx_valid)
 		return;
 	memcpy(o->pfx, p, o->pfx_len);
-	o->pfx_flags = it->flags & mask;
+	o->pfx_flags = it->flags & PFX_MASK;
 	o->pfx_tid = it->tid;
 	o->pfx_cpu = it->cpu;
 	o->pfx_time = it->time;
@@ -253,6 +263,18 @@ static char *fmt_asm(struct printer *o, char *p, const char *col,
 	return p + 2 + len;
 }
 
+/* An entry is two cache lines, and its text is copied in 16-byte pieces
+ * up to LINE_TEXT. */
+_Static_assert(sizeof(struct line_ent) == 128 && LINE_TEXT % 16 == 0 &&
+		   LINE_TEXT <= sizeof(((struct line_ent *)0)->s),
+	       "line_ent");
+
+/* The line cache's entry for @ip. */
+static struct line_ent *line_at(struct printer *o, uint64_t ip)
+{
+	return &o->lines[ip & (LINE_SETS - 1)];
+}
+
 /* Not inlined: print_insn's text path stays lean. */
 static __attribute__((noinline)) void
 json_insn(struct printer *o, const struct qpt_item *it)
@@ -279,15 +301,54 @@ json_insn(struct printer *o, const struct qpt_item *it)
 	out_end(&o->w);
 }
 
-void print_insn(struct printer *o, const struct qpt_item *it)
+/* The line of @it after its prefix as it was printed last, or NULL. */
+static const struct line_ent *line_find(struct printer *o,
+					const struct qpt_item *it)
 {
+	const struct line_ent *e = line_at(o, it->ip);
+
+	if (e->len && e->ip == it->ip && e->sym == it->sym &&
+	    e->symoff == it->symoff && e->size == it->size &&
+	    e->mode == it->mode && !memcmp(e->raw, it->raw, sizeof(e->raw)))
+		return e;
+	return NULL;
+}
+
+/* Keep the line of @it after its prefix: the @n bytes at @s. */
+static void line_keep(struct printer *o, const struct qpt_item *it,
+		      const char *s, size_t n)
+{
+	struct line_ent *e = line_at(o, it->ip);
+
+	if (n > LINE_TEXT)
+		return;
+	e->ip = it->ip;
+	e->sym = it->sym;
+	e->symoff = it->symoff;
+	e->size = it->size;
+	e->mode = it->mode;
+	memcpy(e->raw, it->raw, sizeof(e->raw));
+	e->len = (uint8_t)n;
+	memcpy(e->s, s, n);
+}
+
+/* A text line whose prefix or rest is new. */
+static __attribute__((noinline)) void text_insn(struct printer *o,
+						const struct qpt_item *it)
+{
+	const struct line_ent *e;
+	unsigned long flushes;
+	size_t start;
 	char *p, *col;
 
-	if (o->json) {
-		json_insn(o, it);
+	put_prefix(o, it);
+	e = line_find(o, it);
+	if (e) {
+		out_raw(&o->w, e->s, e->len);
 		return;
 	}
-	put_prefix(o, it);
+	start = o->w.len;
+	flushes = o->w.flushes;
 	p = out_reserve(&o->w, 17);
 	*p = ' ';
 	p = fmt_hex16(o, p + 1, it->ip);
@@ -308,6 +369,35 @@ void print_insn(struct printer *o, const struct qpt_item *it)
 		p = fmt_asm(o, p, col, it);
 	*p++ = '\n';
 	out_commit(&o->w, p);
+	if (o->w.flushes == flushes) /* the whole line is in the buffer */
+		line_keep(o, it, o->w.buf + start, o->w.len - start);
+}
+
+void print_insn(struct printer *o, const struct qpt_item *it)
+{
+	const struct line_ent *e;
+	unsigned i;
+	int pfx;
+	char *p;
+
+	if (o->json) {
+		json_insn(o, it);
+		return;
+	}
+	pfx = pfx_known(o, it);
+	e = line_find(o, it);
+	if (pfx < 0 || !e) {
+		text_insn(o, it);
+		return;
+	}
+	/* the whole of o->pfx, and e->s in 16-byte pieces: copies of
+	 * fixed size are a few moves */
+	p = out_reserve(&o->w, sizeof(o->pfx) + LINE_TEXT);
+	memcpy(p, o->pfx, sizeof(o->pfx));
+	p += pfx;
+	for (i = 0; i < e->len; i += 16)
+		memcpy(p + i, e->s + i, 16);
+	out_commit(&o->w, p + e->len);
 }
 
 /* perf script's flag names. */

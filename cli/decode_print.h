@@ -42,6 +42,23 @@ struct asm_ent {
 	char s[ASM_TEXT];
 };
 
+/* Text instruction lines after their prefix, by ip, symbol, bytes and
+ * mode: direct-mapped by the ip's low bits (the lines of a block are
+ * near one another), one entry two cache lines; lines longer than
+ * LINE_TEXT are made each time. */
+#define LINE_SETS 8192
+#define LINE_TEXT 80 /* a multiple of 16: copied in 16-byte pieces */
+
+struct line_ent {
+	uint64_t ip;
+	const char *sym;
+	uint64_t symoff;
+	uint8_t raw[15];
+	uint8_t size, mode;
+	uint8_t len; /* 0: empty */
+	char s[128 - 42];
+} __attribute__((aligned(64)));
+
 struct printer {
 	enum mode mode;
 	bool json, events, no_sym;
@@ -69,6 +86,7 @@ struct printer {
 		char s[16];
 	} hex16[16384];
 	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
+	struct line_ent lines[LINE_SETS];
 	unsigned asm_clock; /* which way of a set to replace */
 	/* "  FLAGS" padded for each branch kind and trace-end reason */
 	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];

@@ -47,6 +47,7 @@ int out_flush(struct out *o)
 {
 	write_all(o, o->buf, o->len);
 	o->len = 0;
+	o->flushes++;
 	return o->err;
 }
 

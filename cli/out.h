@@ -44,6 +44,7 @@ struct out {
 	size_t len, cap; /* cap >= 2 * OUT_RESERVE_MAX */
 	int fd;
 	int err; /* the first write error (-errno), or 0 */
+	unsigned long flushes; /* buffers written out so far */
 	bool json;
 	unsigned depth;	  /* open objects and arrays */
 	uint32_t members; /* bit d: depth d has a member (a comma is due) */

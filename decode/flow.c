@@ -80,6 +80,8 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	it->msg = NULL;
 	it->mode = 0;
 	it->size = 0;
+	it->time = 0; /* after raw: not cleared above */
+	it->offset = 0;
 	if (fc->tid >= 0)
 		it->flags |= QPT_ITEM_HAS_TID;
 	if (fc->cpu >= 0)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * One x86 instruction by Zydis: its length, branch class, direct target
- * and indirect operand.  The fast path is Zydis's minimal mode (length,
- * mnemonic, category, branch type and the raw parts); only indirect
+ * and indirect operand.  The common instructions of 64-bit code are
+ * taken by fast.c first; Zydis runs in its minimal mode (length,
+ * mnemonic, category, branch type and the raw parts), and only indirect
  * branches are decoded again in full, for their operand.
  */
 #include <stdlib.h>
@@ -228,8 +229,8 @@ static int operand(const struct qx86 *x, int m, const uint8_t *p, size_t n,
 	return 0;
 }
 
-int qx86_decode(const struct qx86 *x, const uint8_t *p, size_t n, int bits,
-		uint64_t ip, struct qx86_insn *out)
+int qx86_decode_zydis(const struct qx86 *x, const uint8_t *p, size_t n,
+		      int bits, uint64_t ip, struct qx86_insn *out)
 {
 	int m = qx86_mode_index(bits), err;
 	ZydisDecodedInstruction z;
@@ -272,4 +273,14 @@ int qx86_decode(const struct qx86 *x, const uint8_t *p, size_t n, int bits,
 		break;
 	}
 	return err < 0 ? err : out->len;
+}
+
+int qx86_decode(const struct qx86 *x, const uint8_t *p, size_t n, int bits,
+		uint64_t ip, struct qx86_insn *out)
+{
+	int len;
+
+	if (bits == 64 && (len = qx86_fast(p, n, ip, out)) > 0)
+		return len;
+	return qx86_decode_zydis(x, p, n, bits, ip, out);
 }

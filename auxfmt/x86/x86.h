@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The x86 layer: every x86 instruction qpt looks at is decoded here, once,
- * by Zydis, for all its users (the emulated source's classifier, the
+ * by Zydis (the common ones of 64-bit code by tables checked against
+ * Zydis: fast.c), for all its users (the emulated source's classifier, the
  * decoder's walk of libipt blocks, qpt decode's disassembly).  It says
  * what an instruction does to the flow of control (its branch class), its
  * length, a direct branch's target and an indirect branch's operand; its

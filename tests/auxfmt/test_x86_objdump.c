@@ -6,8 +6,10 @@
  * objdump's mnemonic), a direct branch's target (objdump's operand), the
  * REP-string and CPUID flags.  Each instruction is decoded from the bytes
  * of the section as they follow one another, not cut at objdump's
- * lengths.  Usage: test_x86_objdump FILE...  (77: no objdump; files that
- * are not there are skipped: the C library's path differs by system)
+ * lengths.  Each result is also Zydis's own (the fast path of the layer
+ * takes the common instructions without Zydis).  Usage: test_x86_objdump
+ * FILE...  (77: no objdump; files that are not there are skipped: the C
+ * library's path differs by system)
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auxfmt/x86/x86.h"
+#include "auxfmt/x86/x86_priv.h"
 
 #define MAX_SHOWN 20
 
@@ -207,6 +209,20 @@ static void want_of(const char *text, struct want *w)
 		w->flags |= QX86_F_CPUID;
 }
 
+/* Whether qx86_decode's result (@n, *@d) for @p is Zydis's own (it may
+ * come from the fast path), and count those the fast path took. */
+static unsigned long fast;
+
+static bool zydis_agrees(const struct qx86 *x, const uint8_t *p, size_t n,
+			 uint64_t ip, int len, const struct qx86_insn *d)
+{
+	struct qx86_insn z, f;
+
+	fast += qx86_fast(p, n, ip, &f) > 0;
+	return qx86_decode_zydis(x, p, n, 64, ip, &z) == len &&
+	       (len < 0 || !memcmp(&z, d, sizeof(z)));
+}
+
 /* The layer on instruction @i of @l: 0, or 1 after saying what differs. */
 static int check(const struct qx86 *x, const struct listing *l, size_t i,
 		 const char *file)
@@ -226,6 +242,14 @@ static int check(const struct qx86 *x, const struct listing *l, size_t i,
 	want_of(in->text, &w);
 	n = qx86_decode(x, l->bytes + in->off, avail < 15 ? avail : 15, 64,
 			in->addr, &d);
+	if (!zydis_agrees(x, l->bytes + in->off, avail < 15 ? avail : 15,
+			  in->addr, n, &d)) {
+		fprintf(stderr,
+			"%s: %#llx \"%s\": the fast path differs "
+			"from Zydis\n",
+			file, (unsigned long long)in->addr, in->text);
+		return 1;
+	}
 	if (n == (int)len && d.cls == w.cls && d.flags == w.flags &&
 	    (!w.has_target || d.target == w.target))
 		return 0;
@@ -287,7 +311,8 @@ int main(int argc, char **argv)
 		free_listing(&l);
 	}
 	qx86_free(x);
-	printf("%lu instructions (%lu branches), %lu differ from objdump\n",
-	       total, branches, bad);
+	printf("%lu instructions (%lu branches, %lu by the fast path), %lu "
+	       "differ from objdump or Zydis\n",
+	       total, branches, fast, bad);
 	return bad || !branches ? 1 : 0;
 }
