@@ -46,22 +46,38 @@ void emu_loop_hop(struct emu_hops *h, uint64_t jcc, uint64_t to)
 static uint64_t reg_value(const struct user_regs_struct *r, int n)
 {
 	switch (n) {
-	case 0: return r->rax;
-	case 1: return r->rcx;
-	case 2: return r->rdx;
-	case 3: return r->rbx;
-	case 4: return r->rsp;
-	case 5: return r->rbp;
-	case 6: return r->rsi;
-	case 7: return r->rdi;
-	case 8: return r->r8;
-	case 9: return r->r9;
-	case 10: return r->r10;
-	case 11: return r->r11;
-	case 12: return r->r12;
-	case 13: return r->r13;
-	case 14: return r->r14;
-	default: return r->r15;
+	case 0:
+		return r->rax;
+	case 1:
+		return r->rcx;
+	case 2:
+		return r->rdx;
+	case 3:
+		return r->rbx;
+	case 4:
+		return r->rsp;
+	case 5:
+		return r->rbp;
+	case 6:
+		return r->rsi;
+	case 7:
+		return r->rdi;
+	case 8:
+		return r->r8;
+	case 9:
+		return r->r9;
+	case 10:
+		return r->r10;
+	case 11:
+		return r->r11;
+	case 12:
+		return r->r12;
+	case 13:
+		return r->r13;
+	case 14:
+		return r->r14;
+	default:
+		return r->r15;
 	}
 }
 
@@ -138,7 +154,8 @@ static int shape(struct emu_thread *t, const struct finding *fd,
 				uint32_t l;
 
 				for (l = 0; l < fd->b[j]->n; l++)
-					c += fd->b[j]->insn[l].ip == b->insn[k].ip;
+					c += fd->b[j]->insn[l].ip ==
+					     b->insn[k].ip;
 			}
 			if (c != 1)
 				return -1;
@@ -177,7 +194,8 @@ static int induction(struct emu_thread *t, const struct finding *fd,
 			for (r = 0; r < 16; r++)
 				if (fx.writes >> r & 1) {
 					writes[r]++;
-					step[r] = fx.step_reg == r ? fx.step : 0;
+					step[r] =
+					    fx.step_reg == r ? fx.step : 0;
 					at_b[r] = i;
 					at_i[r] = k;
 				}
@@ -220,9 +238,8 @@ static int blocks_of(struct emu_thread *t, const struct emu_hops *h,
 /* The plan of the cycle of @m blocks the hops close, kept with its first
  * block (NULL: none, or an error in *@err). */
 static struct emu_loop_plan *plan_of(struct emu_thread *t,
-					   const struct emu_hops *h,
-					   unsigned int m, struct finding *fd,
-					   int *err)
+				     const struct emu_hops *h, unsigned int m,
+				     struct finding *fd, int *err)
 {
 	struct emu_loop_plan *p;
 	unsigned int i;
@@ -284,16 +301,14 @@ static int restore(struct emu_thread *t, unsigned int n)
 	emu_run_code(t, &c);
 	for (i = 0; i < n; i++) {
 		if (l->ours[i]) {
-			e = emu_fast_lift(t->proc->fast, &c,
-					  l->plan->exit[i]);
+			e = emu_fast_lift(t->proc->fast, &c, l->plan->exit[i]);
 			err = err ? err : e;
 			l->ours[i] = false;
 		}
 		e = emu_fast_plant(t->proc->fast, &c, l->plan->jcc[i]);
 		err = err ? err : e;
 	}
-	return err == -ESRCH || err == -EIO || err == -EFAULT ||
-		       err == -EAGAIN
+	return err == -ESRCH || err == -EIO || err == -EFAULT || err == -EAGAIN
 		   ? 0
 		   : err;
 }
@@ -385,8 +400,7 @@ int emu_loop_try(struct emu_thread *t)
 	}
 	if (!p)
 		return 0;
-	if (t->regs.rip != p->entry[0] || !clear_path(t, &fd) ||
-	    !pays(p)) {
+	if (t->regs.rip != p->entry[0] || !clear_path(t, &fd) || !pays(p)) {
 		finding_put(&fd);
 		return 0;
 	}
@@ -467,8 +481,8 @@ static int64_t trips(const struct emu_loop *l,
 	return (int64_t)(d / mag);
 }
 
-int emu_loop_stop(struct emu_thread *t, int sig,
-		  struct user_regs_struct *regs, bool *left)
+int emu_loop_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
+		  bool *left)
 {
 	struct emu_loop *l = &t->loop;
 	const struct emu_loop_plan *p = l->plan;
