@@ -9,7 +9,10 @@
 #   - bp_loop, a bare breakpoint loop (int3, wait, read the registers,
 #     continue): its stops/s times the program's instructions per branch
 #     (from the decode of the recording) is the floor of a design that
-#     stops once per branch.
+#     stops once per branch;
+#   - the breakpoint engine unbound (--cpu-unbound): every other peer runs
+#     on one CPU, as qpt record --emulate binds itself and the command by
+#     default (a ptrace stop between two CPUs costs several times more).
 # It also probes PTRACE_SINGLEBLOCK (bp_loop --block), which the engine
 # would use where the CPU honours the branch trap flag.
 # Goals: the breakpoint engine >= 10x the single-step mode and >= 300,000
@@ -26,6 +29,12 @@ for f in "$QPT" "$GT" "$BP" "$B/bench/bench_branchy" "$B/bench/bench_loopy"; do
 	[ -x "$f" ] || { echo "missing $f (build the tests and bench)" >&2
 			 exit 1; }
 done
+# every peer on one CPU (the last this shell may use), as qpt record
+# --emulate binds itself and the command by default; and the breakpoint
+# engine once unbound (--cpu-unbound), to show what binding is worth
+CPU=$(taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' | tail -1 | sed 's/.*-//')
+PIN="taskset -c $CPU"
+echo "bound to CPU $CPU"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
@@ -37,17 +46,24 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END {
 peer() { # NAME PROG ARG
 	local t0 t1 n
 	case $1 in
-	fast | step)
+	fast | step | unbound)
 		t0=$(now)
-		env -i "$QPT" record --emulate="$1" -o "$tmp/$1.data" -- \
-			"$2" "$3" >/dev/null 2>"$tmp/sum"
+		if [ "$1" = unbound ]; then
+			env -i "$QPT" record --emulate --cpu-unbound \
+				-o "$tmp/$1.data" -- "$2" "$3" >/dev/null \
+				2>"$tmp/sum"
+		else
+			$PIN env -i "$QPT" record --emulate="$1" \
+				-o "$tmp/$1.data" -- "$2" "$3" >/dev/null \
+				2>"$tmp/sum"
+		fi
 		t1=$(now)
 		n=$(sed -n 's/.*--emulate: \([0-9]*\) instructions.*/\1/p' \
 			"$tmp/sum")
 		[ -n "$n" ] || { cat "$tmp/sum" >&2; exit 1; } ;;
 	bare)
 		t0=$(now)
-		env -i "$GT" -c "$tmp/count" -- "$2" "$3" >/dev/null
+		$PIN env -i "$GT" -c "$tmp/count" -- "$2" "$3" >/dev/null
 		t1=$(now)
 		n=$(awk '{ print $2 }' "$tmp/count") ;;
 	esac
@@ -63,7 +79,7 @@ per_branch() {
 }
 
 bp_stops() {
-	"$BP" 100000 | sed -n 's/.*: \([0-9]*\) stops\/s/\1/p'
+	$PIN "$BP" 100000 | sed -n 's/.*: \([0-9]*\) stops\/s/\1/p'
 }
 
 # the branch trap flag would stop once per taken branch without
@@ -72,27 +88,30 @@ bp_stops() {
 for w in "branchy 1" "loopy 2"; do
 	set -- $w
 	prog=$B/bench/bench_$1
-	fast="" step="" bare="" stops=""
+	fast="" step="" bare="" stops="" unbound=""
 	for r in $(seq "$R"); do
-		for p in $(echo "fast step bare bp" | awk -v r="$r" '{
+		for p in $(echo "fast step bare bp unbound" | awk -v r="$r" '{
 			for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1) }'); do
 			case $p in
 			bp) stops="$stops $(bp_stops)" ;;
 			*) eval "$p=\"\$$p \$(peer $p $prog $2)\"" ;;
 			esac
 		done
-		echo "$1 round $r: fast$(echo "$fast" | awk '{ print " " $NF }') step$(echo "$step" | awk '{ print " " $NF }') bare-step$(echo "$bare" | awk '{ print " " $NF }') insn/s, bp-loop$(echo "$stops" | awk '{ print " " $NF }') stops/s"
+		echo "$1 round $r: fast$(echo "$fast" | awk '{ print " " $NF }') step$(echo "$step" | awk '{ print " " $NF }') bare-step$(echo "$bare" | awk '{ print " " $NF }') fast-unbound$(echo "$unbound" | awk '{ print " " $NF }') insn/s, bp-loop$(echo "$stops" | awk '{ print " " $NF }') stops/s"
 	done
 	ipb=$(per_branch)
 	mf=$(echo "$fast" | median) ms=$(echo "$step" | median)
 	mb=$(echo "$bare" | median) mstops=$(echo "$stops" | median)
+	mu=$(echo "$unbound" | median)
 	awk -v w="$1" -v f="$mf" -v s="$ms" -v b="$mb" -v st="$mstops" \
-		-v ipb="$ipb" 'BEGIN {
+		-v ipb="$ipb" -v u="$mu" 'BEGIN {
 		floor = st * ipb
 		printf "%s: fast %.0f insn/s; step %.0f; bare single-step %.0f; "\
 		       "bare breakpoint %.0f stops/s x %.2f insns/branch = "\
 		       "floor %.0f insn/s\n", w, f, s, b, st, ipb, floor
 		printf "%s: fast/step %.1fx, fast/bare-step %.1fx (goal >= 10), "\
 		       "fast %s 300,000 insn/s, floor/fast %.2f (goal <= 1.5)\n",
-		       w, f / s, f / b, (f >= 300000 ? ">=" : "<"), floor / f }'
+		       w, f / s, f / b, (f >= 300000 ? ">=" : "<"), floor / f
+		printf "%s: unbound (--cpu-unbound) fast %.0f insn/s: bound to "\
+		       "one CPU %.1fx faster\n", w, u, f / u }'
 done

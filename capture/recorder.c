@@ -29,6 +29,7 @@ void qpt_recorder_opts_init_sized(struct qpt_recorder_opts *out,
 
 	memset(&o, 0, sizeof(o));
 	o.output = "perf.data";
+	o.emulate_cpu = QPT_CPU_HERE;
 	qpt_sized_opts_init(out, size, &o, sizeof(o));
 }
 

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,14 @@ static void usage(FILE *out)
 	    "children\n"
 	    "      --aslr            with --emulate: keep address space "
 	    "randomization\n"
+	    "      --bind-to-cpu N   with --emulate: the command and qpt run "
+	    "on CPU N\n"
+	    "                        (default: the CPU qpt starts on; a "
+	    "ptrace stop\n"
+	    "                        between two CPUs costs several times "
+	    "more)\n"
+	    "      --cpu-unbound     with --emulate: the command runs on any "
+	    "CPU it may\n"
 	    "  -N, --no-buildid-cache with --emulate: do not put the vDSO "
 	    "in the build-id\n"
 	    "                        cache (~/.debug), where perf finds it\n"
@@ -210,7 +219,7 @@ struct record_args {
 	const char *events[MAX_EVENTS];
 	const char *control;
 	bool quiet;
-	bool emulate, inherit, aslr, no_buildid_cache;
+	bool emulate, inherit, aslr, no_buildid_cache, cpu_given;
 	uint64_t crash_signals; /* --on-signal; 0: the default set */
 	const char *snapshot_on;
 };
@@ -224,6 +233,8 @@ enum {
 	OPT_ASLR,
 	OPT_ON_SIGNAL,
 	OPT_SNAPSHOT_ON,
+	OPT_BIND_CPU,
+	OPT_CPU_UNBOUND,
 };
 
 static const struct option long_opts[] = {
@@ -244,6 +255,8 @@ static const struct option long_opts[] = {
     {"emulate", optional_argument, NULL, OPT_EMULATE},
     {"inherit", no_argument, NULL, OPT_INHERIT},
     {"aslr", no_argument, NULL, OPT_ASLR},
+    {"bind-to-cpu", required_argument, NULL, OPT_BIND_CPU},
+    {"cpu-unbound", no_argument, NULL, OPT_CPU_UNBOUND},
     {"on-signal", required_argument, NULL, OPT_ON_SIGNAL},
     {"snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON},
     {"no-buildid-cache", no_argument, NULL, 'N'},
@@ -262,9 +275,11 @@ static int check_args(const struct record_args *a)
 				       "-a or -C CPUS");
 	if (a->emulate && !a->o.argv)
 		return cli_usage_error("record", "--emulate needs -- COMMAND");
-	if ((a->inherit || a->aslr || a->no_buildid_cache) && !a->emulate)
-		return cli_usage_error("record", "--inherit, --aslr and -N "
-						 "go with --emulate");
+	if ((a->inherit || a->aslr || a->no_buildid_cache || a->cpu_given) &&
+	    !a->emulate)
+		return cli_usage_error("record",
+				       "--inherit, --aslr, -N, --bind-to-cpu "
+				       "and --cpu-unbound go with --emulate");
 	if (a->crash_signals && !a->o.argv && !a->o.pid)
 		return cli_usage_error("record", "--on-signal watches a "
 						 "command or -p PID");
@@ -306,6 +321,10 @@ static int flag_option(int c, struct record_args *a)
 		return 0;
 	case 'N':
 		a->no_buildid_cache = true;
+		return 0;
+	case OPT_CPU_UNBOUND:
+		a->o.emulate_cpu = QPT_CPU_UNBOUND;
+		a->cpu_given = true;
 		return 0;
 	}
 	return NOT_MINE;
@@ -354,9 +373,18 @@ static int text_option(int c, char *arg, struct record_args *a)
 static int number_option(int c, char *arg, struct record_args *a)
 {
 	const char *bad;
+	int bad_cpu;
 	uint64_t v = 1;
 
 	switch (c) {
+	case OPT_BIND_CPU:
+		bad_cpu = cli_number("record", "--bind-to-cpu", arg, 0,
+				     CPU_SETSIZE - 1, &v);
+		if (bad_cpu)
+			return bad_cpu;
+		a->o.emulate_cpu = (int)v;
+		a->cpu_given = true;
+		return 0;
 	case 'p':
 		if (parse_u64_arg(arg, &v) < 0 || !v || v > INT32_MAX)
 			return cli_usage_error("record", "bad pid '%s'", arg);

@@ -450,6 +450,8 @@ static void trace_opts(struct emu_src *er, const struct emu_seam *seam)
 	uint64_t c = er->config;
 
 	to->step = rec->o.emulate_step;
+	to->bind = rec->o.emulate_cpu != QPT_CPU_UNBOUND;
+	to->cpu = rec->o.emulate_cpu;
 	to->no_aslr = !rec->o.aslr;
 	to->inherit = rec->o.inherit;
 	to->retcomp = !(c & 1ULL << 11);
@@ -516,6 +518,14 @@ static int trace_error(struct qpt_recorder *rec, int err)
 	if (er->tres.exec_failed)
 		return rec_fail(rec, err, "%s: %s", rec->o.argv[0],
 				strerror(-err));
+	if (er->tres.bind_errno && rec->o.emulate_cpu >= 0)
+		return rec_fail(
+		    rec, err, "cannot bind the command to CPU %d: %s",
+		    rec->o.emulate_cpu, strerror(er->tres.bind_errno));
+	if (er->tres.bind_errno)
+		return rec_fail(rec, err,
+				"cannot bind the command to a CPU: %s",
+				strerror(er->tres.bind_errno));
 	if (err == -EPERM || err == -EACCES)
 		return rec_fail(rec, err, "%s: cannot trace it with ptrace: %s",
 				rec->o.argv[0], strerror(-err));

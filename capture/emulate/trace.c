@@ -623,9 +623,9 @@ static int on_spawn(struct emu_thread *t)
 	if (find_thread(tr, (pid_t)msg))
 		return 0;
 	if (tr->nr_unborn == tr->unborn_cap) {
-		n = realloc(tr->unborn, (tr->unborn_cap ? 2 * tr->unborn_cap
-							: 8) *
-					    sizeof(*n));
+		n = realloc(tr->unborn,
+			    (tr->unborn_cap ? 2 * tr->unborn_cap : 8) *
+				sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		tr->unborn = n;
@@ -898,6 +898,32 @@ static int launch(struct emu_tracer *tr, char *const argv[])
 	return on_exec(t, true);
 }
 
+/* The tracing thread on @cpu (-1: the one it is on), and so the command
+ * it starts, its affinity kept to be put back. */
+static int bind_cpu(struct emu_tracer *tr, int cpu)
+{
+	cpu_set_t one;
+
+	if (cpu < 0)
+		cpu = sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE) {
+		tr->res->bind_errno = EINVAL;
+		return -QPT_E_INVAL;
+	}
+	if (sched_getaffinity(0, sizeof(tr->affinity), &tr->affinity)) {
+		tr->res->bind_errno = errno;
+		return -QPT_E_INVAL;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one)) {
+		tr->res->bind_errno = errno;
+		return -QPT_E_INVAL;
+	}
+	tr->bound = true;
+	return 0;
+}
+
 int emu_trace_start(char *const argv[], const struct emu_trace_opts *opts,
 		    const struct emu_sink_ops *sink, void *sink_ctx,
 		    struct emu_trace_result *res, struct emu_tracer **out)
@@ -918,7 +944,9 @@ int emu_trace_start(char *const argv[], const struct emu_trace_opts *opts,
 	tr->sb.ctx = sink_ctx;
 	tr->sb.id = opts->sample_id;
 	tr->res = res;
-	err = launch(tr, argv);
+	err = opts->bind ? bind_cpu(tr, opts->cpu) : 0;
+	if (!err)
+		err = launch(tr, argv);
 	if (!err)
 		err = resume(tr->threads);
 	return err;
@@ -975,6 +1003,8 @@ void emu_trace_free(struct emu_tracer *tr)
 	}
 	while (tr->threads)
 		drop_thread(tr, tr->threads);
+	if (tr->bound)
+		sched_setaffinity(0, sizeof(tr->affinity), &tr->affinity);
 	free(tr->unborn);
 	free(tr);
 }

@@ -86,6 +86,11 @@ struct emu_trace_opts {
 	/* The single-step engine (the reference), not the breakpoint one
 	 * that runs straight-line code natively and stops at branches. */
 	bool step;
+	/* Bind the tracing thread and the command to @cpu (-1: the CPU the
+	 * run starts on) until emu_trace_free, which puts the tracing
+	 * thread's affinity back. */
+	bool bind;
+	int cpu;
 	bool no_aslr;
 	bool inherit; /* follow fork/vfork children */
 	bool retcomp;
@@ -116,6 +121,7 @@ struct emu_trace_result {
 	int term_signal;  /* the signal that killed the command, or 0 */
 	int wait_status;  /* the command's wait status, -1 while it runs */
 	bool exec_failed; /* the command could not be started */
+	int bind_errno;	  /* it could not be bound to its CPU (errno) */
 	uint64_t stops;	  /* ptrace stops of traced threads */
 	uint64_t lost_traps; /* stops that came an instruction late or more
 			      * (the single-step trap was swallowed) */

@@ -7,6 +7,7 @@
 #ifndef QPT_CAPTURE_EMU_TRACE_PRIV_H
 #define QPT_CAPTURE_EMU_TRACE_PRIV_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -61,6 +62,8 @@ struct emu_tracer {
 	/* New tasks announced by their parent's event, not seen yet: no
 	 * loop runs natively meanwhile (the new task may share its memory).
 	 * no_loops: a new task could not be told (never again). */
+	cpu_set_t affinity; /* the tracing thread's, to put back (bound) */
+	bool bound;
 	pid_t *unborn;
 	size_t nr_unborn, unborn_cap;
 	bool no_loops;

@@ -250,7 +250,18 @@ struct qpt_recorder_opts {
 	/* Single-step every instruction (the reference engine) instead of
 	 * running straight-line code natively and stopping at branches. */
 	bool emulate_step;
+	/* The CPU the command (its threads and children) and the tracing
+	 * thread are bound to while the recording runs, as rr does: a ptrace
+	 * stop whose two sides run on different CPUs costs several times
+	 * more (in VMs most).  The command sees that affinity.
+	 * QPT_CPU_HERE (the default): the CPU the caller is on when the
+	 * recording starts; QPT_CPU_UNBOUND: none.  The tracing thread's
+	 * own affinity is put back at qpt_recorder_free. */
+	int emulate_cpu;
 };
+
+#define QPT_CPU_HERE (-1)
+#define QPT_CPU_UNBOUND (-2)
 
 /* Defaults into the caller's @size bytes (no byte past them; see qpt.h). */
 QPT_API void qpt_recorder_opts_init_sized(struct qpt_recorder_opts *opts,

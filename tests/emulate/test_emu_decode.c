@@ -18,6 +18,7 @@
  * argv[1]: gt_step, argv[2]: the folder of the test programs.
  */
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -412,13 +413,12 @@ static void run_engine(char *prog, const struct seq *want, int nt,
 	assert_int_equal(res.gaps, inj ? inj->twice_n : 0);
 	/* the breakpoint engine runs straight-line code natively: it stops
 	 * at branches and system calls, not at every instruction */
-	print_message("%s (%s): %llu instructions, %llu stops, %llu loops "
-		      "run natively (%llu trips)\n",
-		      prog, opts->step ? "step" : "fast",
-		      (unsigned long long)res.insns,
-		      (unsigned long long)res.stops,
-		      (unsigned long long)res.loops,
-		      (unsigned long long)res.loop_trips);
+	print_message(
+	    "%s (%s): %llu instructions, %llu stops, %llu loops "
+	    "run natively (%llu trips)\n",
+	    prog, opts->step ? "step" : "fast", (unsigned long long)res.insns,
+	    (unsigned long long)res.stops, (unsigned long long)res.loops,
+	    (unsigned long long)res.loop_trips);
 	if (!opts->step)
 		assert_true(res.stops * 2 < res.insns);
 	else
@@ -548,6 +548,25 @@ PROG_TEST(sig)
 PROG_TEST(crash)
 PROG_TEST(threads)
 PROG_TEST(loops)
+
+/* Bound to the CPU it starts on, the run is as exact (the ground truth
+ * unbound), and the tracing thread's affinity is put back after it. */
+static void test_bound(void **state)
+{
+	struct emu_trace_opts opts = {
+	    .no_aslr = true,
+	    .retcomp = true,
+	    .sample_id = 1,
+	    .bind = true,
+	    .cpu = -1,
+	};
+	cpu_set_t before, after;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	run_opts("emu_loops_static", &opts, NULL, NULL, NULL, false);
+	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+	assert_true(CPU_EQUAL(&before, &after));
+}
 
 static void test_flow_noretcomp(void **state)
 {
@@ -725,6 +744,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_cpuid_static),
 	    cmocka_unit_test(test_loops),
 	    cmocka_unit_test(test_loops_static),
+	    cmocka_unit_test(test_bound),
 	    cmocka_unit_test(test_clone_first),
 	};
 	const struct CMUnitTest swallow[] = {
