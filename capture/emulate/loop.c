@@ -97,17 +97,16 @@ static void finding_put(struct finding *fd)
 	fd->m = 0;
 }
 
-/* Whether @ip is an instruction of the cycle. */
-static bool in_cycle(const struct finding *fd, uint64_t ip)
+/* How many times @ip is an instruction of the cycle. */
+static unsigned int in_cycle(const struct finding *fd, uint64_t ip)
 {
-	unsigned int i;
+	unsigned int i, c = 0;
 	uint32_t k;
 
 	for (i = 0; i < fd->m; i++)
 		for (k = 0; k < fd->b[i]->n; k++)
-			if (fd->b[i]->insn[k].ip == ip)
-				return true;
-	return false;
+			c += fd->b[i]->insn[k].ip == ip;
+	return c;
 }
 
 /* The blocks' ends and ways: 0 when they form a cycle, -1 when not. */
@@ -146,20 +145,9 @@ static int shape(struct emu_thread *t, const struct finding *fd,
 	/* each instruction once; each exit its own and off the cycle, in
 	 * code that does not change */
 	for (i = 0; i < fd->m; i++) {
-		for (k = 0; k < fd->b[i]->n; k++) {
-			const struct emu_block *b = fd->b[i];
-			unsigned int c = 0;
-
-			for (j = 0; j < fd->m; j++) {
-				uint32_t l;
-
-				for (l = 0; l < fd->b[j]->n; l++)
-					c += fd->b[j]->insn[l].ip ==
-					     b->insn[k].ip;
-			}
-			if (c != 1)
+		for (k = 0; k < fd->b[i]->n; k++)
+			if (in_cycle(fd, fd->b[i]->insn[k].ip) != 1)
 				return -1;
-		}
 		for (j = 0; j < i; j++)
 			if (p->exit[j] == p->exit[i])
 				return -1;
