@@ -366,6 +366,13 @@ static void paid(struct emu_loop_plan *p, uint64_t n)
 	}
 }
 
+/* Whether the last hop repeats the one @m hops before it. */
+static bool closes(const struct emu_hops *h, unsigned int m)
+{
+	return m < h->n && h->jcc[h->n - 1 - m] == h->jcc[h->n - 1] &&
+	       h->to[h->n - 1 - m] == h->to[h->n - 1];
+}
+
 int emu_loop_try(struct emu_thread *t)
 {
 	const struct emu_hops *h = &t->hops;
@@ -374,11 +381,14 @@ int emu_loop_try(struct emu_thread *t)
 	unsigned int m, i;
 	int err = 0;
 
-	if (!h->n || !emu_tr_alone(t))
+	/* this runs at every conditional jump: the hops first, the threads
+	 * only where they close a cycle */
+	for (m = 1; m <= EMU_LOOP_BLOCKS && !closes(h, m); m++)
+		;
+	if (m > EMU_LOOP_BLOCKS || !emu_tr_alone(t))
 		return 0;
-	for (m = 1; m <= EMU_LOOP_BLOCKS && m < h->n && !p; m++) {
-		if (h->jcc[h->n - 1 - m] != h->jcc[h->n - 1] ||
-		    h->to[h->n - 1 - m] != h->to[h->n - 1])
+	for (; m <= EMU_LOOP_BLOCKS && !p; m++) {
+		if (!closes(h, m))
 			continue;
 		p = plan_of(t, h, m, &fd, &err);
 		if (err)

@@ -566,7 +566,7 @@ static int on_exit_event(struct emu_thread *t)
 	int err;
 
 	err = get_regs(t, &regs);
-	if (!err && (t->run || t->loop.plan) && regs.rip)
+	if (!err && emu_run_native(t) && regs.rip)
 		err = emu_run_stop(t, 0, &regs, &done);
 	if (!err)
 		err = finish_exit(t, &regs);
@@ -623,13 +623,13 @@ static int on_spawn(struct emu_thread *t)
 	if (find_thread(tr, (pid_t)msg))
 		return 0;
 	if (tr->nr_unborn == tr->unborn_cap) {
-		n = realloc(tr->unborn,
-			    (tr->unborn_cap ? 2 * tr->unborn_cap : 8) *
-				sizeof(*n));
+		size_t cap = tr->unborn_cap ? 2 * tr->unborn_cap : 8;
+
+		n = realloc(tr->unborn, cap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		tr->unborn = n;
-		tr->unborn_cap = tr->unborn_cap ? 2 * tr->unborn_cap : 8;
+		tr->unborn_cap = cap;
 	}
 	tr->unborn[tr->nr_unborn++] = (pid_t)msg;
 	return 0;
@@ -733,7 +733,7 @@ static int on_plain_stop(struct emu_thread *t, int sig)
 	err = get_regs(t, &regs);
 	if (err)
 		return err;
-	if (t->run || t->loop.plan) {
+	if (emu_run_native(t)) {
 		err = emu_run_stop(t, sig, &regs, &done);
 		return err || done ? err : on_signal(t, sig, &regs);
 	}

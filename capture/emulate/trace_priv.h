@@ -137,5 +137,11 @@ void emu_run_code(struct emu_thread *t, struct emu_code *c);
 int emu_run_path(struct emu_thread *t, const struct emu_block *b, uint32_t k);
 /* Resume @t natively (its registers written back first). */
 int emu_run_go(struct emu_thread *t);
+/* Whether @t runs natively (a block or a loop): its stops are
+ * emu_run_stop's. */
+static inline bool emu_run_native(const struct emu_thread *t)
+{
+	return t->run || t->loop.plan;
+}
 
 #endif
