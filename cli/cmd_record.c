@@ -551,9 +551,9 @@ static void print_summary(struct qpt_recorder *rec, const char *out,
 	if (st.threads)
 		fprintf(stderr,
 			"[ qpt record --emulate: %" PRIu64 " instructions in "
-			"%" PRIu64 " thread(s), %" PRIu64 " lost single-step "
-			"traps recovered ]\n",
-			st.insns, st.threads, st.lost_traps);
+			"%" PRIu64 " thread(s), %" PRIu64 " stops, %" PRIu64
+			" lost single-step traps recovered ]\n",
+			st.insns, st.threads, st.stops, st.lost_traps);
 	fprintf(stderr,
 		"[ qpt record: captured %" PRIu64 " bytes of trace in %" PRIu64
 		" buffers, %" PRIu64 " bytes lost%s; %" PRIu64

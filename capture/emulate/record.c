@@ -659,6 +659,7 @@ static void emu_stats(const struct qpt_recorder *rec,
 			qpt_consumer_add_stats(er->rings[i].cons, st);
 	st->insns = er->tres.insns;
 	st->threads = er->tres.threads;
+	st->stops = er->tres.stops;
 	st->lost_traps = er->tres.lost_traps;
 	st->trace_gaps = er->tres.gaps;
 }
