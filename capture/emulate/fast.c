@@ -581,6 +581,7 @@ int emu_fast_block(struct emu_fast *f, const struct emu_code *c, uint64_t entry,
 	b->refs = 2; /* the cache's and the caller's */
 	b->plan = NULL;
 	b->loop_tried = 0;
+	b->ways = EMU_WAYS_UNKNOWN;
 	b->n = bd->n;
 	b->end = (uint8_t)bd->end;
 	b->last = bd->last;
@@ -592,4 +593,77 @@ int emu_fast_block(struct emu_fast *f, const struct emu_code *c, uint64_t entry,
 	f->nr_blocks++;
 	*out = b;
 	return 0;
+}
+
+/* ---- conditional jumps that run natively ---- */
+
+/* Whether @b ends where a breakpoint or the kernel stops the thread: a
+ * branch of its own or a system call (not a direct jump or call a long
+ * path was cut at, which other paths run over). */
+static bool stops_itself(const struct emu_block *b)
+{
+	if (!b->n || b->end == EMU_END_STEP)
+		return false;
+	return b->end == EMU_END_SYSCALL ||
+	       (b->last.x.cls != QX86_JMP && b->last.x.cls != QX86_CALL);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether no instruction lies on two of the paths @p[0..2]. */
+static bool apart(struct emu_block *const p[3])
+{
+	uint64_t ip[3 * BLOCK_MAX];
+	size_t n = 0, i;
+	uint32_t k;
+
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < p[i]->n; k++)
+			ip[n++] = p[i]->insn[k].ip;
+	qsort(ip, n, sizeof(ip[0]), cmp_u64);
+	for (i = 1; i < n; i++)
+		if (ip[i] == ip[i - 1])
+			return false;
+	return true;
+}
+
+int emu_fast_ways(struct emu_fast *f, const struct emu_code *c,
+		  struct emu_block *b, struct emu_block *way[2])
+{
+	const struct emu_block_insn *end = &b->insn[b->n - 1];
+	uint64_t to[2] = {end->ip + end->len, b->last.x.target};
+	struct emu_block *p[3] = {b, NULL, NULL};
+	int i, err = 0;
+
+	if (b->ways == EMU_WAYS_NOT)
+		return 0;
+	if (!b->n || b->end != EMU_END_BRANCH || b->last.x.cls != QX86_JCC ||
+	    b->last.cls != EMU_INSN_JCC)
+		goto no;
+	for (i = 0; i < 2; i++) {
+		if (c->stop_at && c->stop_at(c->ctx, to[i]))
+			goto no;
+		err = emu_fast_block(f, c, to[i], &p[i + 1]);
+		if (err)
+			goto out;
+		if (!stops_itself(p[i + 1]))
+			goto no;
+	}
+	if (b->ways == EMU_WAYS_UNKNOWN && !apart(p))
+		goto no;
+	b->ways = EMU_WAYS_TOLD;
+	way[0] = p[1];
+	way[1] = p[2];
+	return 1;
+no:
+	b->ways = EMU_WAYS_NOT;
+out:
+	emu_block_put(p[1]);
+	emu_block_put(p[2]);
+	return err;
 }

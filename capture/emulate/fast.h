@@ -13,6 +13,11 @@
  * writable or shared (it may change without a system call), bytes that do
  * not decode, LOOP and far transfers, instructions that overlap others.
  *
+ * A conditional jump at a block's end needs no breakpoint where the blocks
+ * of its two ways end in stops of their own and no instruction lies on two
+ * of the three paths (emu_fast_ways): with the ways' ends planted, where
+ * the thread stops tells which way the jump went.
+ *
  * Breakpoints are planted only in private, non-writable executable
  * mappings, each remembering the byte it replaced; code read for decoding
  * is patched back (emu_fast_patch).  An address space may be shared by
@@ -42,6 +47,12 @@ struct emu_block_insn {
 
 struct emu_loop_plan;
 
+enum emu_block_ways {
+	EMU_WAYS_UNKNOWN, /* not looked at yet */
+	EMU_WAYS_TOLD,	  /* the end can run natively: the stop tells */
+	EMU_WAYS_NOT,	  /* it cannot */
+};
+
 struct emu_block {
 	uint64_t entry;
 	unsigned int refs;
@@ -49,6 +60,7 @@ struct emu_block {
 	 * m blocks) found not to be one; freed with the block. */
 	struct emu_loop_plan *plan;
 	uint8_t loop_tried;
+	uint8_t ways; /* enum emu_block_ways: emu_fast_ways's finding */
 	uint32_t n;	      /* instructions (0 for EMU_END_STEP), the end
 			       * last */
 	uint8_t end;	      /* enum emu_block_end */
@@ -89,6 +101,18 @@ void emu_fast_put(struct emu_fast *f);
 int emu_fast_block(struct emu_fast *f, const struct emu_code *c, uint64_t entry,
 		   struct emu_block **out);
 void emu_block_put(struct emu_block *b);
+
+/*
+ * Whether @b's end, a conditional jump, can run natively, with no
+ * breakpoint: its two ways' blocks (*@way: [0] not taken, [1] taken;
+ * references for the caller) end in branches or system calls of their
+ * own, no --snapshot-on address starts one, and no instruction lies on two
+ * of the three paths.  With the ways' ends planted, where the thread stops
+ * then tells which way it went.  1 with the ways, 0 when not (kept with
+ * @b), or an error of @c or -ENOMEM.
+ */
+int emu_fast_ways(struct emu_fast *f, const struct emu_code *c,
+		  struct emu_block *b, struct emu_block *way[2]);
 
 /* Plant a breakpoint at @addr (an instruction start of a block).  0, or
  * -EAGAIN where none can be (overlapping code), or -errno. */

@@ -277,8 +277,8 @@ static bool clear_path(const struct emu_thread *t, const struct finding *fd)
 	return true;
 }
 
-/* The breakpoints as the loop found them: the jumps' planted, the exits'
- * of its own taken out (the first @n of each). */
+/* The breakpoints as the loop found them: the jumps' planted again, the
+ * exits' of its own taken out (the first @n of each). */
 static int restore(struct emu_thread *t, unsigned int n)
 {
 	struct emu_loop *l = &t->loop;
@@ -293,8 +293,11 @@ static int restore(struct emu_thread *t, unsigned int n)
 			err = err ? err : e;
 			l->ours[i] = false;
 		}
-		e = emu_fast_plant(t->proc->fast, &c, l->plan->jcc[i]);
-		err = err ? err : e;
+		if (l->lifted[i]) {
+			e = emu_fast_plant(t->proc->fast, &c, l->plan->jcc[i]);
+			err = err ? err : e;
+			l->lifted[i] = false;
+		}
 	}
 	return err == -ESRCH || err == -EIO || err == -EFAULT || err == -EAGAIN
 		   ? 0
@@ -328,6 +331,7 @@ static int arm(struct emu_thread *t)
 			l->ours[i] = false;
 			break;
 		}
+		l->lifted[i] = emu_fast_planted(t->proc->fast, p->jcc[i]);
 		err = emu_fast_lift(t->proc->fast, &c, p->jcc[i]);
 	}
 	if (!err)

@@ -46,6 +46,8 @@ struct emu_loop {
 	struct emu_loop_plan *plan; /* b[0]'s */
 	struct emu_block *b[EMU_LOOP_BLOCKS];	/* references */
 	bool ours[EMU_LOOP_BLOCKS]; /* exit's breakpoint is the loop's */
+	bool lifted[EMU_LOOP_BLOCKS]; /* the jump's was planted (some run
+				       * natively: emu_fast_ways) */
 	uint64_t start; /* the induction register at b[0]'s entry */
 };
 

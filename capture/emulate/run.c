@@ -7,6 +7,8 @@
  * stop (the condition from RFLAGS, an indirect target from its operand, a
  * return address from the stack; a call's push written to the stack), and
  * the thread goes on to the next block's end without being stepped.  A
+ * conditional jump whose ways run to different stops (emu_fast_ways) runs
+ * natively too: the block and the way the stop lies on are retired then.  A
  * system call, an instruction no block runs over, and a branch whose
  * emulation would fault are single-stepped by the stepping engine, so that
  * the kernel does what it does (signals, faults, exec, clone).
@@ -162,6 +164,47 @@ int emu_run_go(struct emu_thread *t)
 	return err == -ESRCH ? 0 : err;
 }
 
+void emu_run_drop(struct emu_thread *t)
+{
+	emu_block_put(t->run);
+	emu_block_put(t->way[0]);
+	emu_block_put(t->way[1]);
+	t->run = t->way[0] = t->way[1] = NULL;
+}
+
+/*
+ * Where @b's end, a conditional jump, has no breakpoint and can run
+ * natively (emu_fast_ways), the ends of its two ways planted instead: 1
+ * with the ways the thread's, 0 when the end is to be planted, or an
+ * error.
+ */
+static int plant_ways(struct emu_thread *t, const struct emu_code *c,
+		      struct emu_block *b)
+{
+	struct emu_fast *f = t->proc->fast;
+	struct emu_block *way[2];
+	int i, err;
+
+	if (b->ways == EMU_WAYS_NOT ||
+	    emu_fast_planted(f, b->insn[b->n - 1].ip))
+		return 0;
+	err = emu_fast_ways(f, c, b, way);
+	if (err <= 0)
+		return err == -ENOMEM || err == -ESRCH ? err : 0;
+	for (err = 0, i = 0; i < 2 && !err; i++)
+		if (way[i]->end == EMU_END_BRANCH)
+			err = emu_fast_plant(f, c,
+					     way[i]->insn[way[i]->n - 1].ip);
+	if (err) {
+		emu_block_put(way[0]);
+		emu_block_put(way[1]);
+		return err == -ENOMEM || err == -ESRCH ? err : 0;
+	}
+	t->way[0] = way[0];
+	t->way[1] = way[1];
+	return 1;
+}
+
 /* Run natively from prev_ip, the entry of @b (its reference is the
  * thread's while it runs). */
 static int run(struct emu_thread *t, struct emu_block *b)
@@ -172,7 +215,11 @@ static int run(struct emu_thread *t, struct emu_block *b)
 
 	if (b->end == EMU_END_BRANCH) {
 		emu_run_code(t, &c);
-		err = emu_fast_plant(t->proc->fast, &c, end->ip);
+		err = plant_ways(t, &c, b);
+		if (err == 0)
+			err = emu_fast_plant(t->proc->fast, &c, end->ip);
+		else if (err == 1)
+			err = 0;
 		if (err == -ENOMEM || err == -ESRCH) {
 			emu_block_put(b);
 			return err == -ESRCH ? 0 : err;
@@ -183,11 +230,11 @@ static int run(struct emu_thread *t, struct emu_block *b)
 		}
 	}
 	err = emu_run_go(t);
+	t->run = b;
 	if (err) {
-		emu_block_put(b);
+		emu_run_drop(t);
 		return err;
 	}
-	t->run = b;
 	t->have_prev = false;
 	return 0;
 }
@@ -280,8 +327,7 @@ int emu_run_new_space(struct emu_thread *t)
 		if (o->proc == t->proc) {
 			o->lifted = 0;
 			emu_loop_forget(&o->hops);
-			emu_block_put(o->run);
-			o->run = NULL;
+			emu_run_drop(o);
 		}
 	emu_fast_put(t->proc->fast);
 	t->proc->fast = emu_fast_new();
@@ -377,6 +423,63 @@ static int at_syscall(struct emu_thread *t, const struct emu_block *b,
 	return err;
 }
 
+/* The place of @ip on @b's path (b->n: not on it). */
+static uint32_t index_of(const struct emu_block *b, uint64_t ip)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->n && b->insn[i].ip != ip; i++)
+		;
+	return i;
+}
+
+/* Whether @t stopped on @b's path at @ip, or, at a system call's stop
+ * (@sc), at the end of @b's call. */
+static bool stopped_on(const struct emu_block *b, uint64_t ip, bool sc)
+{
+	const struct emu_block_insn *end = &b->insn[b->n - 1];
+
+	if (sc)
+		return b->end == EMU_END_SYSCALL && ip == end->ip + end->len;
+	return index_of(b, ip) < b->n;
+}
+
+/*
+ * The block @t stopped in at @ip (@sc: as stopped_on's), to *@in (the
+ * reference the caller's): the block it ran, or the way that block's end
+ * went when the end ran natively (plant_ways; what ran up to the way is
+ * retired).  Where the stop lies on none, the block it ran.  0 or an
+ * error.
+ */
+static int stopped_in(struct emu_thread *t, uint64_t ip, bool sc,
+		      struct emu_block **in)
+{
+	struct emu_block *b = t->run, *way[2] = {t->way[0], t->way[1]};
+	const struct emu_block_insn *end;
+	int k, err = 0;
+
+	t->run = t->way[0] = t->way[1] = NULL;
+	*in = b;
+	if (!way[0] || stopped_on(b, ip, sc))
+		k = 2;
+	else
+		for (k = 0; k < 2 && !stopped_on(way[k], ip, sc); k++)
+			;
+	if (k < 2) {
+		end = &b->insn[b->n - 1];
+		err = emu_run_path(t, b, b->n - 1);
+		if (!err)
+			err = emu_tr_retire(t, end->ip, &b->last, way[k]->entry,
+					    NR_NONE);
+		emu_loop_hop(&t->hops, end->ip, way[k]->entry);
+		*in = way[k];
+		way[k] = b;
+	}
+	emu_block_put(way[0]);
+	emu_block_put(way[1]);
+	return err;
+}
+
 int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		 bool *done)
 {
@@ -391,11 +494,11 @@ int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		if (err || left)
 			return err;
 	}
-	b = t->run;
-	t->run = NULL;
-	if (sig == (SIGTRAP | 0x80) && b) {
+	if (sig == (SIGTRAP | 0x80) && t->run) {
+		err = stopped_in(t, regs->rip, true, &b);
 		emu_loop_forget(&t->hops);
-		err = at_syscall(t, b, regs);
+		if (!err)
+			err = at_syscall(t, b, regs);
 		emu_block_put(b);
 		return err;
 	}
@@ -408,13 +511,14 @@ int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		emu_fast_planted(t->proc->fast, regs->rip - 1);
 	if (at_bp)
 		regs->rip--;
-	else
+	err = stopped_in(t, regs->rip, false, &b);
+	if (!at_bp)
 		emu_loop_forget(&t->hops);
-	for (i = 0; b && i < b->n && b->insn[i].ip != regs->rip; i++)
-		;
-	if (b)
+	if (b && !err) {
+		i = index_of(b, regs->rip);
 		err = i < b->n ? emu_run_path(t, b, i)
 			       : gap(t, b->entry, regs->rip);
+	}
 	emu_block_put(b);
 	t->regs = *regs;
 	t->regs_dirty = at_bp;

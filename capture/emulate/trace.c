@@ -198,7 +198,7 @@ static void drop_thread(struct emu_tracer *tr, struct emu_thread *t)
 		if (!o)
 			emu_proc_free(t->proc);
 	}
-	emu_block_put(t->run);
+	emu_run_drop(t);
 	emu_loop_drop(t);
 	emu_pt_free(t->pt);
 	free(t);

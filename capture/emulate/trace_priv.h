@@ -40,6 +40,8 @@ struct emu_thread {
 	struct user_regs_struct regs; /* at prev_ip (as emulated) */
 	bool regs_dirty;	      /* regs to be written back */
 	struct emu_block *run;	      /* runs natively from its entry */
+	struct emu_block *way[2];     /* and on, where run's end has no
+				       * breakpoint (emu_fast_ways) */
 	uint64_t lifted;	      /* a breakpoint taken out for a step */
 	struct emu_loop loop;	      /* runs natively (loop.plan set) */
 	struct emu_hops hops;	      /* the jumps before this stop */
@@ -137,6 +139,9 @@ void emu_run_code(struct emu_thread *t, struct emu_code *c);
 int emu_run_path(struct emu_thread *t, const struct emu_block *b, uint32_t k);
 /* Resume @t natively (its registers written back first). */
 int emu_run_go(struct emu_thread *t);
+/* The blocks @t runs are no longer its own (gone, or a new address
+ * space). */
+void emu_run_drop(struct emu_thread *t);
 /* Whether @t runs natively (a block or a loop): its stops are
  * emu_run_stop's. */
 static inline bool emu_run_native(const struct emu_thread *t)
