@@ -242,6 +242,88 @@ static void test_cut_paths(void **state)
 	emu_block_put(b);
 }
 
+/* Whether the conditional jump ending the block at @entry can run with no
+ * breakpoint (emu_fast_ways); when it can, its ways start at @way0 (not
+ * taken) and @way1. */
+static void check_ways(struct fx *fx, uint64_t entry, bool told, uint64_t way0,
+		       uint64_t way1)
+{
+	struct emu_block *b = block(fx, entry), *way[2] = {NULL, NULL};
+	int r = emu_fast_ways(fx->f, &fx->c, b, way);
+
+	assert_int_equal(r, told);
+	assert_int_equal(b->ways, told ? EMU_WAYS_TOLD : EMU_WAYS_NOT);
+	if (told) {
+		assert_int_equal(way[0]->entry, way0);
+		assert_int_equal(way[1]->entry, way1);
+		emu_block_put(way[0]);
+		emu_block_put(way[1]);
+	}
+	/* the finding is kept: asked again, the same answer */
+	way[0] = way[1] = NULL;
+	assert_int_equal(emu_fast_ways(fx->f, &fx->c, b, way), r);
+	emu_block_put(way[0]);
+	emu_block_put(way[1]);
+	emu_block_put(b);
+}
+
+/*
+ * A conditional jump needs no breakpoint where its ways end in stops of
+ * their own (a return, a system call) on paths apart from each other and
+ * from the block; not where they meet, where one comes back to the jump,
+ * where one ends on a direct jump a path was cut at, or where one starts
+ * at a stop address.
+ */
+static void test_ways(void **state)
+{
+	struct fx *fx = *state;
+	static const uint8_t jz[] = {0x74, 0x10};   /* jz +0x10 */
+	static const uint8_t back[] = {0x74, 0xfb}; /* jz -5: the entry */
+	static const uint8_t ret[] = {0xc3};
+	static const uint8_t sys[] = {0x0f, 0x05};  /* syscall */
+	static const uint8_t spin[] = {0xeb, 0xfe}; /* jmp . */
+	uint64_t a;
+
+	/* both ways return: the not-taken one at +8, the taken at +0x16 */
+	a = BASE;
+	put(fx, a + 3, jz, sizeof(jz));
+	put(fx, a + 8, ret, sizeof(ret));
+	put(fx, a + 0x16, ret, sizeof(ret));
+	check_ways(fx, a, true, a + 5, a + 0x15);
+	/* one way ends in a system call */
+	a = BASE + 0x100;
+	put(fx, a + 3, jz, sizeof(jz));
+	put(fx, a + 6, sys, sizeof(sys));
+	put(fx, a + 0x16, ret, sizeof(ret));
+	check_ways(fx, a, true, a + 5, a + 0x15);
+	/* the ways meet: the not-taken one runs on into the taken one */
+	a = BASE + 0x200;
+	put(fx, a + 3, jz, sizeof(jz));
+	put(fx, a + 0x16, ret, sizeof(ret));
+	check_ways(fx, a, false, 0, 0);
+	/* the taken way is the block again */
+	a = BASE + 0x300;
+	put(fx, a + 3, back, sizeof(back));
+	put(fx, a + 8, ret, sizeof(ret));
+	check_ways(fx, a, false, 0, 0);
+	/* the taken way spins on a direct jump (cut there) */
+	a = BASE + 0x400;
+	put(fx, a + 3, jz, sizeof(jz));
+	put(fx, a + 8, ret, sizeof(ret));
+	put(fx, a + 0x15, spin, sizeof(spin));
+	check_ways(fx, a, false, 0, 0);
+	/* the taken way starts at a stop address */
+	a = BASE + 0x500;
+	put(fx, a + 3, jz, sizeof(jz));
+	put(fx, a + 8, ret, sizeof(ret));
+	put(fx, a + 0x16, ret, sizeof(ret));
+	fx->s.stop = a + 0x15;
+	check_ways(fx, a, false, 0, 0);
+	fx->s.stop = 0;
+	/* a block that ends in a return has no ways */
+	check_ways(fx, BASE + 5, false, 0, 0);
+}
+
 /* A breakpoint is written over the first byte and read back as the
  * program wrote it; lifted, the byte is the program's again. */
 static void test_plant_patch_lift(void **state)
@@ -370,6 +452,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_syscall_and_step, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_cut_paths, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ways, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_plant_patch_lift, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_overlap, setup, teardown),
