@@ -10,7 +10,11 @@
 #   kills the command if it has not ended 2 s later, finishes the file and
 #   exits within seconds, leaving no process behind; Ctrl-C (the whole
 #   process group) likewise;
-# - every file left so decodes in perf (no errors) and qpt.
+# - every file left so decodes in perf (no errors) and qpt;
+# - a timer's signals stop the command wherever it runs natively, in
+#   blocks and in the ways of jumps with no breakpoint (emu_ways alarm):
+#   perf and qpt decode the file with no error and find the handler
+#   entered as often as the command counted.
 # Args: GT_STEP PROG_DIR
 GT=$1 DIR=$2
 # shellcheck source=tests/emulate/common.sh
@@ -116,6 +120,22 @@ start spin
 set +m
 kill -s INT -- "-$qpid"
 finish "Ctrl-C" 130
+
+# a timer's signals, every 500 us, until 300 have come
+env -i "$QPT" record -q --emulate -o alarm.data -- "$DIR/emu_ways" alarm \
+	>alarm.txt 2>err.txt || bad "alarm: qpt exits $? $(head -1 err.txt)"
+n=$(awk '$1 == "alarm" { print $2 }' alarm.txt)
+[ "${n:-0}" -ge 300 ] 2>/dev/null ||
+	bad "alarm: the command counted '$n' signals, want 300 or more"
+decodes alarm.data alarm
+p=$(perf script -i alarm.data --itrace=i0ns -F ip,sym,symoff 2>/dev/null |
+	grep -c 'on_alarm+0x0$')
+q=$("$QPT" decode -i alarm.data 2>/dev/null | grep -c ' on_alarm+0x0 insn:')
+e=$("$QPT" decode -i alarm.data --no-sym 2>/dev/null |
+	grep -cE '^ *[0-9]+ +\[(error|lost|overflow)')
+[ "$p" = "$n" ] && [ "$q" = "$n" ] ||
+	bad "alarm: the handler entered $p times (perf), $q (qpt), want $n"
+[ "$e" = 0 ] || bad "alarm: qpt decode finds $e errors"
 
 [ $fail -eq 0 ] && echo "ok: dispositions, exit status, stop signals"
 exit $fail

@@ -9,6 +9,9 @@
  *   ways fault   as "ways", then loads that fault inside a way (the
  *                SIGSEGV handler makes the page readable, the way goes on)
  *   ways crash   a load inside a way that kills (SIGSEGV)
+ *   ways alarm   the jumps below run until a timer's signal (every 500 us)
+ *                has come 300 times, stopping the program wherever it
+ *                is; prints "alarm N": the handler's runs
  * The functions (asm, so that their shape does not depend on the
  * compiler):
  *   ways_pick    both ways end in a return
@@ -18,12 +21,14 @@
  *   ways_scan    a loop of two blocks, one of which leaves by a jump
  *                that runs natively: the loop runs natively around it
  *   ways_meet    a jump whose ways meet (if/else): a breakpoint, as before
+ *   ways_slow    a long way of CPUIDs (alarm's)
  */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define N 3000
@@ -34,6 +39,7 @@ uint64_t ways_chain(int64_t x, int64_t y);
 uint64_t ways_load(const uint64_t *p, uint64_t go);
 uint64_t ways_scan(const uint8_t *p, uint64_t n);
 uint64_t ways_meet(uint64_t x);
+uint64_t ways_slow(uint64_t x);
 
 __asm__(".text\n"
 	".globl ways_pick\n"
@@ -113,6 +119,27 @@ __asm__(".text\n"
 	"ret\n"
 	".size ways_scan, .-ways_scan\n"
 
+	/* x, slowly: a long way of CPUIDs (in a VM each leaves for the
+	 * hypervisor, microseconds), where a timer's signal comes often
+	 * while it runs */
+	".globl ways_slow\n"
+	".type ways_slow, @function\n"
+	"ways_slow:\n\t"
+	"mov %rdi, %rax\n\t"
+	"test $1, %rdi\n\t"
+	"jz 1f\n\t"
+	"push %rbx\n\t"
+	".rept 16\n\t"
+	"xor %eax, %eax\n\t"
+	"cpuid\n\t"
+	".endr\n\t"
+	"pop %rbx\n\t"
+	"mov %rdi, %rax\n\t"
+	"ret\n"
+	"1:\n\t"
+	"ret\n"
+	".size ways_slow, .-ways_slow\n"
+
 	".globl ways_meet\n"
 	".type ways_meet, @function\n"
 	"ways_meet:\n\t"
@@ -184,6 +211,38 @@ static int crash(void)
 	return 0;
 }
 
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+static int alarm_mode(void)
+{
+	struct itimerval it = {{0, 500}, {0, 500}};
+	struct sigaction sa;
+	uint64_t s = 0;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; alarms < 300; i = (i + 1) % N) {
+		s += ways_pick(buf[i] * 5u);
+		s += ways_chain((int64_t)buf[i] - 10, (int64_t)buf[i + 1] - 20);
+		s += ways_meet(buf[i]);
+		s += ways_slow(i);
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	/* a signal still pending came as the call returned: all counted */
+	printf("alarm %d %llu\n", (int)alarms, (unsigned long long)(s & 1));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t s[6] = {0};
@@ -202,6 +261,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "crash"))
 		return crash();
+	if (argc > 1 && !strcmp(argv[1], "alarm"))
+		return alarm_mode();
 	for (i = 0; i < N; i++) {
 		s[0] += ways_pick(buf[i] * 5u);
 		s[1] += ways_sys(i) != 0;
