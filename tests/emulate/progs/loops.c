@@ -22,6 +22,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "guard.h"
+
 #define N 3000
 
 static uint8_t buf[N + 64];
@@ -162,36 +164,18 @@ static size_t rle(const uint8_t *p, size_t n)
 
 /* ---- loops that fault ---- */
 
-static uint8_t *guarded; /* two pages, the second PROT_NONE until read */
 static long page;
-
-static void on_segv(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	if ((uint8_t *)si->si_addr < guarded + page ||
-	    (uint8_t *)si->si_addr >= guarded + 2 * page)
-		_exit(3);
-	mprotect(guarded + page, (size_t)page, PROT_READ | PROT_WRITE);
-}
 
 static int faults(void)
 {
-	struct sigaction sa;
 	uint64_t s = 0;
 	int k;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_segv;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGSEGV, &sa, NULL);
-	guarded = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (guarded == MAP_FAILED)
+	if (guard_init())
 		return 1;
 	for (k = 0; k < 3; k++) {
 		memset(guarded, k + 1, (size_t)page);
-		mprotect(guarded + page, (size_t)page, PROT_NONE);
+		guard_arm();
 		/* the load before the step (k 0, 2) and after it (k 1) */
 		if (k == 0)
 			s += sum_inc(guarded + 100, (size_t)page);

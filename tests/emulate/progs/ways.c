@@ -31,6 +31,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "guard.h"
+
 #define N 3000
 
 uint64_t ways_pick(uint64_t x);
@@ -157,38 +159,20 @@ __asm__(".text\n"
 
 static uint8_t buf[N + 64];
 
-static uint64_t *guarded; /* two pages, the second PROT_NONE until read */
 static long page;
-
-static void on_segv(int sig, siginfo_t *si, void *uc)
-{
-	uint8_t *a = si->si_addr, *g = (uint8_t *)guarded;
-
-	(void)sig;
-	(void)uc;
-	if (a < g + page || a >= g + 2 * page)
-		_exit(3);
-	mprotect(g + page, (size_t)page, PROT_READ | PROT_WRITE);
-}
 
 static int faults(void)
 {
-	struct sigaction sa;
-	uint64_t s = 0, k;
+	uint64_t s = 0, k, *g;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_segv;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGSEGV, &sa, NULL);
-	guarded = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (guarded == MAP_FAILED)
+	if (guard_init())
 		return 1;
+	g = (uint64_t *)guarded + page / 8;
 	for (k = 0; k < 3; k++) {
-		guarded[page / 8 + k] = k + 5;
-		mprotect((uint8_t *)guarded + page, (size_t)page, PROT_NONE);
-		s += ways_load(guarded + page / 8 + k, 1);
-		s += ways_load(guarded + page / 8 + k, 0);
+		g[k] = k + 5;
+		guard_arm();
+		s += ways_load(g + k, 1);
+		s += ways_load(g + k, 0);
 	}
 	printf("fault %llu\n", (unsigned long long)s);
 	return 0;
