@@ -9,7 +9,9 @@
 #   - bp_loop, a bare breakpoint loop (int3, wait, read the registers,
 #     continue): its stops/s times the program's instructions per branch
 #     (from the decode of the recording) is the floor of a design that
-#     stops once per branch;
+#     stops once per branch (the engine stops less often: jumps whose
+#     ways run to different stops, and counted loops, run natively; it
+#     prints its instructions per stop);
 #   - the breakpoint engine unbound (--cpu-unbound): every other peer runs
 #     on one CPU, as qpt record --emulate binds itself and the command by
 #     default (a ptrace stop between two CPUs costs several times more).
@@ -60,7 +62,8 @@ peer() { # NAME PROG ARG
 		t1=$(now)
 		n=$(sed -n 's/.*--emulate: \([0-9]*\) instructions.*/\1/p' \
 			"$tmp/sum")
-		[ -n "$n" ] || { cat "$tmp/sum" >&2; exit 1; } ;;
+		[ -n "$n" ] || { cat "$tmp/sum" >&2; exit 1; }
+		cp "$tmp/sum" "$tmp/$1.sum" ;;
 	bare)
 		t0=$(now)
 		$PIN env -i "$GT" -c "$tmp/count" -- "$2" "$3" >/dev/null
@@ -76,6 +79,12 @@ per_branch() {
 	"$QPT" decode -i "$tmp/fast.data" --no-sym 2>/dev/null |
 		awk '/ insn: / { n++; for (i = 1; i <= NF; i++) if ($i ~ /^(j[a-z]+|call|ret|loop[a-z]*)$/) { b++; break } }
 		     END { printf "%.2f", b ? n / b : 0 }'
+}
+
+# instructions per ptrace stop of the breakpoint engine (its summary)
+per_stop() {
+	sed -n 's/.*--emulate: \([0-9]*\) instructions.*, \([0-9]*\) stops,.*/\1 \2/p' \
+		"$tmp/fast.sum" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'
 }
 
 bp_stops() {
@@ -99,12 +108,12 @@ for w in "branchy 1" "loopy 2"; do
 		done
 		echo "$1 round $r: fast$(echo "$fast" | awk '{ print " " $NF }') step$(echo "$step" | awk '{ print " " $NF }') bare-step$(echo "$bare" | awk '{ print " " $NF }') fast-unbound$(echo "$unbound" | awk '{ print " " $NF }') insn/s, bp-loop$(echo "$stops" | awk '{ print " " $NF }') stops/s"
 	done
-	ipb=$(per_branch)
+	ipb=$(per_branch) ips=$(per_stop)
 	mf=$(echo "$fast" | median) ms=$(echo "$step" | median)
 	mb=$(echo "$bare" | median) mstops=$(echo "$stops" | median)
 	mu=$(echo "$unbound" | median)
 	awk -v w="$1" -v f="$mf" -v s="$ms" -v b="$mb" -v st="$mstops" \
-		-v ipb="$ipb" -v u="$mu" 'BEGIN {
+		-v ipb="$ipb" -v ips="$ips" -v u="$mu" 'BEGIN {
 		floor = st * ipb
 		printf "%s: fast %.0f insn/s; step %.0f; bare single-step %.0f; "\
 		       "bare breakpoint %.0f stops/s x %.2f insns/branch = "\
@@ -112,6 +121,8 @@ for w in "branchy 1" "loopy 2"; do
 		printf "%s: fast/step %.1fx, fast/bare-step %.1fx (goal >= 10), "\
 		       "fast %s 300,000 insn/s, floor/fast %.2f (goal <= 1.5)\n",
 		       w, f / s, f / b, (f >= 300000 ? ">=" : "<"), floor / f
+		printf "%s: the breakpoint engine stops once per %.2f "\
+		       "instructions (once per branch: %.2f)\n", w, ips, ipb
 		printf "%s: unbound (--cpu-unbound) fast %.0f insn/s: bound to "\
 		       "one CPU %.1fx faster\n", w, u, f / u }'
 done
