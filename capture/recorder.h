@@ -172,7 +172,7 @@ int rec_crash_timeout(const struct qpt_recorder *rec, int timeout_ms);
 int rec_crash_stop(struct qpt_recorder *rec);
 void rec_crash_free(struct qpt_recorder *rec);
 /* The watch's facts collector, or NULL without a watch. */
-struct emu_crashes *rec_crash_facts(struct qpt_recorder *rec);
+struct crash_list *rec_crash_facts(struct qpt_recorder *rec);
 
 /* recorder_uprobe.c: the PMU source's --snapshot-on (a uprobe) */
 /* SYMBOL[+OFF] of opts.snapshot_on to the command's (or -p's) executable

@@ -12,14 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "capture/emulate/crash.h"
+#include "capture/crash.h"
 #include "capture/recorder.h"
 #include "capture/target.h"
 #include "capture/watch.h"
 
 struct rec_crash {
 	struct watch *watch;
-	struct emu_crashes facts;
+	struct crash_list facts;
 	bool stopping; /* events disabled, last snapshot taken: facts only */
 };
 
@@ -50,8 +50,8 @@ static int on_crash(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
 		if (n < 0)
 			return (int)n;
 	}
-	return emu_crash_add(&rc->facts, QPT_CRASH_SIGNAL, pid, tid, si, regs,
-			     insn, insn_len, now_ns());
+	return crash_add(&rc->facts, QPT_CRASH_SIGNAL, pid, tid, si, regs, insn,
+			 insn_len, now_ns());
 }
 
 static int seize(struct qpt_recorder *rec, struct watch *w)
@@ -65,7 +65,7 @@ int rec_crash_open(struct qpt_recorder *rec)
 {
 	pid_t pid = rec->child ? rec->child : rec->o.pid;
 	uint64_t sigs = rec->o.crash_signals ? rec->o.crash_signals
-					     : emu_crash_default_signals();
+					     : crash_default_signals();
 	struct rec_crash *rc;
 	int err;
 
@@ -129,11 +129,11 @@ int rec_crash_stop(struct qpt_recorder *rec)
 	}
 	if (!err)
 		err = err2;
-	err2 = emu_crash_write(&rc->facts, rec->writer);
+	err2 = crash_write(&rc->facts, rec->writer);
 	return err ? err : err2;
 }
 
-struct emu_crashes *rec_crash_facts(struct qpt_recorder *rec)
+struct crash_list *rec_crash_facts(struct qpt_recorder *rec)
 {
 	return rec->crash ? &rec->crash->facts : NULL;
 }
@@ -143,7 +143,7 @@ void rec_crash_free(struct qpt_recorder *rec)
 	if (!rec->crash)
 		return;
 	watch_free(rec->crash->watch);
-	emu_crash_release(&rec->crash->facts);
+	crash_release(&rec->crash->facts);
 	free(rec->crash);
 	rec->crash = NULL;
 }

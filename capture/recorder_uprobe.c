@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/crash.h"
 #include "capture/elfsym.h"
-#include "capture/emulate/crash.h"
 #include "capture/emulate/trigger.h"
 #include "capture/pmu.h"
 #include "capture/recorder.h"
@@ -37,7 +37,7 @@ struct rec_uprobe {
 	const struct rec_event *ev;
 	struct rec_hit *hits;
 	size_t nr_hits, cap_hits;
-	struct emu_crashes facts; /* without a crash watch */
+	struct crash_list facts; /* without a crash watch */
 };
 
 /* The executable @file runs as, execvp's way: a name without a slash
@@ -197,7 +197,7 @@ int rec_uprobe_sample(struct qpt_recorder *rec,
 int rec_uprobe_fire(struct qpt_recorder *rec)
 {
 	struct rec_uprobe *up = rec->uprobe;
-	struct emu_crashes *facts;
+	struct crash_list *facts;
 	struct user_regs_struct regs;
 	struct rec_hit h;
 	size_t i;
@@ -214,8 +214,8 @@ int rec_uprobe_fire(struct qpt_recorder *rec)
 		h = up->hits[i];
 		memset(&regs, 0, sizeof(regs));
 		regs.rip = h.ip;
-		err = emu_crash_add(facts, QPT_CRASH_TRIGGER, (pid_t)h.pid,
-				    (pid_t)h.tid, NULL, &regs, NULL, 0, h.time);
+		err = crash_add(facts, QPT_CRASH_TRIGGER, (pid_t)h.pid,
+				(pid_t)h.tid, NULL, &regs, NULL, 0, h.time);
 		if (err < 0)
 			return err;
 		n = rec->src->snapshot(rec);
@@ -230,14 +230,14 @@ int rec_uprobe_stop(struct qpt_recorder *rec)
 {
 	if (!rec->uprobe || rec_crash_facts(rec))
 		return 0;
-	return emu_crash_write(&rec->uprobe->facts, rec->writer);
+	return crash_write(&rec->uprobe->facts, rec->writer);
 }
 
 void rec_uprobe_free(struct qpt_recorder *rec)
 {
 	if (!rec->uprobe)
 		return;
-	emu_crash_release(&rec->uprobe->facts);
+	crash_release(&rec->uprobe->facts);
 	free(rec->uprobe->hits);
 	free(rec->uprobe);
 	rec->uprobe = NULL;

@@ -3,7 +3,7 @@
  * The PMU source's ptrace watch for fatal signals (see watch.h): seize,
  * the stops passed on, the signal-delivery stop of a fatal signal told
  * to the caller first.  A task's signal actions are read from /proc by
- * the emulated source's reader (emulate/task.h), by its rule.
+ * the reader both sources share (task.h), by its rule.
  */
 #include "capture/watch.h"
 
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/emulate/task.h"
+#include "capture/task.h"
 
 struct watch {
 	pid_t pid;
@@ -169,10 +169,9 @@ static bool is_fatal(const struct watch *w, pid_t tid, int sig, siginfo_t *si)
 	if (sig < 1 || sig > 64 || !(w->signals & (1ULL << (sig - 1))) ||
 	    !kills_by_default(sig) ||
 	    ptrace(PTRACE_GETSIGINFO, tid, NULL, si) < 0 ||
-	    emu_task_signal_caught(tid, sig))
+	    task_signal_caught(tid, sig))
 		return false;
-	return si->si_code > 0 ||
-	       !emu_task_signal_in(tid, "SigIgn:", sig, false);
+	return si->si_code > 0 || !task_signal_in(tid, "SigIgn:", sig, false);
 }
 
 /* Up to @len code bytes at @ip of @tid, the page holding ip first. */

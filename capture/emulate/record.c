@@ -21,8 +21,8 @@
 
 #include "capture/auxtrace.h"
 #include "capture/buildid_cache.h"
+#include "capture/crash.h"
 #include "capture/emulate/pt.h"
-#include "capture/emulate/crash.h"
 #include "capture/emulate/record.h"
 #include "capture/emulate/sideband.h"
 #include "capture/recorder.h"
@@ -53,7 +53,7 @@ struct emu_src {
 	struct emu_trace_result tres;
 	struct emu_tracer *tr;
 	bool done;
-	struct emu_crashes crashes;
+	struct crash_list crashes;
 	struct emu_trigger trig;
 };
 
@@ -298,8 +298,8 @@ static int on_crash(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
 			   "the crash facts cannot travel in a pipe (perf "
 			   "knows no record for them)",
 			   rec->o.log_ctx);
-	return emu_crash_add(&er->crashes, QPT_CRASH_SIGNAL, pid, tid, si,
-			     regs, insn, insn_len, emu_sb_time());
+	return crash_add(&er->crashes, QPT_CRASH_SIGNAL, pid, tid, si, regs,
+			 insn, insn_len, emu_sb_time());
 }
 
 static int64_t snapshot_all(struct emu_src *er);
@@ -312,8 +312,8 @@ static int on_trigger(void *ctx, pid_t pid, pid_t tid,
 	int64_t n;
 	int err;
 
-	err = emu_crash_add(&er->crashes, QPT_CRASH_TRIGGER, pid, tid, NULL,
-			    regs, NULL, 0, emu_sb_time());
+	err = crash_add(&er->crashes, QPT_CRASH_TRIGGER, pid, tid, NULL, regs,
+			NULL, 0, emu_sb_time());
 	n = err ? err : snapshot_all(er);
 	return n < 0 ? (int)n : 0;
 }
@@ -472,7 +472,7 @@ static void trace_opts(struct emu_src *er, const struct emu_seam *seam)
 	to->log = rec->o.log;
 	to->log_ctx = rec->o.log_ctx;
 	to->crash_signals = rec->o.crash_signals ? rec->o.crash_signals
-						 : emu_crash_default_signals();
+						 : crash_default_signals();
 	to->trigger = rec->o.snapshot_on ? &er->trig : NULL;
 }
 
@@ -641,7 +641,7 @@ static int emu_stop(struct qpt_recorder *rec)
 			if (!err)
 				err = cerr;
 		}
-	cerr = emu_crash_write(&er->crashes, rec->writer);
+	cerr = crash_write(&er->crashes, rec->writer);
 	return err ? err : cerr;
 }
 
@@ -678,7 +678,7 @@ static void emu_free(struct qpt_recorder *rec)
 	}
 	free(er->rings);
 	free(er->vdso_path);
-	emu_crash_release(&er->crashes);
+	crash_release(&er->crashes);
 	free(er);
 	rec->child = 0; /* reaped by the engine */
 }

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "capture/emulate/task.h"
 #include "capture/emulate/trigger.h"
+#include "capture/task.h"
 
 #define EMULATE_MAX 64		   /* branches emulated in a row at a stop */
 #define USER_END 0x7ffffffff000ull /* user code lies below */
@@ -350,7 +350,7 @@ int emu_run_fork(struct emu_tracer *tr, struct emu_thread *t, pid_t ppid)
 	if (!parent || !parent->fast)
 		return 0;
 	emu_run_code(t, &c);
-	if (emu_task_same_vm(ppid, t->tid) > 0) {
+	if (task_same_vm(ppid, t->tid) > 0) {
 		t->silent = !tr->opts->inherit;
 		t->proc->fast = emu_fast_get(parent->fast);
 		return 0;

@@ -44,9 +44,9 @@
 #include <unistd.h>
 
 #include "capture/emulate/ptrace.h"
-#include "capture/emulate/task.h"
 #include "capture/emulate/trace_priv.h"
 #include "capture/synth.h"
+#include "capture/task.h"
 
 /* Instructions recovered in a row after a lost single-step trap before
  * giving up (an overflow in the trace). */
@@ -430,8 +430,7 @@ static int crash_check(struct emu_thread *t, int sig,
 	    !((tr->opts->crash_signals >> (sig - 1)) & 1) ||
 	    tr->ops->getsiginfo(tr->ops_ctx, t->tid, &si))
 		return 0;
-	if (si.si_code <= 0 &&
-	    emu_task_signal_in(t->tid, "SigIgn:", sig, false))
+	if (si.si_code <= 0 && task_signal_in(t->tid, "SigIgn:", sig, false))
 		return 0;
 	n = emu_proc_code(t->proc, t->tid, regs->rip, insn, sizeof(insn));
 	return tr->sb.ops->crash(tr->sb.ctx, t->pid, t->tid, &si, regs, insn,
@@ -458,7 +457,7 @@ static int on_signal(struct emu_thread *t, int sig,
 	t->inject = sig;
 	if (err)
 		return err;
-	if (!emu_task_signal_caught(t->tid, sig)) {
+	if (!task_signal_caught(t->tid, sig)) {
 		/* ignored or fatal: no handler runs; cur executes next */
 		err = crash_check(t, sig, regs);
 		return err ? err : classify_at(t, regs);
@@ -509,7 +508,7 @@ static int on_exec(struct emu_thread *t, bool first)
 		err = emu_pt_flush(t->pt);
 	if (err)
 		return err;
-	emu_task_comm(t->pid, comm);
+	task_comm(t->pid, comm);
 	err = emu_sb_comm(&tr->sb, t->pid, t->tid, comm, true);
 	if (err)
 		return err;
@@ -572,7 +571,7 @@ static int on_exit_event(struct emu_thread *t)
 		err = finish_exit(t, &regs);
 	if (!err)
 		err = emu_pt_flush(t->pt);
-	emu_task_ids(t->tid, &tgid, &ppid);
+	task_ids(t->tid, &tgid, &ppid);
 	if (!err && !t->silent)
 		err = emu_sb_task(&t->tr->sb, PERF_RECORD_EXIT, t->pid,
 				  t->tid == t->pid ? ppid : t->pid, t->tid,
@@ -588,7 +587,7 @@ static int first_insn(struct emu_thread *t)
 	struct user_regs_struct regs;
 	int err;
 
-	if (t->inject && emu_task_signal_caught(t->tid, t->inject))
+	if (t->inject && task_signal_caught(t->tid, t->inject))
 		return 0;
 	err = get_regs(t, &regs);
 	return err ? err : classify_at(t, &regs);
@@ -669,7 +668,7 @@ static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 	int err;
 
 	born(tr, tid);
-	err = emu_task_ids(tid, &tgid, &ppid);
+	err = task_ids(tid, &tgid, &ppid);
 	if (err)
 		return err;
 	process = tgid == tid;
@@ -696,7 +695,7 @@ static int on_new_task(struct emu_tracer *tr, pid_t tid, int sig)
 				  process ? ppid : tgid, tid,
 				  process ? ppid : tgid);
 	if (!err && process && !t->silent) {
-		emu_task_comm(tid, comm);
+		task_comm(tid, comm);
 		err = emu_sb_comm(&tr->sb, tgid, tid, comm, false);
 	}
 	if (!err && process)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* What /proc (and kcmp) say of a traced task (emulate/task.h). */
-#include "capture/emulate/task.h"
+/* What /proc (and kcmp) say of a traced task (task.h). */
+#include "capture/task.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <linux/kcmp.h>
 
-int emu_task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
+int task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 {
 	char name[64], line[256];
 	FILE *f;
@@ -32,7 +32,7 @@ int emu_task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 	return 0;
 }
 
-bool emu_task_signal_in(pid_t tid, const char *field, int sig, bool dflt)
+bool task_signal_in(pid_t tid, const char *field, int sig, bool dflt)
 {
 	char name[64], line[256];
 	unsigned long long mask = 0;
@@ -50,12 +50,12 @@ bool emu_task_signal_in(pid_t tid, const char *field, int sig, bool dflt)
 	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
 }
 
-bool emu_task_signal_caught(pid_t tid, int sig)
+bool task_signal_caught(pid_t tid, int sig)
 {
-	return emu_task_signal_in(tid, "SigCgt:", sig, true);
+	return task_signal_in(tid, "SigCgt:", sig, true);
 }
 
-void emu_task_comm(pid_t pid, char comm[16])
+void task_comm(pid_t pid, char comm[16])
 {
 	char name[64];
 	ssize_t n = 0;
@@ -73,7 +73,7 @@ void emu_task_comm(pid_t pid, char comm[16])
 	comm[strcspn(comm, "\n")] = '\0';
 }
 
-int emu_task_same_vm(pid_t a, pid_t b)
+int task_same_vm(pid_t a, pid_t b)
 {
 	long r = syscall(SYS_kcmp, a, b, KCMP_VM, 0, 0);
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Crash facts of the emulated source: collected at the signal-delivery
- * stop of a fatal signal (or a --snapshot-on hit), written as one feature
- * when the file is finished.
+ * Crash facts, of either source: collected at the signal-delivery stop of
+ * a fatal signal (or a --snapshot-on hit), written as one feature when the
+ * file is finished.
  */
-#include "capture/emulate/crash.h"
+#include "capture/crash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 #include "qpt/writer.h"
 
-uint64_t emu_crash_default_signals(void)
+uint64_t crash_default_signals(void)
 {
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,
 				   SIGABRT, SIGSYS, SIGTRAP};
@@ -31,9 +31,9 @@ static bool has_addr(int sig)
 	       sig == SIGFPE || sig == SIGTRAP;
 }
 
-int emu_crash_add(struct emu_crashes *c, uint32_t kind, pid_t pid, pid_t tid,
-		  const siginfo_t *si, const struct user_regs_struct *regs,
-		  const uint8_t *insn, size_t insn_len, uint64_t time)
+int crash_add(struct crash_list *c, uint32_t kind, pid_t pid, pid_t tid,
+	      const siginfo_t *si, const struct user_regs_struct *regs,
+	      const uint8_t *insn, size_t insn_len, uint64_t time)
 {
 	struct qpt_crash *e;
 
@@ -72,7 +72,7 @@ int emu_crash_add(struct emu_crashes *c, uint32_t kind, pid_t pid, pid_t tid,
 	return 0;
 }
 
-int emu_crash_write(const struct emu_crashes *c, struct qpt_writer *w)
+int crash_write(const struct crash_list *c, struct qpt_writer *w)
 {
 	size_t len;
 	void *buf;
@@ -89,7 +89,7 @@ int emu_crash_write(const struct emu_crashes *c, struct qpt_writer *w)
 	return err;
 }
 
-void emu_crash_release(struct emu_crashes *c)
+void crash_release(struct crash_list *c)
 {
 	free(c->list);
 	memset(c, 0, sizeof(*c));
