@@ -34,6 +34,7 @@ struct emu_fast {
 	size_t page_cap, nr_pages;
 	struct emu_block **blocks; /* chained by entry */
 	size_t block_cap, nr_blocks;
+	unsigned long forgets; /* times every block went */
 };
 
 static bool bit(const uint64_t *m, unsigned i)
@@ -94,6 +95,7 @@ void emu_fast_forget_blocks(struct emu_fast *f)
 		f->blocks[i] = NULL;
 	}
 	f->nr_blocks = 0;
+	f->forgets++;
 }
 
 void emu_fast_put(struct emu_fast *f)
@@ -635,9 +637,10 @@ static bool apart(struct emu_block *const p[3])
 int emu_fast_ways(struct emu_fast *f, const struct emu_code *c,
 		  struct emu_block *b, struct emu_block *way[2])
 {
-	const struct emu_block_insn *end = &b->insn[b->n - 1];
-	uint64_t to[2] = {end->ip + end->len, b->last.x.target};
 	struct emu_block *p[3] = {b, NULL, NULL};
+	unsigned long forgets = f->forgets;
+	const struct emu_block_insn *end;
+	uint64_t to[2];
 	int i, err = 0;
 
 	if (b->ways == EMU_WAYS_NOT)
@@ -645,6 +648,9 @@ int emu_fast_ways(struct emu_fast *f, const struct emu_code *c,
 	if (!b->n || b->end != EMU_END_BRANCH || b->last.x.cls != QX86_JCC ||
 	    b->last.cls != EMU_INSN_JCC)
 		goto no;
+	end = &b->insn[b->n - 1];
+	to[0] = end->ip + end->len;
+	to[1] = b->last.x.target;
 	for (i = 0; i < 2; i++) {
 		if (c->stop_at && c->stop_at(c->ctx, to[i]))
 			goto no;
@@ -654,6 +660,10 @@ int emu_fast_ways(struct emu_fast *f, const struct emu_code *c,
 		if (!stops_itself(p[i + 1]))
 			goto no;
 	}
+	/* code found overlapping itself while the ways were built: @b and
+	 * the ways may run over pages no breakpoint may go into */
+	if (f->forgets != forgets)
+		goto out;
 	if (b->ways == EMU_WAYS_UNKNOWN && !apart(p))
 		goto no;
 	b->ways = EMU_WAYS_TOLD;

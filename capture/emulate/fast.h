@@ -109,7 +109,8 @@ void emu_block_put(struct emu_block *b);
  * own, no --snapshot-on address starts one, and no instruction lies on two
  * of the three paths.  With the ways' ends planted, where the thread stops
  * then tells which way it went.  1 with the ways, 0 when not (kept with
- * @b), or an error of @c or -ENOMEM.
+ * @b; not kept where building the ways found code that overlaps itself,
+ * which drops every block), or an error of @c or -ENOMEM.
  */
 int emu_fast_ways(struct emu_fast *f, const struct emu_code *c,
 		  struct emu_block *b, struct emu_block *way[2]);
