@@ -423,49 +423,44 @@ static int at_syscall(struct emu_thread *t, const struct emu_block *b,
 	return err;
 }
 
-/* The place of @ip on @b's path (b->n: not on it). */
-static uint32_t index_of(const struct emu_block *b, uint64_t ip)
+/* Where @t stopped on @b's path: the place of @ip, or, at a system call's
+ * stop (@sc), the place of the call @ip ends; b->n where it is not on it. */
+static uint32_t place(const struct emu_block *b, uint64_t ip, bool sc)
 {
+	const struct emu_block_insn *end = &b->insn[b->n - 1];
 	uint32_t i;
 
+	if (sc)
+		return b->end == EMU_END_SYSCALL && ip == end->ip + end->len
+			   ? b->n - 1
+			   : b->n;
 	for (i = 0; i < b->n && b->insn[i].ip != ip; i++)
 		;
 	return i;
 }
 
-/* Whether @t stopped on @b's path at @ip, or, at a system call's stop
- * (@sc), at the end of @b's call. */
-static bool stopped_on(const struct emu_block *b, uint64_t ip, bool sc)
-{
-	const struct emu_block_insn *end = &b->insn[b->n - 1];
-
-	if (sc)
-		return b->end == EMU_END_SYSCALL && ip == end->ip + end->len;
-	return index_of(b, ip) < b->n;
-}
-
 /*
- * The block @t stopped in at @ip (@sc: as stopped_on's), to *@in (the
- * reference the caller's): the block it ran, or the way that block's end
- * went when the end ran natively (plant_ways; what ran up to the way is
- * retired).  Where the stop lies on none, the block it ran.  0 or an
- * error.
+ * The block @t stopped in at @ip (@sc: as place's), to *@in (the reference
+ * the caller's) with the place there in *@at: the block it ran, or the way
+ * that block's end went when the end ran natively (plant_ways; what ran up
+ * to the way is retired).  Where the stop lies on none, the block it ran
+ * (*@at its length).  0 or an error.
  */
 static int stopped_in(struct emu_thread *t, uint64_t ip, bool sc,
-		      struct emu_block **in)
+		      struct emu_block **in, uint32_t *at)
 {
 	struct emu_block *b = t->run, *way[2] = {t->way[0], t->way[1]};
 	const struct emu_block_insn *end;
-	int k, err = 0;
+	uint32_t k, i;
+	int err = 0;
 
 	t->run = t->way[0] = t->way[1] = NULL;
 	*in = b;
-	if (!way[0] || stopped_on(b, ip, sc))
-		k = 2;
-	else
-		for (k = 0; k < 2 && !stopped_on(way[k], ip, sc); k++)
-			;
-	if (k < 2) {
+	*at = b ? place(b, ip, sc) : 0;
+	for (k = 0; way[0] && *at == b->n && k < 2; k++) {
+		i = place(way[k], ip, sc);
+		if (i == way[k]->n)
+			continue;
 		end = &b->insn[b->n - 1];
 		err = emu_run_path(t, b, b->n - 1);
 		if (!err)
@@ -473,7 +468,9 @@ static int stopped_in(struct emu_thread *t, uint64_t ip, bool sc,
 					    NR_NONE);
 		emu_loop_hop(&t->hops, end->ip, way[k]->entry);
 		*in = way[k];
+		*at = i;
 		way[k] = b;
+		break;
 	}
 	emu_block_put(way[0]);
 	emu_block_put(way[1]);
@@ -495,7 +492,7 @@ int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 			return err;
 	}
 	if (sig == (SIGTRAP | 0x80) && t->run) {
-		err = stopped_in(t, regs->rip, true, &b);
+		err = stopped_in(t, regs->rip, true, &b, &i);
 		emu_loop_forget(&t->hops);
 		if (!err)
 			err = at_syscall(t, b, regs);
@@ -511,14 +508,12 @@ int emu_run_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		emu_fast_planted(t->proc->fast, regs->rip - 1);
 	if (at_bp)
 		regs->rip--;
-	err = stopped_in(t, regs->rip, false, &b);
+	err = stopped_in(t, regs->rip, false, &b, &i);
 	if (!at_bp)
 		emu_loop_forget(&t->hops);
-	if (b && !err) {
-		i = index_of(b, regs->rip);
+	if (b && !err)
 		err = i < b->n ? emu_run_path(t, b, i)
 			       : gap(t, b->entry, regs->rip);
-	}
 	emu_block_put(b);
 	t->regs = *regs;
 	t->regs_dirty = at_bp;
