@@ -185,8 +185,7 @@ static int plant_ways(struct emu_thread *t, const struct emu_code *c,
 	struct emu_block *way[2];
 	int i, err;
 
-	if (b->ways == EMU_WAYS_NOT ||
-	    emu_fast_planted(f, b->insn[b->n - 1].ip))
+	if (emu_fast_planted(f, b->insn[b->n - 1].ip))
 		return 0;
 	err = emu_fast_ways(f, c, b, way);
 	if (err <= 0)

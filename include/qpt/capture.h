@@ -68,10 +68,10 @@ struct qpt_capture_stats {
 	/* The emulated source only (0 otherwise): */
 	uint64_t insns;	     /* instructions retired by traced threads */
 	uint64_t threads;    /* threads traced */
-	uint64_t stops;	     /* ptrace stops of traced threads */
 	uint64_t lost_traps; /* single-step traps the host swallowed (the
 			      * instructions were recovered) */
 	uint64_t trace_gaps; /* where they could not be: OVF in the trace */
+	uint64_t stops;	     /* ptrace stops of traced threads */
 };
 
 /*
