@@ -349,7 +349,7 @@ static __attribute__((noinline)) void text_insn(struct printer *o,
 	}
 	start = o->w.len;
 	flushes = o->w.flushes;
-	p = out_reserve(&o->w, 17);
+	p = out_reserve(&o->w, 18); /* ' ', 16 digits, ' ' before a name */
 	*p = ' ';
 	p = fmt_hex16(o, p + 1, it->ip);
 	if (it->sym) {

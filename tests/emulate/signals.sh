@@ -130,7 +130,9 @@ n=$(awk '$1 == "alarm" { print $2 }' alarm.txt)
 decodes alarm.data alarm
 p=$(perf script -i alarm.data --itrace=i0ns -F ip,sym,symoff 2>/dev/null |
 	grep -c 'on_alarm+0x0$')
-q=$("$QPT" decode -i alarm.data 2>/dev/null | grep -c ' on_alarm+0x0 insn:')
+"$QPT" decode -i alarm.data >alarm.dec 2>dec.err ||
+	bad "alarm: qpt decode exits $?: $(head -1 dec.err)"
+q=$(grep -c ' on_alarm+0x0 insn:' alarm.dec)
 e=$("$QPT" decode -i alarm.data --no-sym 2>/dev/null |
 	grep -cE '^ *[0-9]+ +\[(error|lost|overflow)')
 [ "$p" = "$n" ] && [ "$q" = "$n" ] ||
