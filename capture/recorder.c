@@ -267,11 +267,20 @@ int qpt_recorder_status(const struct qpt_recorder *rec)
 	return rec->status;
 }
 
-void qpt_recorder_stats(const struct qpt_recorder *rec,
-			struct qpt_capture_stats *stats)
+/* The first version's stats ended at trace_gaps. */
+#define STATS_SIZE_V1 (offsetof(struct qpt_capture_stats, trace_gaps) + 8)
+
+int qpt_recorder_stats_sized(const struct qpt_recorder *rec,
+			     struct qpt_capture_stats *stats, size_t size)
 {
-	memset(stats, 0, sizeof(*stats));
-	rec->src->stats(rec, stats);
+	struct qpt_capture_stats st;
+
+	if (!rec || !stats || size < STATS_SIZE_V1)
+		return -QPT_E_INVAL;
+	memset(&st, 0, sizeof(st));
+	rec->src->stats(rec, &st);
+	qpt_sized_copy(stats, size, &st, sizeof(st));
+	return 0;
 }
 
 uint64_t qpt_recorder_output_bytes(const struct qpt_recorder *rec)

@@ -333,9 +333,17 @@ QPT_API int qpt_recorder_stop(struct qpt_recorder *rec);
 QPT_API int qpt_recorder_pid(const struct qpt_recorder *rec);
 QPT_API int qpt_recorder_status(const struct qpt_recorder *rec);
 
-/* Counters so far, summed over the rings. */
-QPT_API void qpt_recorder_stats(const struct qpt_recorder *rec,
-				struct qpt_capture_stats *stats);
+/* Counters so far, summed over the rings, into the caller's @stats of
+ * @size bytes (see qpt.h: sized outputs).  Returns 0 or -QPT_E_INVAL (no
+ * recorder or stats, a size too small). */
+QPT_API int qpt_recorder_stats_sized(const struct qpt_recorder *rec,
+				     struct qpt_capture_stats *stats,
+				     size_t size);
+static inline int qpt_recorder_stats(const struct qpt_recorder *rec,
+				     struct qpt_capture_stats *stats)
+{
+	return qpt_recorder_stats_sized(rec, stats, sizeof(*stats));
+}
 /* Bytes written to the output. */
 QPT_API uint64_t qpt_recorder_output_bytes(const struct qpt_recorder *rec);
 

@@ -144,6 +144,30 @@ static void test_opts_sized(void **state)
 		assert_int_equal(e.b[i], 0xa5);
 }
 
+/* A caller built with the first version of the stats (up to trace_gaps)
+ * gets them, and no byte past its struct is written; a smaller one is
+ * refused. */
+static void check_stats_sized(const struct qpt_recorder *rec,
+			      const struct qpt_capture_stats *st)
+{
+	const size_t v1 = offsetof(struct qpt_capture_stats, trace_gaps) + 8;
+	union {
+		struct qpt_capture_stats s;
+		uint8_t b[sizeof(struct qpt_capture_stats)];
+	} u;
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	assert_int_equal(qpt_recorder_stats_sized(rec, &u.s, v1), 0);
+	assert_memory_equal(&u.s, st, v1);
+	for (i = v1; i < sizeof(u); i++)
+		assert_int_equal(u.b[i], 0xa5);
+	assert_int_equal(qpt_recorder_stats_sized(rec, &u.s, v1 - 1),
+			 -QPT_E_INVAL);
+	assert_int_equal(qpt_recorder_stats_sized(rec, NULL, sizeof(u)),
+			 -QPT_E_INVAL);
+}
+
 static void test_record_command(void **state)
 {
 	static const char *events[] = {"task-clock:u"};
@@ -182,7 +206,8 @@ static void test_record_command(void **state)
 	assert_int_equal(WEXITSTATUS(status), 7);
 	assert_int_equal(qpt_recorder_stop(rec), 0);
 	assert_int_equal(qpt_recorder_stop(rec), -QPT_E_STATE);
-	qpt_recorder_stats(rec, &st);
+	assert_int_equal(qpt_recorder_stats(rec, &st), 0);
+	check_stats_sized(rec, &st);
 	assert_true(qpt_recorder_output_bytes(rec) > 0);
 	qpt_recorder_free(rec);
 
