@@ -9,6 +9,8 @@ command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
 [ $? -eq 77 ] && { echo "ptrace not allowed here: skip"; exit 77; }
 # shellcheck source=tests/shell/by_thread.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../shell/by_thread.sh"
+# shellcheck source=tests/shell/perf_in.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../shell/perf_in.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

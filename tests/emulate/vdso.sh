@@ -16,7 +16,7 @@ mkdir -p "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/home" "$tmp/empty" "$tmp/n"
 prog=$DIR/emu_flow
 
 perf_insns() { # HOME FILE
-	HOME=$1 perf script -i "$2" --itrace=i0ns -F tid,ip 2>/dev/null |
+	HOME=$1 perf_in "$2" script --itrace=i0ns -F tid,ip 2>/dev/null |
 		awk '{ print $1, $2 }' | by_thread
 }
 qpt_insns() { # HOME FILE
@@ -68,9 +68,10 @@ grep -q "cannot travel in the stream.*build-id cache: .*$bid/vdso" err.txt ||
 # the last packets (perf inject -o - of a file does the same): a prefix
 perf_insns "$tmp/home" p.data >gotp
 n=$(wc -l <gotp)
+[ "$n" -gt 0 ] || bad "-o -: perf decodes nothing"
 head -n "$n" "$tmp/wantp" | cmp -s - gotp ||
 	bad "-o -: perf decode is not the ground truth's start"
-HOME=$tmp/home perf script -i p.data --itrace=i0ns -F ip,dso 2>/dev/null |
+HOME=$tmp/home perf_in p.data script --itrace=i0ns -F ip,dso 2>/dev/null |
 	grep -q '(\[vdso\])' || bad "-o -: perf decodes no vDSO code"
 qpt_insns "$tmp/home" p.data | cmp -s "$tmp/wantp" - ||
 	bad "-o -: qpt decode != ground truth"

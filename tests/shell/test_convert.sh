@@ -8,29 +8,13 @@
 # `perf report --header-only` with -z, and decode arcus-hello (every
 # variant) to the instruction addresses of expected/insn-ips.txt.gz.
 #
-# perf 6.1 cannot read Intel PT from a pipe-mode stream stored in a regular
-# file (it seeks to the AUXTRACE payload without counting the 16-byte pipe
-# header), so pipe-mode outputs go to perf through a real pipe (cat |).
+# Pipe-mode outputs go to perf through a real pipe (perf_in.sh says why).
 # shellcheck source=tests/shell/lib.sh
 . "$QPT_SRC/tests/shell/lib.sh"
 need perf
 
-is_pipe() {	# a pipe-mode stream: the header's size field says 16
-	[ "$(od -An -tu8 -j8 -N8 "$1" | tr -d ' ')" = 16 ]
-}
-
-# perf_in FILE perf-args...: run perf on FILE, through a pipe if need be.
-perf_in() {
-	local f=$1
-	shift
-	if is_pipe "$f"; then
-		# a real pipe, not a redirected file (see above)
-		# shellcheck disable=SC2002
-		cat "$f" | perf "$@" -i -
-	else
-		perf "$@" -i "$f"
-	fi
-}
+# shellcheck source=tests/shell/perf_in.sh
+. "$QPT_SRC/tests/shell/perf_in.sh"
 
 # Per-type counts from perf report -D (as lib.sh's perf_counts, but
 # pipe-mode files go through a pipe).  HEADER_FEATURE records are left out
