@@ -528,6 +528,7 @@ static void print_summary(struct qpt_recorder *rec, const char *out,
 			  const char *note)
 {
 	struct qpt_capture_stats st;
+	char lost[96];
 
 	qpt_recorder_stats(rec, &st);
 	if (st.aux_truncated)
@@ -554,12 +555,20 @@ static void print_summary(struct qpt_recorder *rec, const char *out,
 			"%" PRIu64 " thread(s), %" PRIu64 " stops, %" PRIu64
 			" lost single-step traps recovered ]\n",
 			st.insns, st.threads, st.stops, st.lost_traps);
+	/* bytes overwritten are counted; a truncation's bytes are not (the
+	 * kernel does not say how many) */
+	if (st.aux_truncated)
+		snprintf(lost, sizeof(lost),
+			 "trace lost at %" PRIu64 " places (the AUX area was "
+			 "full), %" PRIu64 " bytes overwritten",
+			 st.aux_truncated, st.aux_overwritten);
+	else
+		snprintf(lost, sizeof(lost), "%" PRIu64 " bytes lost",
+			 st.aux_overwritten);
 	fprintf(stderr,
 		"[ qpt record: captured %" PRIu64 " bytes of trace in %" PRIu64
-		" buffers, %" PRIu64 " bytes lost%s; %" PRIu64
-		" records; wrote %.3f MB %s%s ]\n",
-		st.aux_bytes, st.aux_buffers, st.aux_overwritten,
-		st.aux_truncated ? " (and truncations)" : "", st.records,
+		" buffers, %s; %" PRIu64 " records; wrote %.3f MB %s%s ]\n",
+		st.aux_bytes, st.aux_buffers, lost, st.records,
 		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0), out,
 		note);
 }

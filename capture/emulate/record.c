@@ -140,27 +140,40 @@ static int drain(struct emu_src *er, struct emu_ring *r)
 	return err < 0 ? err : 0;
 }
 
+/*
+ * The source's bytes into the thread's AUX area.  Unlike hardware, the
+ * emulator can wait for its reader: in full-trace mode the area is drained
+ * before a write could find it full, so no trace is lost whatever the
+ * burst (the area holds aux_size - 1 bytes, perf_aux_output_begin's
+ * CIRC_SPACE, and a larger write goes in pieces); snapshot mode overwrites
+ * as designed.
+ */
 static int on_aux(void *ctx, pid_t tid, const uint8_t *buf, size_t len)
 {
 	struct emu_src *er = ctx;
 	struct emu_ring *r = find_ring(er, tid);
+	size_t piece;
 	int64_t n;
 	int err;
 
 	if (!r)
 		return -QPT_E_STATE;
-	if ((!er->rec->o.snapshot && r->aux_pending + len > er->aux_size) ||
-	    r->data_pending + 256 > er->data_size / 2) {
-		err = drain(er, r);
-		if (err)
-			return err;
+	for (; len; buf += piece, len -= piece) {
+		piece = len < er->aux_size - 1 ? len : er->aux_size - 1;
+		if ((!er->rec->o.snapshot &&
+		     r->aux_pending + piece >= er->aux_size) ||
+		    r->data_pending + 256 > er->data_size / 2) {
+			err = drain(er, r);
+			if (err)
+				return err;
+		}
+		qpt_simkern_set_time(r->sk, emu_sb_time());
+		n = qpt_simkern_aux_write(r->sk, buf, piece, 0);
+		if (n < 0)
+			return (int)n;
+		r->aux_pending += piece;
+		r->data_pending += 64;
 	}
-	qpt_simkern_set_time(r->sk, emu_sb_time());
-	n = qpt_simkern_aux_write(r->sk, buf, len, 0);
-	if (n < 0)
-		return (int)n;
-	r->aux_pending += len;
-	r->data_pending += 64;
 	return 0;
 }
 
