@@ -136,12 +136,12 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 		it.flags |= QPT_ITEM_IP_VALID;
 	it.value = value;
 	it.msg = msg;
-	it.offset = f->dec ? 0 : 0;
+	it.offset = 0;
 	if (f->dec) {
 		uint64_t off = 0;
 
 		pt_blk_get_offset(f->dec, &off);
-		it.offset = off;
+		it.offset = f->fc->offset_base + off;
 	}
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
@@ -632,6 +632,8 @@ static int decode_loop(struct flow *f, size_t len)
 		cyc_sync(f);
 	if (status < 0) {
 		f->fc->stats->skipped_bytes += len;
+		if (status == -pte_eos && f->fc->after_loss)
+			return 0;
 		if (status == -pte_eos)
 			return emit_event(f, QPT_EV_ERROR, 0, false, 0,
 					  "no PSB found: nothing to decode");

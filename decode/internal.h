@@ -225,6 +225,10 @@ struct qd_flow_ctx {
 	struct qx86_cache *cache; /* optional: decoded instructions kept
 				   * across runs (QD_ICACHE_ORDER) */
 	struct qpt_decode_stats *stats;
+	bool after_loss; /* the bytes follow lost trace: no PSB in them is
+			  * no error */
+	uint64_t offset_base; /* of the bytes in their run: items' offsets
+			       * count from the run's start */
 };
 
 /*

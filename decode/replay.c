@@ -14,6 +14,12 @@
 
 #include "decode/session.h"
 
+/* Trace was lost at aux offset @at (the session's loss @lost). */
+struct cut {
+	uint64_t at;
+	size_t lost;
+};
+
 /* The tables of one queue's decode. */
 struct qrun {
 	struct qd_session *s;
@@ -29,6 +35,8 @@ struct qrun {
 	size_t nr_sw, sw_pos;
 	int32_t pid;   /* the process decoded, -1: unknown */
 	uint64_t base; /* aux offset of the current run's first byte */
+	struct cut *cuts; /* where its ring lost trace, by offset */
+	size_t nr_cuts, next_cut;
 };
 
 /* A lost-data record of a cpu or thread (@key), by file order (@i). */
@@ -124,6 +132,36 @@ static struct qd_mark *increasing(const struct qd_mark *src, size_t first,
 	return m;
 }
 
+static int cut_cmp(const void *a, const void *b)
+{
+	const struct cut *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->lost < y->lost ? -1 : x->lost > y->lost;
+}
+
+/* Where the @n AUX records @m of @qr's ring say trace was lost. */
+static int queue_cuts(struct qrun *qr, const struct qd_mark *m, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		qr->nr_cuts += m[i].cut;
+	if (!qr->nr_cuts)
+		return 0;
+	qr->cuts = malloc(qr->nr_cuts * sizeof(*qr->cuts));
+	if (!qr->cuts)
+		return -ENOMEM;
+	qr->nr_cuts = 0;
+	for (i = 0; i < n; i++)
+		if (m[i].cut)
+			qr->cuts[qr->nr_cuts++] =
+			    (struct cut){m[i].end, m[i].lost};
+	qsort(qr->cuts, qr->nr_cuts, sizeof(*qr->cuts), cut_cmp);
+	return 0;
+}
+
 /*
  * The marks of @qr's ring: its PERF_RECORD_AUX records, or else its
  * AUXTRACE records; kept while their ends increase (lookups bisect).
@@ -151,6 +189,8 @@ static int queue_marks(struct qrun *qr)
 		return -ENOMEM;
 	if (src != s->aux)
 		return 0;
+	if (queue_cuts(qr, src + first, end - first))
+		return -ENOMEM;
 	qr->tail = increasing(qr->q->marks, 0, qr->q->nr_marks, &qr->nr_tail);
 	return qr->tail ? 0 : -ENOMEM;
 }
@@ -270,9 +310,49 @@ static int emit_lost(struct qd_session *s, const struct lost_index *li,
 		    key_range(keys, s->nr_lost, sizeof(*keys),
 			      q->cpu >= 0 ? q->cpu : q->tid, lost_key, &first);
 	for (i = first; i < end; i++) {
-		err = emit_one_lost(
-		    &s->lost[q->cpu >= 0 || q->tid >= 0 ? keys[i].i : i], q, fn,
-		    ctx);
+		const struct qd_lost *l =
+		    &s->lost[q->cpu >= 0 || q->tid >= 0 ? keys[i].i : i];
+
+		if (l->at_cut) /* told in the flow, where it was cut */
+			continue;
+		err = emit_one_lost(l, q, fn, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The losses of @qr's ring cut at or before aux offset @at, told. */
+static int tell_cuts(struct qrun *qr, struct qd_flow_ctx *fc, uint64_t at)
+{
+	struct qd_lost *l;
+	int err;
+
+	for (; qr->next_cut < qr->nr_cuts && qr->cuts[qr->next_cut].at <= at;
+	     qr->next_cut++) {
+		l = &qr->s->lost[qr->cuts[qr->next_cut].lost];
+		if (l->told)
+			continue;
+		l->told = true;
+		err = emit_one_lost(l, qr->q, fc->fn, fc->fn_ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The losses no queue's flow told (a ring without trace). */
+static int tell_untold(struct qd_session *s, qpt_item_fn fn, void *ctx)
+{
+	struct qd_queue none = {.cpu = -1, .tid = -1};
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->nr_lost; i++) {
+		if (!s->lost[i].at_cut || s->lost[i].told)
+			continue;
+		s->lost[i].told = true;
+		err = emit_one_lost(&s->lost[i], &none, fn, ctx);
 		if (err)
 			return err;
 	}
@@ -293,6 +373,42 @@ static int32_t first_pid(struct qd_session *s, const struct qd_queue *q,
 			return fc->pid;
 	}
 	return qd_hist_sole_pid(&s->hist, &sole) ? sole : -1;
+}
+
+/*
+ * Run @r of @qr's queue, in pieces where its ring lost trace: the bytes
+ * after a loss do not continue the flow before it (the source stopped
+ * mid-stream), so each piece is decoded from its first PSB, as perf does
+ * after a loss; a piece with none holds nothing to decode and is no
+ * error.  Each loss is told in the flow where it cut the trace.
+ */
+static int decode_run(struct qrun *qr, struct qd_flow_ctx *fc,
+		      const struct qd_run *r)
+{
+	uint64_t end = r->start + r->len, from = r->start, to;
+	size_t i;
+	int err;
+
+	fc->after_loss = false;
+	for (;;) {
+		i = qr->next_cut;
+		if (i < qr->nr_cuts && qr->cuts[i].at <= from)
+			fc->after_loss = true;
+		err = tell_cuts(qr, fc, from);
+		if (err)
+			return err;
+		i = qr->next_cut;
+		to = i < qr->nr_cuts && qr->cuts[i].at < end ? qr->cuts[i].at
+							     : end;
+		qr->base = from;
+		fc->offset_base = from - r->start;
+		fc->space = locate(fc, 0, false, 0, qr);
+		err = qd_flow_run(fc, &qr->s->cfg, r->data + (from - r->start),
+				  (size_t)(to - from));
+		if (err || to == end)
+			return err;
+		from = to;
+	}
 }
 
 static int decode_queue(struct qd_session *s, const struct qd_queue *q,
@@ -327,14 +443,13 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	err = queue_marks(&qr);
 	if (!err)
 		err = emit_lost(s, li, q, fn, ctx);
-	for (k = 0; !err && k < q->nr_runs; k++) {
-		qr.base = q->runs[k].start;
-		fc.space = locate(&fc, 0, false, 0, &qr);
-		err =
-		    qd_flow_run(&fc, &s->cfg, q->runs[k].data, q->runs[k].len);
-	}
+	for (k = 0; !err && k < q->nr_runs; k++)
+		err = decode_run(&qr, &fc, &q->runs[k]);
+	if (!err) /* the losses past its last byte */
+		err = tell_cuts(&qr, &fc, UINT64_MAX);
 	free(qr.marks);
 	free(qr.tail);
+	free(qr.cuts);
 	return err;
 }
 
@@ -354,6 +469,8 @@ int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 	err = lost_index(s, &li);
 	for (i = 0; !err && i < s->nr_queues; i++)
 		err = decode_queue(s, &s->queues[i], &li, cache, fn, ctx);
+	if (!err)
+		err = tell_untold(s, fn, ctx);
 	free(li.by_cpu);
 	free(li.by_tid);
 	qx86_cache_free(cache);

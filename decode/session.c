@@ -418,7 +418,7 @@ static int add_lost(struct qd_session *s, const struct qpt_record *rec,
 
 /* Where a ring's AUX data stood against its sideband. */
 static int add_aux_mark(struct qd_session *s, const struct qpt_record *rec,
-			int32_t cpu, int32_t tid)
+			int32_t cpu, int32_t tid, uint64_t flags)
 {
 	const uint8_t *d = rec->data;
 	uint64_t off, size;
@@ -433,6 +433,11 @@ static int add_aux_mark(struct qd_session *s, const struct qpt_record *rec,
 	m->w = when_of(s, rec);
 	m->cpu = cpu;
 	m->tid = tid;
+	m->cut = flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION);
+	if (m->cut) { /* the loss add_lost noted last */
+		m->lost = s->nr_lost - 1;
+		s->lost[m->lost].at_cut = true;
+	}
 	return 0;
 }
 
@@ -450,16 +455,16 @@ static int on_lost(struct qd_session *s, const struct qpt_record *rec)
 
 		if (rec->size < 8 + 24)
 			return 0;
-		if (add_aux_mark(s, rec, cpu, tid))
-			return -ENOMEM;
 		memcpy(&flags, (const uint8_t *)rec->data + 24, 8);
-		if (flags & PERF_AUX_FLAG_TRUNCATED)
-			return add_lost(s, rec, cpu, tid,
-					"AUX buffer full: trace data was lost");
-		if (flags & PERF_AUX_FLAG_COLLISION)
-			return add_lost(s, rec, cpu, tid,
-					"AUX sample collision: trace data lost");
-		return 0;
+		if (((flags & PERF_AUX_FLAG_TRUNCATED) &&
+		     add_lost(s, rec, cpu, tid,
+			      "AUX buffer full: trace data was lost")) ||
+		    (!(flags & PERF_AUX_FLAG_TRUNCATED) &&
+		     (flags & PERF_AUX_FLAG_COLLISION) &&
+		     add_lost(s, rec, cpu, tid,
+			      "AUX sample collision: trace data lost")))
+			return -ENOMEM;
+		return add_aux_mark(s, rec, cpu, tid, flags) ? -ENOMEM : 0;
 	} else {
 		const struct qpt_record_auxtrace_error *e = rec->data;
 		char msg[96];

@@ -26,6 +26,9 @@ struct qd_mark {
 	struct qd_when w;
 	int32_t cpu, tid;
 	int32_t ring; /* replay.c: @cpu for per-cpu rings, else @tid */
+	bool cut;     /* trace was lost at @end (TRUNCATED, COLLISION): the
+		       * bytes after it do not continue the bytes before */
+	size_t lost;  /* cut: its entry in the session's losses */
 };
 
 struct qd_queue {
@@ -47,6 +50,8 @@ struct qd_lost {
 	bool has_time;
 	int32_t cpu, tid;
 	uint64_t pos; /* input offset of the record */
+	bool at_cut;  /* an AUX record's: told where its ring's data was cut */
+	bool told;    /* at_cut: told in the flow */
 	char msg[96];
 };
 
