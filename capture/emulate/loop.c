@@ -27,6 +27,7 @@
 #include "capture/emulate/trace_priv.h"
 
 #define RSP 4
+#define EMU_LOOP_CHUNK 65536 /* trips told between checks */
 
 void emu_loop_hop(struct emu_hops *h, uint64_t jcc, uint64_t to)
 {
@@ -421,6 +422,7 @@ int emu_loop_try(struct emu_thread *t)
 		release(t);
 		return err;
 	}
+	t->loop.until = emu_tr_now_ns() + EMU_LOOP_SLICE_NS;
 	emu_loop_forget(&t->hops);
 	t->tr->res->loops++;
 	return 1;
@@ -438,6 +440,41 @@ static int retire_block(struct emu_thread *t, unsigned int i, uint64_t to)
 	if (!err)
 		err = emu_tr_retire(t, t->loop.plan->jcc[i], &b->last, to,
 				    NR_NONE);
+	return err;
+}
+
+/*
+ * @n whole trips, told in chunks as if each jump had stopped the thread
+ * (emu_pt_jccs: the jumps' packets in bulk).  Once a stop request has
+ * waited too long (emu_tr_hurry), the trips not told yet but the last
+ * chunk's are a gap in the trace.
+ */
+static int retire_trips(struct emu_thread *t, uint64_t n)
+{
+	const struct emu_loop_plan *p = t->loop.plan;
+	uint64_t insns = 0, k;
+	bool taken[EMU_LOOP_BLOCKS];
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < p->m; i++) {
+		const struct emu_block *b = t->loop.b[i];
+
+		insns += b->n;
+		taken[i] = p->stay[i] != p->jcc[i] + b->last.x.len;
+	}
+	while (!err && n) {
+		if (n > EMU_LOOP_CHUNK && emu_tr_hurry(t->tr)) {
+			t->tr->res->gaps++;
+			err = emu_pt_gap(t->pt, p->entry[0], p->entry[0]);
+			n = EMU_LOOP_CHUNK;
+			continue;
+		}
+		k = n < EMU_LOOP_CHUNK ? n : EMU_LOOP_CHUNK;
+		t->tr->res->insns += k * insns;
+		err = emu_pt_jccs(t->pt, p->jcc, taken, p->m, k);
+		n -= k;
+	}
 	return err;
 }
 
@@ -489,21 +526,24 @@ int emu_loop_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 	struct emu_loop *l = &t->loop;
 	const struct emu_loop_plan *p = l->plan;
 	unsigned int bi = 0, i;
+	bool out = false;
 	uint32_t k = 0;
 	int64_t n;
 	int err;
 
 	*left = false;
-	/* at a way out: the thread stopped just past its breakpoint */
-	for (i = 0; sig == SIGTRAP && i < p->m; i++)
-		if (regs->rip - 1 == p->exit[i]) {
-			*left = true;
+	/* at a way out: the thread stopped just past its breakpoint, or a
+	 * signal stopped it there before the breakpoint ran */
+	for (i = 0; i < p->m; i++)
+		if (regs->rip - (sig == SIGTRAP) == p->exit[i]) {
+			*left = sig == SIGTRAP;
+			out = true;
 			bi = i;
 			k = l->b[i]->n;
 			break;
 		}
 	err = restore(t, p->m);
-	if (!*left && !where(l, regs->rip, &bi, &k)) {
+	if (!out && !where(l, regs->rip, &bi, &k)) {
 		/* nowhere on the cycle: what ran cannot be told */
 		t->run = l->b[0];
 		t->run->refs++;
@@ -518,12 +558,11 @@ int emu_loop_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 	paid(l->plan, n > 0 ? (uint64_t)n : 0);
 	if (n > 0)
 		t->tr->res->loop_trips += (uint64_t)n;
-	for (; !err && n > 0; n--)
-		for (i = 0; !err && i < p->m; i++)
-			err = retire_block(t, i, p->stay[i]);
-	for (i = 0; !err && n == 0 && i < bi; i++)
+	if (!err && n > 0)
+		err = retire_trips(t, (uint64_t)n);
+	for (i = 0; !err && n >= 0 && i < bi; i++)
 		err = retire_block(t, i, p->stay[i]);
-	if (!err && n == 0 && *left)
+	if (!err && n >= 0 && out)
 		err = retire_block(t, bi, p->exit[bi]);
 	if (*left) {
 		regs->rip--;
@@ -531,6 +570,10 @@ int emu_loop_stop(struct emu_thread *t, int sig, struct user_regs_struct *regs,
 		t->regs_dirty = true;
 		release(t);
 		return err ? err : emu_tr_at(t, &t->regs);
+	}
+	if (out) { /* at the way out, the signal's to handle: no block */
+		release(t);
+		return err;
 	}
 	t->run = l->b[bi];
 	t->run->refs++;

@@ -49,7 +49,13 @@ struct emu_loop {
 	bool lifted[EMU_LOOP_BLOCKS]; /* the jump's was planted (some run
 				       * natively: emu_fast_ways) */
 	uint64_t start; /* the induction register at b[0]'s entry */
+	uint64_t until; /* CLOCK_MONOTONIC ns: then its trips so far are told
+			 * (the thread interrupted), so that what is left to
+			 * tell stays short */
 };
+
+/* How long a loop runs natively before its trips so far are told. */
+#define EMU_LOOP_SLICE_NS 20000000ULL
 
 /* The conditional jumps a thread went through in a row, newest last. */
 struct emu_hops {
@@ -75,10 +81,12 @@ int emu_loop_try(struct emu_thread *t);
 /*
  * @t, running a loop, stopped (@sig as emu_run_stop's) at @regs: every
  * trip it made is retired and the breakpoints are as before the loop.
- * *@left when it stopped at a way out: the jump that left is retired and
- * the thread is there (prev set).  Otherwise t->run is the block it
- * stopped in, whose path up to @regs->rip is for emu_run_stop to retire.
- * 0 or an error.
+ * *@left when it stopped at a way out's breakpoint: the jump that left is
+ * retired and the thread is there (prev set).  A signal that stopped it
+ * at a way out before that breakpoint ran: the jump is retired too, and
+ * t->run is NULL (nothing more to retire).  Otherwise t->run is the block
+ * it stopped in, whose path up to @regs->rip is for emu_run_stop to
+ * retire.  0 or an error.
  */
 int emu_loop_stop(struct emu_thread *t, int sig,
 		  struct user_regs_struct *regs, bool *left);

@@ -23,6 +23,7 @@
 #define EMU_PT_STAGE 8192
 #define EMU_PT_SLACK 64 /* room for the largest packet group */
 #define EMU_PT_TNT_MAX 47
+#define EMU_PT_JCCS_MAX 8 /* jumps in a loop's trip (emu_pt_jccs) */
 #define LIBIPT_STACK 64
 #define PERF_STACK 1024
 
@@ -540,6 +541,51 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 	default:
 		return 0;
 	}
+}
+
+int emu_pt_jccs(struct emu_pt *pt, const uint64_t *ip, const bool *taken,
+		unsigned int m, uint64_t trips)
+{
+	uint64_t t = clock_now(pt), left, seq[EMU_PT_JCCS_MAX];
+	unsigned int i, j, c;
+	int err;
+
+	if (!trips || !m || m > EMU_PT_JCCS_MAX ||
+	    trips > UINT64_MAX / EMU_PT_JCCS_MAX)
+		return trips && m ? -QPT_E_INVAL : 0;
+	if (!pt->enabled) {
+		err = enable(pt, ip[0], t);
+		if (err < 0)
+			return err;
+	}
+	/* what emu_pt_insn does once per jump, once: at one time, the
+	 * MTCs and the CYC are due before the first jump only */
+	err = put_mtcs(pt, t);
+	if (!err)
+		err = cyc_before(pt, t, false);
+	/* seq[i]: the next EMU_PT_TNT_MAX bits from jump i on, the first
+	 * one highest, as add_tnt shifts them in */
+	for (i = 0; i < m; i++)
+		for (seq[i] = 0, j = 0; j < EMU_PT_TNT_MAX; j++)
+			seq[i] = seq[i] << 1 | taken[(i + j) % m];
+	/* a PSB+ can only fall due after a packet went out: before the
+	 * next jump then, as emu_pt_insn checks before each */
+	for (i = 0, left = trips * m; !err && left; left -= c) {
+		if (pt->since_psb >= pt->opts.psb_period) {
+			err = put_psb(pt, ip[i], t);
+			if (err)
+				break;
+		}
+		c = EMU_PT_TNT_MAX - pt->tnt_n;
+		if (c > left)
+			c = (unsigned int)left;
+		pt->tnt = pt->tnt << c | seq[i] >> (EMU_PT_TNT_MAX - c);
+		pt->tnt_n += c;
+		i = (i + c) % m;
+		if (pt->tnt_n == EMU_PT_TNT_MAX)
+			err = flush_tnt(pt);
+	}
+	return err;
 }
 
 int emu_pt_async(struct emu_pt *pt, uint64_t ip)

@@ -62,6 +62,15 @@ const char *emu_pt_errstr(const struct emu_pt *pt);
 /* The instruction at @ip retired and execution continued at @next. */
 int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 		uint64_t next);
+/*
+ * @trips trips of a loop whose @m conditional jumps, at @ip[i], went each
+ * way @taken[i] says, with no other packet between them (straight-line
+ * code and direct jumps): the packets emu_pt_insn would make for each
+ * jump in turn, all at one time (the loop ran before they are told).
+ * PSB+ goes where the period puts it, before a jump (its FUP).
+ */
+int emu_pt_jccs(struct emu_pt *pt, const uint64_t *ip, const bool *taken,
+		unsigned int m, uint64_t trips);
 /* An interrupt or exception entered the kernel before the instruction at
  * @ip executed (signal, fault): FUP + TIP.PGD while enabled. */
 int emu_pt_async(struct emu_pt *pt, uint64_t ip);

@@ -606,13 +606,22 @@ static int emu_poll(struct qpt_recorder *rec, int timeout_ms)
 	return run_over(rec, ret);
 }
 
+/* A snapshot waits this long at most for threads running natively to stop
+ * and tell what they ran. */
+#define EMU_QUIESCE_MS 500
+
 static int64_t emu_snapshot(struct qpt_recorder *rec)
 {
 	struct emu_src *er = src_of(rec);
-	int err;
+	int err = 0;
 
 	/* what the threads ran up to now, in their AUX areas */
-	err = er->tr && !er->done ? emu_trace_drain(er->tr) : 0;
+	if (er->tr && !er->done) {
+		err = emu_trace_quiesce(er->tr,
+					now_ns() + EMU_QUIESCE_MS * 1000000ull);
+		if (err)
+			err = run_over(rec, err);
+	}
 	if (err < 0)
 		return err;
 	return snapshot_all(er);

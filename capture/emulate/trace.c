@@ -198,6 +198,7 @@ static void drop_thread(struct emu_tracer *tr, struct emu_thread *t)
 		if (!o)
 			emu_proc_free(t->proc);
 	}
+	emu_tr_interrupted(t);
 	emu_run_drop(t);
 	emu_loop_drop(t);
 	emu_pt_free(t->pt);
@@ -722,23 +723,35 @@ static int resume(struct emu_thread *t)
 	return emu_tr_step(t);
 }
 
-/* An event-less stop (a step, a breakpoint, a system call, a signal). */
+/*
+ * An event-less stop (a step, a breakpoint, a system call, a signal).  The
+ * tracer's own SIGSTOP (emu_tr_interrupt) is handled as a signal nobody
+ * catches, which stops a thread where it runs, but is not delivered.
+ */
 static int on_plain_stop(struct emu_thread *t, int sig)
 {
+	bool ours = sig == SIGSTOP && t->interrupted;
 	struct user_regs_struct regs;
 	bool done;
 	int err;
 
+	if (ours)
+		emu_tr_interrupted(t);
 	err = get_regs(t, &regs);
 	if (err)
 		return err;
 	if (emu_run_native(t)) {
 		err = emu_run_stop(t, sig, &regs, &done);
-		return err || done ? err : on_signal(t, sig, &regs);
+		if (!err && !done)
+			err = on_signal(t, sig, &regs);
+	} else if (sig == SIGTRAP) {
+		err = on_step(t, &regs);
+	} else {
+		err = on_signal(t, sig, &regs);
 	}
-	if (sig == SIGTRAP)
-		return on_step(t, &regs);
-	return on_signal(t, sig, &regs);
+	if (ours)
+		t->inject = 0;
+	return err;
 }
 
 static int on_stop(struct emu_tracer *tr, pid_t tid, int status)
@@ -837,6 +850,8 @@ static int loop(struct emu_tracer *tr, uint64_t until_ns)
 	pid_t tid;
 
 	while (tr->threads) {
+		if (tr->quiesce && !tr->interrupts)
+			return 0;
 		if (!(++tr->stops & 4095)) {
 			err = tick(tr);
 			if (err)
@@ -970,6 +985,25 @@ int emu_trace_continue(struct emu_tracer *tr, uint64_t until_ns)
 	if (err)
 		tr->done = true;
 	return err;
+}
+
+int emu_trace_quiesce(struct emu_tracer *tr, uint64_t until_ns)
+{
+	struct emu_thread *t;
+	int err;
+
+	if (tr->done)
+		return 1;
+	for (t = tr->threads; t; t = t->next)
+		if (emu_run_native(t))
+			emu_tr_interrupt(t);
+	/* signals (a tick, another request) end a wait: go on to the end */
+	tr->quiesce = true;
+	do
+		err = emu_trace_continue(tr, until_ns);
+	while (!err && tr->interrupts && emu_tr_now_ns() < until_ns);
+	tr->quiesce = false;
+	return err ? err : emu_trace_drain(tr);
 }
 
 int emu_trace_end(struct emu_tracer *tr, int sig)

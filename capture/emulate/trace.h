@@ -159,8 +159,15 @@ int emu_trace_continue(struct emu_tracer *tr, uint64_t until_ns);
  * killed.  Returns when every thread is gone: 1, or an error.
  */
 int emu_trace_end(struct emu_tracer *tr, int sig);
-/* Every thread's staged trace bytes to the sink (before a snapshot). */
+/* Every thread's staged trace bytes to the sink. */
 int emu_trace_drain(struct emu_tracer *tr);
+/*
+ * Every thread's trace up to now to the sink (before a snapshot): the
+ * threads that run natively are stopped first (emu_tr_interrupt) and what
+ * they ran is told, other stops handled as they come, until
+ * CLOCK_MONOTONIC reaches @until_ns.  Returns as emu_trace_continue.
+ */
+int emu_trace_quiesce(struct emu_tracer *tr, uint64_t until_ns);
 /* The command's pid (0 before it was forked). */
 pid_t emu_trace_child(const struct emu_tracer *tr);
 /* Kill and reap whatever is still traced; free. */

@@ -30,6 +30,8 @@ struct emu_thread {
 	bool leader;	       /* owns proc */
 	bool expect_known;
 	bool killed;
+	bool interrupted; /* a SIGSTOP of the tracer's on its way (its stop
+			   * tells what ran; the signal is not delivered) */
 	bool silent; /* traced only to keep breakpoints from it (a vfork
 		      * child not followed): nothing of it is recorded */
 	uint64_t prev_ip;
@@ -60,6 +62,9 @@ struct emu_tracer {
 	bool fast;	   /* the breakpoint engine (not opts->step) */
 	int stopping;	   /* the stop request seen (a signal), or 0 */
 	uint64_t deadline; /* stopping: kill what is left from then (ns) */
+	uint64_t asked;	   /* when a stop request was first seen (ns), 0 */
+	unsigned int interrupts; /* threads interrupted, their stop to come */
+	bool quiesce;		 /* the loop ends once none is to come */
 	unsigned int stops;
 	/* New tasks announced by their parent's event, not seen yet: no
 	 * loop runs natively meanwhile (the new task may share its memory).
@@ -102,8 +107,17 @@ void emu_tr_stop_begin(struct emu_tracer *tr);
 /* A stop request seen; past the deadline, what is left killed. */
 void emu_tr_stop_check(struct emu_tracer *tr);
 /* The next stop (the wait op's result); while stopping, without
- * blocking past the deadline (0: none yet). */
+ * blocking past the deadline (0: none yet); while a loop runs natively,
+ * interrupting it once its slice is over (emu_tr_interrupt). */
 pid_t emu_tr_next_stop(struct emu_tracer *tr, int *status);
+/* Whether what is left to tell must be cut short (a gap in the trace): a
+ * stop request was seen more than EMU_TELL_NS ago. */
+bool emu_tr_hurry(struct emu_tracer *tr);
+/* Stop @t wherever it runs natively (a SIGSTOP it is not given): its stop
+ * retires what it ran, and it goes on. */
+void emu_tr_interrupt(struct emu_thread *t);
+/* The stop of an interrupted thread came, or the thread went. */
+void emu_tr_interrupted(struct emu_thread *t);
 
 /* maps.c: the maps read again (@reset: a new image), new executable
  * mappings announced, code gone dropped from the caches. */
