@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -86,8 +87,10 @@ static void usage(FILE *out)
 	    "  -S, --snapshot[=SIZE] snapshot mode: AUX kept in an "
 	    "overwritten buffer,\n"
 	    "                        written on SIGUSR2 and at the end\n"
-	    "      --control FIFO    read commands (snapshot, stop) from "
-	    "FIFO\n"
+	    "      --control FIFO[,ACK]  read commands (snapshot, stop) from "
+	    "FIFO;\n"
+	    "                        write \"ack\" to ACK once each is "
+	    "served\n"
 	    "  -c, --count N         sample period of sampling events\n"
 	    "  -F, --freq N          sample frequency (default 4000)\n"
 	    "  -z, --compression-level[=N]  zstd-compress records "
@@ -218,6 +221,8 @@ struct record_args {
 	struct qpt_recorder_opts o;
 	const char *events[MAX_EVENTS];
 	const char *control;
+	char *control_ack; /* the ack FIFO (in control_buf) */
+	char control_buf[PATH_MAX];
 	bool quiet;
 	bool emulate, inherit, aslr, no_buildid_cache, cpu_given;
 	uint64_t crash_signals; /* --on-signal; 0: the default set */
@@ -346,8 +351,15 @@ static int text_option(int c, char *arg, struct record_args *a)
 	case 'C':
 		a->o.cpu_list = arg;
 		return 0;
-	case OPT_CONTROL:
-		a->control = strncmp(arg, "fifo:", 5) ? arg : arg + 5;
+	case OPT_CONTROL: /* perf's [fifo:]CTL[,ACK] */
+		arg = strncmp(arg, "fifo:", 5) ? arg : arg + 5;
+		if (strlen(arg) >= sizeof(a->control_buf))
+			return cli_usage_error("record", "--control: too long");
+		strcpy(a->control_buf, arg);
+		a->control = a->control_buf;
+		a->control_ack = strchr(a->control_buf, ',');
+		if (a->control_ack)
+			*a->control_ack++ = '\0';
 		return 0;
 	case OPT_SYSFS:
 		a->o.sysfs_root = arg;
@@ -501,20 +513,22 @@ static void install_signals(void)
 	ignore_here(SIGPIPE);
 }
 
-/* Commands from the control FIFO: "snapshot", "stop". */
-static void read_control(int fd)
+/* Commands from the control FIFO: "snapshot", "stop"; how many came. */
+static unsigned int read_control(int fd)
 {
 	char buf[256], *line, *save = NULL;
+	unsigned int cmds = 0;
 	ssize_t n;
 
 	if (fd < 0)
-		return;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	if (n <= 0)
-		return;
+		return 0;
 	buf[n] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
+		cmds++;
 		if (!strcmp(line, "snapshot"))
 			snapshot_requested = 1;
 		else if (!strcmp(line, "stop"))
@@ -522,6 +536,16 @@ static void read_control(int fd)
 		else
 			cli_warn("control: unknown command '%s'", line);
 	}
+	return cmds;
+}
+
+/* The commands served, told on the ack FIFO (as perf's --control). */
+static void ack_control(int fd, unsigned int *cmds)
+{
+	for (; fd >= 0 && *cmds; --*cmds)
+		if (write(fd, "ack\n", 4) != 4)
+			break;
+	*cmds = 0;
 }
 
 static void print_summary(struct qpt_recorder *rec, const char *out,
@@ -616,12 +640,12 @@ static void show_progress(struct qpt_recorder *rec, time_t *last, bool end)
 /*
  * The emulated source waits for the command's next stop, which a command
  * blocked in the kernel puts off: with a control FIFO to read, a tick
- * every 100 ms (@on) ends that wait.  (Timers are not inherited: the
+ * every 20 ms (@on) ends that wait.  (Timers are not inherited: the
  * command started already, and fork clears them.)
  */
 static void control_tick(bool on)
 {
-	struct itimerval it = {{0, on ? 100000 : 0}, {0, on ? 100000 : 0}};
+	struct itimerval it = {{0, on ? 20000 : 0}, {0, on ? 20000 : 0}};
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -631,28 +655,51 @@ static void control_tick(bool on)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
+/* The control FIFO and its ack FIFO (-1 where none), or an error. */
+static int open_control(const struct record_args *a, int *ctl, int *ack)
+{
+	int err;
+
+	*ctl = *ack = -1;
+	if (!a->control)
+		return 0;
+	*ctl = open(a->control, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (*ctl < 0) {
+		err = -errno;
+		cli_error(a->control, "%s", strerror(-err));
+		return err;
+	}
+	if (!a->control_ack)
+		return 0;
+	/* read-write: opening does not wait for a reader */
+	*ack = open(a->control_ack, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (*ack < 0) {
+		err = -errno;
+		cli_error(a->control_ack, "%s", strerror(-err));
+		close(*ctl);
+		return err;
+	}
+	return 0;
+}
+
 static int run(struct qpt_recorder *rec, struct record_args *a)
 {
 	time_t last = time(NULL);
+	unsigned int cmds = 0;
 	int64_t n;
-	int err = 0, ctl = -1;
+	int err, ctl, ack;
 
-	if (a->control) {
-		ctl = open(a->control, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (ctl < 0) {
-			err = -errno;
-			cli_error(a->control, "%s", strerror(-err));
-			return err;
-		}
-		if (a->emulate)
-			control_tick(true);
-	}
+	err = open_control(a, &ctl, &ack);
+	if (err)
+		return err;
+	if (ctl >= 0 && a->emulate)
+		control_tick(true);
 	while (!stop_requested) {
 		err = qpt_recorder_poll(rec, 100);
 		show_progress(rec, &last, false);
 		if (err)
 			break;
-		read_control(ctl);
+		cmds += read_control(ctl);
 		if (snapshot_requested) {
 			snapshot_requested = 0;
 			n = qpt_recorder_snapshot(rec);
@@ -661,12 +708,16 @@ static int run(struct qpt_recorder *rec, struct record_args *a)
 				break;
 			}
 		}
+		ack_control(ack, &cmds);
 	}
+	ack_control(ack, &cmds);
 	if (ctl >= 0) {
 		if (a->emulate)
 			control_tick(false);
 		close(ctl);
 	}
+	if (ack >= 0)
+		close(ack);
 	show_progress(rec, &last, true);
 	return err < 0 ? err : 0;
 }

@@ -4,15 +4,43 @@
  * runs (the tests wait for that line), then loops: computing ("spin"),
  * with SIGINT, SIGTERM and SIGHUP ignored ("ignore"), blocked in pause()
  * ("block"), or catching them and exiting 3 from the handler's flag
- * ("handle").
+ * ("handle"); or runs a counted loop of 2^62 trips, which the breakpoint
+ * engine runs natively ("count"), or clears 64 MiB over and over, each a
+ * long stretch of code with no branch ("clear").
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t caught;
 static volatile unsigned long sink;
+
+__attribute__((noinline)) static void count(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < 1UL << 62; i++)
+		sink += i ^ (sink >> 3);
+}
+
+__attribute__((noinline)) static void clear(void)
+{
+	size_t n = 64 << 20;
+	char *p = malloc(n);
+	unsigned int i;
+
+	for (i = 0; p; i++) {
+		/* one rep stosb */
+		__asm__ volatile("rep stosb"
+				 : "+D"(p), "+c"(n)
+				 : "a"(i)
+				 : "memory");
+		p -= 64 << 20;
+		n = 64 << 20;
+	}
+}
 
 static void on_sig(int sig)
 {
@@ -35,6 +63,10 @@ int main(int argc, char **argv)
 	}
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
+	if (!strcmp(mode, "count"))
+		count();
+	if (!strcmp(mode, "clear"))
+		clear();
 	for (;;) {
 		if (!strcmp(mode, "block"))
 			pause();

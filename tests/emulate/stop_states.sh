@@ -1,0 +1,139 @@
+#!/bin/bash
+# A stop or snapshot request is served at once, whatever the engine is
+# doing.  emu_forever runs for ever in four states: a counted loop the
+# breakpoint engine runs natively, its trips told every slice ("count":
+# the tracer is either waiting on the loop or telling its trips), long
+# stretches of code with no branch ("clear": rep stosb of 64 MiB), blocked
+# in pause() ("block"), and code that stops at every branch ("spin").  In
+# each state, SIGINT, SIGTERM, SIGHUP and --control stop end qpt (the
+# command gets the signal and dies of it), and SIGUSR2 and --control
+# snapshot write a snapshot; the test measures from the request to qpt's
+# exit, to the file's growth (a snapshot where the command makes trace),
+# or to the ack on the control's ack FIFO (a snapshot served; after a
+# SIGUSR2 where there is no new trace to show it, the ack of a snapshot
+# asked next through the FIFO).  Bound: each kind's median within 100 ms,
+# none over a second.  Every file left decodes in perf and qpt without an
+# error, and the command is gone.
+# Args: GT_STEP PROG_DIR
+GT=$1 DIR=$2
+# shellcheck source=tests/emulate/common.sh
+. "$(dirname "$0")/common.sh"
+cd "$tmp" || exit 1
+mkfifo out.fifo ctl.fifo ack.fifo
+exec 4<>ack.fifo
+prog=$DIR/emu_forever_static
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
+# qpt on the command in state $1 with options $2...; waits until the
+# command runs in that state
+start() { # STATE OPTS...
+	local state=$1
+	shift
+	env -i "$QPT" record --emulate "$@" -o s.data -- "$prog" "$state" \
+		>out.fifo 2>rec.err &
+	qpid=$!
+	exec 3<out.fifo
+	read -r _ cmd <&3
+	case $state in
+	block) # until it sleeps in pause()
+		while [ "$(awk '{ print $3 }' "/proc/$cmd/stat" 2>/dev/null)" \
+			!= S ]; do :; done ;;
+	count) # until trips were told (full-trace mode) or it ran a while
+		while [ "$(size s.data)" -lt 65536 ] &&
+			[ "$(awk '{ print $14 }' "/proc/$cmd/stat")" -lt 10 ]; do
+			:
+		done ;;
+	esac
+}
+
+# milliseconds until qpt ends (at most 15 s)
+ends_in() { # T0
+	while kill -0 "$qpid" 2>/dev/null &&
+		[ $(($(now_ms) - $1)) -lt 15000 ]; do :; done
+	echo $(($(now_ms) - $1))
+}
+
+# milliseconds until qpt acks a control command (at most 15 s)
+acked_in() { # T0
+	read -r -t 15 _ <&4
+	echo $(($(now_ms) - $1))
+}
+
+# milliseconds until s.data grows past SIZE (at most 15 s)
+grows_in() { # T0 SIZE
+	while [ "$(size s.data)" -le "$2" ] &&
+		[ $(($(now_ms) - $1)) -lt 15000 ]; do :; done
+	echo $(($(now_ms) - $1))
+}
+
+# (an overflow is no error: where a stop request cut the telling short)
+checked() { # WHAT
+	local e
+	e=$(perf script -i s.data --itrace=e 2>&1 | grep 'error type' |
+		grep -vc 'Overflow packet')
+	[ "$e" -eq 0 ] || bad "$1: perf reports $e decode errors"
+	"$QPT" decode -i s.data --branches >dec.txt 2>dec.err ||
+		bad "$1: qpt decode: $(head -1 dec.err)"
+	grep -q '\[error' dec.txt && bad "$1: qpt: $(grep -m1 '\[error' dec.txt)"
+}
+
+stops="" snaps=""
+for state in count clear block spin; do
+	for sig in INT TERM HUP; do
+		start $state
+		t=$(now_ms)
+		kill -s $sig "$qpid"
+		ms=$(ends_in "$t")
+		stops="$stops $ms"
+		echo "$state: SIG$sig served in $ms ms"
+		await_qpt "$state, SIG$sig" $((128 + $(kill -l $sig)))
+		checked "$state, SIG$sig"
+	done
+	start $state -S -m ,256K --control ctl.fifo,ack.fifo
+	n=$(size s.data)
+	t=$(now_ms)
+	kill -s USR2 "$qpid"
+	case $state in
+	count | spin) ms=$(grows_in "$t" "$n") ;;
+	*)
+		echo snapshot >ctl.fifo
+		ms=$(acked_in "$t")
+		;;
+	esac
+	snaps="$snaps $ms"
+	echo "$state: snapshot (SIGUSR2) served in $ms ms"
+	t=$(now_ms)
+	echo snapshot >ctl.fifo
+	ms=$(acked_in "$t")
+	snaps="$snaps $ms"
+	echo "$state: snapshot (--control) served in $ms ms"
+	t=$(now_ms)
+	echo stop >ctl.fifo
+	ms=$(ends_in "$t")
+	stops="$stops $ms"
+	echo "$state: --control stop served in $ms ms"
+	await_qpt "$state, --control stop" 143
+	checked "$state, snapshots"
+	[ "$state" = count ] &&
+		! grep -q 'count+0x' <(perf script -i s.data --itrace=b -F ip,sym,symoff 2>/dev/null | head -1000) &&
+		bad "count: the snapshots hold no trip of the loop"
+done
+
+judge() { # WHAT TIMES...
+	local what=$1 med max
+	shift
+	med=$(printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	max=$(printf '%s\n' "$@" | sort -n | tail -1)
+	echo "$what: median $med ms, most $max ms ($*)"
+	[ "$med" -le 100 ] || bad "$what: median $med ms, over 100"
+	[ "$max" -le 1000 ] || bad "$what: one took $max ms, over a second"
+}
+# shellcheck disable=SC2086
+judge stops $stops
+# shellcheck disable=SC2086
+judge snapshots $snaps
+
+[ $fail -eq 0 ] && echo "ok: every request served at once in every state"
+exit $fail
