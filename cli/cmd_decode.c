@@ -256,14 +256,16 @@ static void usage(FILE *f)
 		"      --lbr[=N]           LBR records: the last N (default 32, <= 1024) taken\n"
 		"                          branches at the end of each thread, each sample\n"
 		"      --lbr-period INSNS  ... and every INSNS instructions of a thread\n"
-		"      --format=perfmon -o FILE  write the LBR records as a perfmon buffer\n");
+		"      --format=perfmon -o FILE  write the LBR records as a perfmon buffer\n"
+		"      --engine=fast|libipt  qpt's fast block decoder (default), or libipt's\n"
+		"                          alone (the same output; the reference)\n");
 }
 
 enum {
 	OPT_RAW = 256, OPT_IMAGE, OPT_SYSROOT, OPT_BUILDID, OPT_INSN,
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
-	OPT_FORMAT, OPT_NO_ASM,
+	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE,
 };
 
 static const struct option longopts[] = {
@@ -290,6 +292,7 @@ static const struct option longopts[] = {
 	{ "lbr-period", required_argument, NULL, OPT_LBR_PERIOD },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -389,6 +392,11 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		case 'o':
 			if (parse_lbr(c, &a->lbr))
 				return QPT_EXIT_USAGE;
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "fast") && strcmp(optarg, "libipt"))
+				return cli_usage_error("decode", "--engine wants fast or libipt, not '%s'", optarg);
+			a->dopts.libipt_only = !strcmp(optarg, "libipt");
 			break;
 		case 'h': usage(stdout); return -1;
 		default: return cli_bad_option("decode");

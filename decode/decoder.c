@@ -42,7 +42,8 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	dec->files.log_ctx = dec->opts.log_ctx;
 	dec->iscache = pt_iscache_alloc(NULL);
 	dec->manual = qd_space_new(-1);
-	if (!dec->iscache || !dec->manual) {
+	dec->runs = qd_runs_new();
+	if (!dec->iscache || !dec->manual || !dec->runs) {
 		qpt_decoder_free(dec);
 		return -ENOMEM;
 	}
@@ -55,6 +56,7 @@ void qpt_decoder_free(struct qpt_decoder *dec)
 	if (!dec)
 		return;
 	qd_space_free(dec->manual);
+	qd_runs_free(dec->runs);
 	free(dec->missing);
 	qd_files_free(&dec->files);
 	pt_iscache_free(dec->iscache);
@@ -140,6 +142,8 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	qd_decoder_reset_results(dec);
 	memset(&fc, 0, sizeof(fc));
 	fc.want = dec->opts.want;
+	fc.runs = dec->runs;
+	fc.libipt_only = dec->opts.libipt_only;
 	fc.fn = fn;
 	fc.fn_ctx = ctx;
 	fc.space = dec->manual;

@@ -3,7 +3,7 @@
 #ifndef QPT_DECODE_DECODER_H
 #define QPT_DECODE_DECODER_H
 
-#include "decode/internal.h"
+#include "decode/fast.h"
 
 struct qpt_decoder {
 	struct qpt_decoder_opts opts;
@@ -11,6 +11,7 @@ struct qpt_decoder {
 	struct pt_image_section_cache *iscache;
 	struct qd_space *manual; /* --image: added to every space */
 	struct qpt_decode_stats stats;
+	struct qd_runs *runs; /* the fast decoder's, across runs */
 	struct qpt_missing_image *missing;
 	size_t nr_missing;
 	uint64_t errpos;

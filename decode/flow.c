@@ -12,28 +12,8 @@
 #include <string.h>
 
 #include "auxfmt/x86/x86.h"
-#include "decode/internal.h"
+#include "decode/flowpriv.h"
 
-struct flow {
-	struct qd_flow_ctx *fc;
-	struct qx86_cache *cache; /* decoded instructions by ip */
-	struct pt_block_decoder *dec;
-	/* the last instruction, while its successor is unknown */
-	bool pending;
-	uint64_t p_ip;
-	uint8_t p_size;
-	unsigned p_kind; /* qpt_branch_kind, or QPT_BR_NR: not a branch */
-	bool enabled;
-	uint64_t time;
-	bool has_time;
-	uint64_t loc_tsc; /* the last time stamp located */
-	enum pt_exec_mode mode;
-	uint64_t next_ip; /* after the last block's last instruction */
-	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */
-	bool cyc_nodec;	    /* the next branch consumed no decision */
-	struct qd_space *next_space; /* to use after the current block */
-	char msg[160];
-};
 
 uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
 {
@@ -99,6 +79,11 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 
 	uint64_t cycles = 0;
 
+	if (f->skip_branch) { /* told before libipt decoded it again */
+		f->skip_branch--;
+		return 0;
+	}
+	f->n_branch++;
 	f->fc->stats->branches++;
 	if (f->cyc) /* direct jumps and calls read no packet */
 		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
@@ -130,19 +115,18 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 	if (!(f->fc->want & QPT_WANT_EVENT) && kind != QPT_EV_ERROR &&
 	    kind != QPT_EV_OVERFLOW && kind != QPT_EV_LOST)
 		return 0;
+	if (f->skip_event) {
+		f->skip_event--;
+		return 0;
+	}
+	f->n_event++;
 	item_init(f, &it, QPT_ITEM_EVENT, kind);
 	it.ip = ip;
 	if (ip_valid)
 		it.flags |= QPT_ITEM_IP_VALID;
 	it.value = value;
 	it.msg = msg;
-	it.offset = 0;
-	if (f->dec) {
-		uint64_t off = 0;
-
-		pt_blk_get_offset(f->dec, &off);
-		it.offset = f->fc->offset_base + off;
-	}
+	it.offset = f->fc->offset_base + eng_offset(f);
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 
@@ -171,27 +155,21 @@ static void use_space(struct flow *f, struct qd_space *sp)
 	if (!sp || sp == f->fc->space)
 		return;
 	f->fc->space = sp;
-	pt_blk_set_image(f->dec, sp->image);
+	eng_set_space(f, sp);
 	qx86_cache_use(f->cache, sp);
 }
 
 /* The trace's current time stamp counter, when it has one. */
 static bool trace_tsc(struct flow *f, uint64_t *tsc)
 {
-	uint32_t lost_mtc, lost_cyc;
-
-	return pt_blk_time(f->dec, tsc, &lost_mtc, &lost_cyc) >= 0 && *tsc;
+	return eng_time(f, tsc);
 }
 
 /* The address space in force at trace offset @off (NULL: unchanged). */
 static struct qd_space *locate(struct flow *f, uint64_t off, bool has_tsc,
 			       uint64_t tsc)
 {
-	struct qd_flow_ctx *fc = f->fc;
-
-	if (!fc->locate)
-		return NULL;
-	return fc->locate(fc, off, has_tsc, tsc, fc->locate_arg);
+	return eng_locate(f, off, has_tsc, tsc);
 }
 
 /*
@@ -210,7 +188,7 @@ static void update_time(struct flow *f)
 	if (f->loc_tsc == tsc)
 		return; /* located at this time already */
 	f->loc_tsc = tsc;
-	pt_blk_get_offset(f->dec, &off);
+	off = eng_offset(f);
 	f->next_space = locate(f, off, true, tsc);
 }
 
@@ -397,7 +375,7 @@ static void on_enabled(struct flow *f, const struct pt_event *ev)
 	uint64_t off = 0, tsc = ev->tsc;
 	bool has_tsc = ev->has_tsc && tsc;
 
-	pt_blk_get_offset(f->dec, &off);
+	off = eng_offset(f);
 	if (!has_tsc)
 		has_tsc = trace_tsc(f, &tsc);
 	use_space(f, locate(f, off ? off - 1 : 0, has_tsc, tsc));
@@ -410,7 +388,7 @@ static void on_sync(struct flow *f)
 	uint64_t off = 0, tsc = 0;
 	bool has_tsc = trace_tsc(f, &tsc);
 
-	pt_blk_get_sync_offset(f->dec, &off);
+	off = eng_sync_offset(f);
 	use_space(f, locate(f, off, has_tsc, tsc));
 	f->next_space = NULL;
 }
@@ -421,7 +399,7 @@ static int drain_events(struct flow *f, int status)
 		struct pt_event ev;
 		int err;
 
-		status = pt_blk_event(f->dec, &ev, sizeof(ev));
+		status = eng_event(f, &ev);
 		if (status < 0)
 			return status;
 		if (ev.has_tsc) {
@@ -433,6 +411,7 @@ static int drain_events(struct flow *f, int status)
 		err = on_event(f, &ev);
 		if (err)
 			return err;
+		eng_after(f);
 	}
 	return status;
 }
@@ -442,11 +421,9 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 {
 	struct qd_flow_ctx *fc = f->fc;
 	const struct qd_map *m = NULL;
-	uint64_t off = 0;
 
 	f->pending = false;
 	fc->stats->errors++;
-	pt_blk_get_offset(f->dec, &off);
 	if (status == -pte_nomap && ip_valid && fc->space)
 		m = qd_space_find(fc->space, ip);
 	if (m && !m->file->found) {
@@ -473,7 +450,13 @@ static int emit_insn(struct flow *f, struct qpt_item *it, uint64_t ip,
 {
 	struct qd_flow_ctx *fc = f->fc;
 
+	if (f->skip_insn) {
+		f->skip_insn--;
+		return 0;
+	}
+	f->n_insn++;
 	fc->stats->insns++;
+	fc->stats->fast_insns += f->fast != NULL;
 	if (!(fc->want & QPT_WANT_INSN))
 		return 0;
 	it->ip = ip;
@@ -534,6 +517,19 @@ static int undecodable(struct flow *f, uint64_t ip)
 	return emit_event(f, QPT_EV_ERROR, ip, true, 0, f->msg);
 }
 
+/* @n instructions that are counted, not told (those libipt decodes again
+ * after the fast decoder are skipped). */
+static void count_insns(struct flow *f, uint64_t n)
+{
+	uint64_t skip = f->skip_insn < n ? f->skip_insn : n;
+
+	f->skip_insn -= skip;
+	f->n_insn += n - skip;
+	f->fc->stats->insns += n - skip;
+	if (f->fast)
+		f->fc->stats->fast_insns += n - skip;
+}
+
 /*
  * Walk the instructions of @b: the block gives only its first ip and its
  * count, so lengths come from the bytes of the image and near direct
@@ -557,7 +553,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 	 * instruction output only the last one matters: it is at end_ip.
 	 */
 	if (!(f->fc->want & QPT_WANT_INSN) && b->ninsn > 1) {
-		f->fc->stats->insns += b->ninsn - 1u;
+		count_insns(f, b->ninsn - 1u);
 		if (f->pending) {
 			err = resolve(f, ip, true);
 			if (err)
@@ -616,10 +612,19 @@ static void account_skip(struct flow *f, uint64_t from, uint64_t to,
 /* The block decoder synchronized: the cycle counter starts there too. */
 static void cyc_sync(struct flow *f)
 {
-	uint64_t off = 0;
+	if (f->cyc)
+		qd_cyc_sync(f->cyc, eng_sync_offset(f));
+}
 
-	if (f->cyc && pt_blk_get_sync_offset(f->dec, &off) >= 0)
-		qd_cyc_sync(f->cyc, off);
+/* The fast decoder bailed out: libipt from its last PSB. */
+static int fall_back(struct flow *f)
+{
+	bool synced;
+	int status = eng_fall_back(f, &synced);
+
+	if (status >= 0 && synced)
+		on_sync(f);
+	return status;
 }
 
 static int decode_loop(struct flow *f, size_t len)
@@ -627,7 +632,7 @@ static int decode_loop(struct flow *f, size_t len)
 	struct pt_block block;
 	int status, err;
 
-	status = pt_blk_sync_forward(f->dec);
+	status = eng_sync_forward(f);
 	if (status >= 0)
 		cyc_sync(f);
 	if (status < 0) {
@@ -646,13 +651,22 @@ static int decode_loop(struct flow *f, size_t len)
 		bool ip_valid = false;
 
 		status = drain_events(f, status);
-		if (status >= 0) {
+		if (status == QD_FAST_BAIL) {
+			status = fall_back(f);
+			if (status >= 0)
+				continue;
+		} else if (status >= 0) {
 			if (status & pts_eos) {
 				resolve(f, 0, false);
 				break;
 			}
 			memset(&block, 0, sizeof(block));
-			status = pt_blk_next(f->dec, &block, sizeof(block));
+			status = eng_next(f, &block);
+			if (status == QD_FAST_BAIL) {
+				status = fall_back(f);
+				if (status >= 0)
+					continue;
+			}
 			if (block.ninsn) {
 				update_time(f);
 				err = walk_block(f, &block);
@@ -661,6 +675,7 @@ static int decode_loop(struct flow *f, size_t len)
 				use_space(f, f->next_space);
 				f->next_space = NULL;
 			}
+			eng_after(f);
 			if (status >= 0)
 				continue;
 			if (status == -pte_eos) {
@@ -672,7 +687,12 @@ static int decode_loop(struct flow *f, size_t len)
 				ip_valid = ip != 0;
 			}
 		}
-		pt_blk_get_offset(f->dec, &err_off);
+		if (f->fast) { /* not expected: the fast decoder bails out */
+			status = fall_back(f);
+			if (status >= 0)
+				continue;
+		}
+		err_off = eng_offset(f);
 		err = on_error(f, status, ip, ip_valid);
 		if (err)
 			return err;
@@ -680,6 +700,7 @@ static int decode_loop(struct flow *f, size_t len)
 		if (status >= 0) {
 			pt_blk_get_sync_offset(f->dec, &sync_off);
 			cyc_sync(f);
+			status = eng_resume(f, status);
 		}
 		account_skip(f, err_off, sync_off, ip, ip_valid,
 			     ip_valid ? -pte_nomap : 0);
@@ -707,27 +728,16 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	fc->stats->trace_bytes += len;
 	if (!len)
 		return 0;
-	f.dec = pt_blk_alloc_decoder(&cfg);
-	if (!f.dec)
-		return -ENOMEM;
 	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
 	if (f.cache) /* entries of this space from earlier runs stay */
 		qx86_cache_use(f.cache, fc->space);
-	if (!f.cache ||
-	    ((fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg)))) {
-		pt_blk_free_decoder(f.dec);
-		qx86_cache_free(own);
-		return -ENOMEM;
-	}
-	if (fc->space && pt_blk_set_image(f.dec, fc->space->image) < 0) {
-		qd_cyc_free(f.cyc);
-		pt_blk_free_decoder(f.dec);
-		qx86_cache_free(own);
-		return -QPT_E_INVAL;
-	}
-	err = decode_loop(&f, len);
+	err = f.cache ? eng_init(&f, &cfg) : -ENOMEM;
+	if (!err && (fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg)))
+		err = -ENOMEM;
+	if (!err)
+		err = decode_loop(&f, len);
 	qd_cyc_free(f.cyc);
 	qx86_cache_free(own);
-	pt_blk_free_decoder(f.dec);
+	eng_fini(&f);
 	return err;
 }

@@ -196,6 +196,8 @@ bool qd_hist_sole_pid(const struct qd_hist *h, int32_t *pid);
 
 /* ---- flow.c: the libipt instruction flow turned into items ---- */
 
+struct qd_runs;
+
 struct qd_time_conv {
 	bool valid;
 	uint16_t shift;
@@ -229,6 +231,10 @@ struct qd_flow_ctx {
 			  * no error */
 	uint64_t offset_base; /* of the bytes in their run: items' offsets
 			       * count from the run's start */
+	/* optional: the fast decoder's runs kept across runs (not shared
+	 * by threads; NULL: the run makes its own) */
+	struct qd_runs *runs;
+	bool libipt_only; /* decode with libipt's block decoder alone */
 };
 
 /*

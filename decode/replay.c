@@ -430,6 +430,8 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	fc.tid = q->tid;
 	fc.pid = -1;
 	fc.stats = &s->dec->stats;
+	fc.runs = s->dec->runs;
+	fc.libipt_only = s->dec->opts.libipt_only;
 	fc.cache = cache;
 	fc.locate = locate;
 	fc.locate_arg = &qr;

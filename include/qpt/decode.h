@@ -12,10 +12,15 @@
  * the trace offset and libipt's message), and decoding resumes at the next
  * synchronization point (PSB).
  *
- * Engine: libipt's block decoder (blocks end at every branch), with the
- * instructions inside a block walked by a small x86 length decoder over
- * the same image bytes; libipt 2.0.5's instruction decoder is not used
- * (it fails on a real trace that its block decoder decodes).  Queues of a
+ * Engine: qpt's fast block decoder, which gives what libipt's block
+ * decoder gives (blocks end at every branch; the same events at the same
+ * trace offsets) for the packets of user-space traces, from its own
+ * packet reader and a cache of straight-line runs; where a trace needs
+ * more (other packets, decode errors, overflows), libipt's block decoder
+ * decodes from the last PSB on (opts.libipt_only: libipt alone).  The
+ * instructions inside a block are walked with the x86 layer over the
+ * same image bytes; libipt 2.0.5's instruction decoder is not used (it
+ * fails on a real trace that its block decoder decodes).  Queues of a
  * perf.data file are decoded one after the other (not interleaved by
  * time); per-cpu queues follow context switches by their timestamps.
  */
@@ -52,6 +57,10 @@ struct qpt_decoder_opts {
 	const char *sysroot;
 	/* The build-id cache (default: $HOME/.debug); borrowed. */
 	const char *buildid_dir;
+	/* Decode with libipt's block decoder alone, not qpt's fast block
+	 * decoder (which gives the same items: the reference it is checked
+	 * against). */
+	bool libipt_only;
 };
 
 /* Initialise @opts to defaults (instructions and errors), setting size. */
@@ -239,6 +248,9 @@ QPT_API size_t qpt_decoder_missing(const struct qpt_decoder *dec,
 /* Totals of the runs so far. */
 struct qpt_decode_stats {
 	uint64_t insns, branches, errors, trace_bytes, skipped_bytes;
+	/* of @insns, those the fast block decoder decoded (the others:
+	 * libipt's block decoder, where the fast one cannot) */
+	uint64_t fast_insns;
 };
 QPT_API int qpt_decoder_stats_sized(const struct qpt_decoder *dec,
 				    struct qpt_decode_stats *stats,

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast block decoder: libipt's block decoder (pt_blk_*) again, for
+ * the packets of user-space traces, on qpt's own packet reader and a
+ * cache of straight-line runs of instructions.  It gives the blocks,
+ * events, offsets and times libipt gives (flow.c drives either); where a
+ * trace needs more (another packet, a decode error, an overflow), it
+ * bails out and flow.c decodes from the last PSB again with libipt.
+ */
+#ifndef QPT_DECODE_FAST_H
+#define QPT_DECODE_FAST_H
+
+#include "decode/internal.h"
+
+/* A fast decoder call's answer: "libipt must decode this part". */
+#define QD_FAST_BAIL (-(QPT_E_LAST + 100))
+
+/* ---- runs.c: straight-line runs of instructions, by address ---- */
+
+/*
+ * The instructions from @ip up to and including the first branch of any
+ * kind (or up to QD_RUN_MAX of them): in one executable range of the
+ * address space.
+ */
+struct qd_run_ent {
+	uint64_t ip;
+	const void *space;
+	uint64_t end_ip; /* the last instruction's address */
+	uint64_t target; /* the last one's, for JCC, LOOP, JMP, CALL */
+	uint32_t ninsn;
+	uint8_t cls;	     /* the last one's qx86 class */
+	uint8_t last_len;    /* its length */
+	const uint8_t *lens; /* each instruction's length */
+	void *aux;	     /* the user's, per run (fast paths); NULL */
+};
+
+#define QD_RUN_MAX 4096
+
+struct qd_runs;
+
+struct qd_runs *qd_runs_new(void);
+void qd_runs_free(struct qd_runs *r);
+/*
+ * The run at @ip in @space (64-bit code): cached, else decoded from the
+ * space's code.  NULL where libipt would find no code or no instruction
+ * (the fast decoder bails out there), or on -ENOMEM.
+ */
+const struct qd_run_ent *qd_runs_get(struct qd_runs *r, struct qd_space *space,
+				     uint64_t ip);
+
+/* ---- fastpt.c: packets, queries and blocks ---- */
+
+struct qd_fpt;
+
+/* A decoder over @cfg's buffer (begin, end, errata); NULL: -ENOMEM. */
+struct qd_fpt *qd_fpt_new(const struct pt_config *cfg, struct qd_runs *runs);
+void qd_fpt_free(struct qd_fpt *d);
+void qd_fpt_set_space(struct qd_fpt *d, struct qd_space *space);
+/* As pt_blk_sync_forward, pt_blk_next and pt_blk_event (libipt's status
+ * bits and -pte_eos), or QD_FAST_BAIL. */
+int qd_fpt_sync_forward(struct qd_fpt *d);
+/* Start at the PSB at @offset (pt_blk_sync_set). */
+int qd_fpt_sync_set(struct qd_fpt *d, uint64_t offset);
+int qd_fpt_next(struct qd_fpt *d, struct pt_block *block);
+int qd_fpt_event(struct qd_fpt *d, struct pt_event *ev);
+/* As pt_blk_get_offset, pt_blk_get_sync_offset, pt_blk_time. */
+uint64_t qd_fpt_offset(const struct qd_fpt *d);
+uint64_t qd_fpt_sync_offset(const struct qd_fpt *d);
+int qd_fpt_time(const struct qd_fpt *d, uint64_t *tsc);
+/* The PSB the decoder last synchronised at or decoded through. */
+uint64_t qd_fpt_last_psb(const struct qd_fpt *d);
+/* Whether that PSB was a synchronisation (not decoded through). */
+bool qd_fpt_last_psb_synced(const struct qd_fpt *d);
+/* How many PSBs it has decoded (synchronised at or through). */
+uint64_t qd_fpt_psbs(const struct qd_fpt *d);
+/* How many events from before the last PSB it has still to give: the
+ * flow there is known once they are given. */
+unsigned qd_fpt_pre(const struct qd_fpt *d);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* The fast block decoder's state, shared by fastpt.c (packets and queries)
+ * and fastblk.c (blocks and events). */
+#ifndef QPT_DECODE_FASTPRIV_H
+#define QPT_DECODE_FASTPRIV_H
+
+#include "decode/fast.h"
+
+enum fq_type {
+	FP_NONE,
+	FP_PAD,
+	FP_PSB,
+	FP_PSBEND,
+	FP_TNT,
+	FP_TIP,
+	FP_PGE,
+	FP_PGD,
+	FP_FUP,
+	FP_MODE,
+	FP_TSC,
+	FP_CBR,
+};
+
+struct fq_pkt {
+	uint8_t type, size;
+	uint8_t ipc;   /* IP packets: the compression */
+	uint8_t nbits; /* TNT */
+	uint64_t val;  /* the ip, TNT bits, TSC, MODE byte, CBR ratio */
+};
+
+/* libipt's event bindings */
+enum { FB_PSBEND, FB_TIP, FB_FUP, FB_NR };
+
+#define FQ_EVQ 8
+
+struct fq_evq {
+	struct pt_event ev[FQ_EVQ];
+	unsigned head, n;
+};
+
+struct qd_fpt {
+	/* the query decoder */
+	const uint8_t *begin, *end, *pos, *sync;
+	struct fq_pkt nx; /* the packet at pos (FP_NONE: none) */
+	bool have_ip, ip_suppressed, q_enabled, consume;
+	uint64_t last_ip;
+	uint64_t tnt, tnt_index; /* bits, and the next one's mask */
+	struct fq_evq evq[FB_NR];
+	struct pt_event alone;	/* a standalone event */
+	struct pt_event *event; /* published by the last packet */
+	bool have_tsc, last_have_tsc;
+	uint64_t tsc, last_tsc; /* now, and at the last query */
+	bool errata_bdm70, errata_skd022;
+	uint64_t last_psb, nr_psb;
+	bool last_psb_synced;
+	bool ev_found; /* fq_event found its event (and reads ahead) */
+	unsigned pre;  /* events from before the last PSB, not given */
+	/* the block decoder */
+	struct qd_runs *runs;
+	struct qd_space *space;
+	uint64_t ip;
+	bool enabled, process_event;
+	enum pt_exec_mode mode;
+	int status;
+	struct pt_event ev; /* in process */
+	uint64_t ret[64];
+	unsigned ret_top, ret_n;
+	/* the last instruction reached */
+	uint64_t li_ip, li_target;
+	uint8_t li_cls, li_len;
+};
+
+/* fastpt.c: libipt's queries (pt_qry_*), their status bits, -pte_eos,
+ * -pte_bad_query (cond_branch: not a TNT bit next) or QD_FAST_BAIL. */
+int fq_start(struct qd_fpt *d, const uint8_t *sync, uint64_t *ip,
+	     bool *have_ip);
+const uint8_t *fq_next_psb(const struct qd_fpt *d);
+int fq_cond_branch(struct qd_fpt *d, int *taken);
+int fq_indirect_branch(struct qd_fpt *d, uint64_t *ip);
+int fq_event(struct qd_fpt *d, struct pt_event *ev);
+
+#endif

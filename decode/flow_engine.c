@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Which block decoder the flow reads: the fast one (fastpt.c, fastblk.c)
+ * while it can, libipt's otherwise.  At each PSB the fast decoder decodes
+ * through, the flow's state is kept, and the items and locate() answers
+ * since are counted and kept.  When the fast decoder bails out (a packet
+ * it does not know, anything libipt calls an error), libipt's decoder
+ * starts at that PSB with the flow as it was there: it gives the same
+ * items again, which are not told twice, then what the fast decoder could
+ * not.  After libipt's next resynchronisation the fast decoder takes over
+ * again.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/flowpriv.h"
+
+static struct qd_space *locate_live(struct flow *f, uint64_t off, bool has_tsc,
+				    uint64_t tsc)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	return fc->locate(fc, off, has_tsc, tsc, fc->locate_arg);
+}
+
+struct qd_space *eng_locate(struct flow *f, uint64_t off, bool has_tsc,
+			    uint64_t tsc)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	struct flow_loc *m;
+	struct qd_space *sp;
+
+	if (!fc->locate)
+		return NULL;
+	if (f->replay && f->memo_pos < f->nr_memo) {
+		m = &f->memo[f->memo_pos++];
+		fc->pid = m->pid;
+		fc->tid = m->tid;
+		return m->space;
+	}
+	sp = locate_live(f, off, has_tsc, tsc);
+	if (f->fast && f->nr_memo < FLOW_MEMO)
+		f->memo[f->nr_memo++] = (struct flow_loc){sp, fc->pid, fc->tid};
+	return sp;
+}
+
+static int libipt_new(struct flow *f)
+{
+	if (f->dec)
+		return 0;
+	f->dec = pt_blk_alloc_decoder(f->cfg);
+	return f->dec ? 0 : -ENOMEM;
+}
+
+int eng_init(struct flow *f, const struct pt_config *cfg)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	f->cfg = cfg;
+	f->snap_psb = UINT64_MAX;
+	if (!fc->libipt_only && !(fc->want & QPT_WANT_CYCLES)) {
+		f->runs = fc->runs ? fc->runs : (f->own_runs = qd_runs_new());
+		if (f->runs)
+			f->fast = qd_fpt_new(cfg, f->runs);
+		if (f->fast) {
+			qd_fpt_set_space(f->fast, fc->space);
+			return 0;
+		}
+	}
+	if (libipt_new(f))
+		return -ENOMEM;
+	if (fc->space && pt_blk_set_image(f->dec, fc->space->image) < 0)
+		return -QPT_E_INVAL;
+	return 0;
+}
+
+void eng_fini(struct flow *f)
+{
+	qd_fpt_free(f->fast_off ? f->fast_off : f->fast);
+	qd_runs_free(f->own_runs);
+	pt_blk_free_decoder(f->dec);
+}
+
+int eng_set_space(struct flow *f, struct qd_space *sp)
+{
+	if (f->fast) {
+		qd_fpt_set_space(f->fast, sp);
+		return 0;
+	}
+	return pt_blk_set_image(f->dec, sp->image);
+}
+
+/* The fast decoder's PSB count at the last snapshot, and the flow there. */
+void eng_after(struct flow *f)
+{
+	struct flow_snap *s = &f->snap;
+	struct qd_flow_ctx *fc = f->fc;
+
+	if (!f->fast || qd_fpt_psbs(f->fast) == f->snap_psb ||
+	    qd_fpt_pre(f->fast))
+		return;
+	f->snap_psb = qd_fpt_psbs(f->fast);
+	f->snap_synced = qd_fpt_last_psb_synced(f->fast);
+	f->snap_off = qd_fpt_last_psb(f->fast);
+	s->pending = f->pending;
+	s->enabled = f->enabled;
+	s->has_time = f->has_time;
+	s->p_ip = f->p_ip;
+	s->time = f->time;
+	s->loc_tsc = f->loc_tsc;
+	s->next_ip = f->next_ip;
+	s->p_size = f->p_size;
+	s->p_kind = f->p_kind;
+	s->mode = f->mode;
+	s->space = fc->space;
+	s->next_space = f->next_space;
+	s->pid = fc->pid;
+	s->tid = fc->tid;
+	f->n_insn = f->n_branch = f->n_event = 0;
+	f->nr_memo = 0;
+}
+
+static void restore(struct flow *f)
+{
+	const struct flow_snap *s = &f->snap;
+	struct qd_flow_ctx *fc = f->fc;
+
+	f->pending = s->pending;
+	f->enabled = s->enabled;
+	f->has_time = s->has_time;
+	f->p_ip = s->p_ip;
+	f->time = s->time;
+	f->loc_tsc = s->loc_tsc;
+	f->next_ip = s->next_ip;
+	f->p_size = s->p_size;
+	f->p_kind = s->p_kind;
+	f->mode = s->mode;
+	fc->space = s->space;
+	f->next_space = s->next_space;
+	fc->pid = s->pid;
+	fc->tid = s->tid;
+}
+
+int eng_fall_back(struct flow *f, bool *synced)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	*synced = false;
+	if (libipt_new(f))
+		return -ENOMEM;
+	restore(f);
+	f->fast_off = f->fast;
+	f->fast = NULL;
+	if (fc->space && pt_blk_set_image(f->dec, fc->space->image) < 0)
+		return -QPT_E_INVAL;
+	f->replay = true;
+	f->skip_insn = f->n_insn;
+	f->skip_branch = f->n_branch;
+	f->skip_event = f->n_event;
+	f->memo_pos = 0;
+	*synced = f->snap_synced;
+	return pt_blk_sync_set(f->dec, f->snap_off);
+}
+
+int eng_resume(struct flow *f, int status)
+{
+	uint64_t off = 0;
+	int st;
+
+	if (!f->fast_off || f->skip_insn || f->skip_branch || f->skip_event)
+		return status;
+	pt_blk_get_sync_offset(f->dec, &off);
+	qd_fpt_set_space(f->fast_off, f->fc->space);
+	st = qd_fpt_sync_set(f->fast_off, off);
+	if (st < 0)
+		return status;
+	f->fast = f->fast_off;
+	f->fast_off = NULL;
+	f->replay = false;
+	f->nr_memo = f->memo_pos = 0;
+	eng_after(f);
+	return st;
+}
+
+int eng_sync_forward(struct flow *f)
+{
+	int st;
+
+	if (!f->fast)
+		return pt_blk_sync_forward(f->dec);
+	st = qd_fpt_sync_forward(f->fast);
+	if (st != QD_FAST_BAIL) {
+		eng_after(f);
+		return st;
+	}
+	/* libipt from the start */
+	f->fast_off = f->fast;
+	f->fast = NULL;
+	if (libipt_new(f))
+		return -ENOMEM;
+	if (f->fc->space && pt_blk_set_image(f->dec, f->fc->space->image) < 0)
+		return -QPT_E_INVAL;
+	return pt_blk_sync_forward(f->dec);
+}
+
+int eng_next(struct flow *f, struct pt_block *b)
+{
+	if (!f->fast)
+		return pt_blk_next(f->dec, b, sizeof(*b));
+	/* room in the memo for what this call may locate */
+	if (f->nr_memo > FLOW_MEMO - 4)
+		return QD_FAST_BAIL;
+	return qd_fpt_next(f->fast, b);
+}
+
+int eng_event(struct flow *f, struct pt_event *ev)
+{
+	if (!f->fast)
+		return pt_blk_event(f->dec, ev, sizeof(*ev));
+	if (f->nr_memo > FLOW_MEMO - 4)
+		return QD_FAST_BAIL;
+	return qd_fpt_event(f->fast, ev);
+}
+
+uint64_t eng_offset(const struct flow *f)
+{
+	uint64_t off = 0;
+
+	if (f->fast)
+		return qd_fpt_offset(f->fast);
+	if (f->dec)
+		pt_blk_get_offset(f->dec, &off);
+	return off;
+}
+
+uint64_t eng_sync_offset(const struct flow *f)
+{
+	uint64_t off = 0;
+
+	if (f->fast)
+		return qd_fpt_sync_offset(f->fast);
+	pt_blk_get_sync_offset(f->dec, &off);
+	return off;
+}
+
+bool eng_time(struct flow *f, uint64_t *tsc)
+{
+	uint32_t lost_mtc, lost_cyc;
+
+	*tsc = 0;
+	if (f->fast)
+		return qd_fpt_time(f->fast, tsc) >= 0 && *tsc;
+	return pt_blk_time(f->dec, tsc, &lost_mtc, &lost_cyc) >= 0 && *tsc;
+}

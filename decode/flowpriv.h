@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flow's state, shared by flow.c (items from blocks and events) and
+ * flow_engine.c (which block decoder gives them: the fast one, or libipt's
+ * from the last PSB when the fast one bails out).
+ */
+#ifndef QPT_DECODE_FLOWPRIV_H
+#define QPT_DECODE_FLOWPRIV_H
+
+#include "decode/fast.h"
+
+/* What the flow was at a PSB, to decode on from there with libipt. */
+struct flow_snap {
+	bool pending, enabled, has_time;
+	uint64_t p_ip, time, loc_tsc, next_ip;
+	uint8_t p_size;
+	unsigned p_kind;
+	enum pt_exec_mode mode;
+	struct qd_space *space, *next_space;
+	int32_t pid, tid;
+};
+
+/* A locate() answer, given again when libipt decodes the same part. */
+struct flow_loc {
+	struct qd_space *space;
+	int32_t pid, tid;
+};
+
+#define FLOW_MEMO 4096
+
+struct flow {
+	struct qd_flow_ctx *fc;
+	struct qx86_cache *cache; /* decoded instructions by ip */
+	const struct pt_config *cfg;
+	struct pt_block_decoder *dec; /* libipt's, made when needed */
+	struct qd_fpt *fast;	      /* the fast one, while it is used */
+	struct qd_fpt *fast_off;      /* ... and while libipt decodes */
+	struct qd_runs *runs, *own_runs;
+	/* the last instruction, while its successor is unknown */
+	bool pending;
+	uint64_t p_ip;
+	uint8_t p_size;
+	unsigned p_kind; /* qpt_branch_kind, or QPT_BR_NR: not a branch */
+	bool enabled;
+	uint64_t time;
+	bool has_time;
+	uint64_t loc_tsc; /* the last time stamp located */
+	enum pt_exec_mode mode;
+	uint64_t next_ip;   /* after the last block's last instruction */
+	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */
+	bool cyc_nodec;	    /* the next branch consumed no decision */
+	struct qd_space *next_space; /* to use after the current block */
+	char msg[160];
+	/* the fast decoder's last PSB: the flow there, the items since
+	 * (instructions, branches, events), the locate() answers since */
+	uint64_t snap_psb, snap_off;
+	bool snap_synced;
+	struct flow_snap snap;
+	uint64_t n_insn, n_branch, n_event;
+	struct flow_loc memo[FLOW_MEMO];
+	unsigned nr_memo, memo_pos;
+	bool replay; /* libipt decodes what the fast decoder did: */
+	uint64_t skip_insn, skip_branch, skip_event; /* not told again */
+};
+
+/* flow_engine.c: the block decoder calls, on the decoder in use. */
+int eng_init(struct flow *f, const struct pt_config *cfg);
+void eng_fini(struct flow *f);
+int eng_sync_forward(struct flow *f);
+int eng_next(struct flow *f, struct pt_block *b);
+int eng_event(struct flow *f, struct pt_event *ev);
+uint64_t eng_offset(const struct flow *f);
+uint64_t eng_sync_offset(const struct flow *f);
+bool eng_time(struct flow *f, uint64_t *tsc);
+int eng_set_space(struct flow *f, struct qd_space *sp);
+/* After a fast decoder call and the items it gave: a PSB passed? */
+void eng_after(struct flow *f);
+/* The fast decoder bailed out: libipt from its last PSB (the flow as it
+ * was there).  Returns the sync status; *@synced: call on_sync. */
+int eng_fall_back(struct flow *f, bool *synced);
+/* libipt resynchronised after an error: the fast decoder takes over
+ * there when it can (the status of its start, else @status). */
+int eng_resume(struct flow *f, int status);
+/* locate() through the memo (replays) */
+struct qd_space *eng_locate(struct flow *f, uint64_t off, bool has_tsc,
+			    uint64_t tsc);
+
+#endif
