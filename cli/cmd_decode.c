@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
+#include "cli/decode_stats.h"
 #include "qpt/decode.h"
 
 static bool in_list(const int32_t *list, unsigned n, int32_t v)
@@ -257,6 +258,8 @@ static void usage(FILE *f)
 		"                          branches at the end of each thread, each sample\n"
 		"      --lbr-period INSNS  ... and every INSNS instructions of a thread\n"
 		"      --format=perfmon -o FILE  write the LBR records as a perfmon buffer\n"
+		"      --stats             counts only: instructions and taken branches per\n"
+		"                          thread, instructions and calls per function\n"
 		"      --engine=fast|libipt  qpt's fast block decoder (default), or libipt's\n"
 		"                          alone (the same output; the reference)\n");
 }
@@ -265,7 +268,7 @@ enum {
 	OPT_RAW = 256, OPT_IMAGE, OPT_SYSROOT, OPT_BUILDID, OPT_INSN,
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
-	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE,
+	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS,
 };
 
 static const struct option longopts[] = {
@@ -293,6 +296,7 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -303,6 +307,8 @@ struct args {
 	uint64_t addrs[256];
 	unsigned nr_images;
 	bool force;
+	bool mode_given; /* --insn, --branches or --calls */
+	bool stats;	 /* --stats */
 	struct qpt_decoder_opts dopts;
 	struct lbr_args lbr;
 };
@@ -357,9 +363,10 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 			break;
 		case OPT_SYSROOT: a->dopts.sysroot = optarg; break;
 		case OPT_BUILDID: a->dopts.buildid_dir = optarg; break;
-		case OPT_INSN: o->mode = MODE_INSN; break;
-		case OPT_BRANCHES: o->mode = MODE_BRANCHES; break;
-		case OPT_CALLS: o->mode = MODE_CALLS; break;
+		case OPT_INSN: o->mode = MODE_INSN; a->mode_given = true; break;
+		case OPT_BRANCHES: o->mode = MODE_BRANCHES; a->mode_given = true; break;
+		case OPT_CALLS: o->mode = MODE_CALLS; a->mode_given = true; break;
+		case OPT_STATS: a->stats = true; break;
 		case OPT_EVENTS: o->events = true; break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_TID:
@@ -407,6 +414,10 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 	if (a->lbr.depth && (o->nr_tids || o->nr_cpus || o->has_time || o->sym ||
 			     o->last || o->mode != MODE_INSN || o->events))
 		return cli_usage_error("decode", "--lbr prints LBR records: no --insn, --branches, --calls, --events, --tid, --cpu, --time, --sym or --last");
+	if (a->stats && (a->mode_given || a->lbr.depth || o->nr_tids ||
+			 o->nr_cpus || o->has_time || o->sym || o->last ||
+			 o->events))
+		return cli_usage_error("decode", "--stats counts the whole trace: no --insn, --branches, --calls, --lbr, --events, --tid, --cpu, --time, --sym or --last");
 	if ((a->lbr.period || a->lbr.perfmon || a->lbr.output) && !a->lbr.depth)
 		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr");
 	if (a->lbr.perfmon != !!a->lbr.output)
@@ -542,6 +553,7 @@ static int run(struct args *a, struct printer *o)
 {
 	struct qpt_decoder *dec = NULL;
 	struct lbr_run lr = { 0 };
+	struct stats_run st = { 0 };
 	qpt_item_fn fn = on_item;
 	void *ctx = o;
 	const char *name;
@@ -562,6 +574,11 @@ static int run(struct args *a, struct printer *o)
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
 	if (a->lbr.depth)
 		a->dopts.want = lbr_want(&a->lbr);
+	if (a->stats) {
+		a->dopts.want = QPT_WANT_PROFILE;
+		fn = stats_item;
+		ctx = &st;
+	}
 	err = qpt_decoder_new(&a->dopts, &dec);
 	if (err) {
 		cli_error(NULL, "%s", qpt_strerror(err));
@@ -596,6 +613,8 @@ static int run(struct args *a, struct printer *o)
 	}
 	if (a->lbr.depth)
 		err = lbr_end(&lr, err);
+	if (a->stats && !err)
+		err = stats_print(&st, dec, &o->w, o->json);
 	rc = finish(dec, name, err, o);
 	if (!rc && a->lbr.depth)
 		rc = lbr_save(&lr);
@@ -603,6 +622,7 @@ out:
 	if (buf)
 		munmap(buf, len);
 	lbr_free(&lr);
+	stats_free(&st);
 	qpt_decoder_free(dec);
 	return rc;
 }

@@ -43,7 +43,8 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	dec->iscache = pt_iscache_alloc(NULL);
 	dec->manual = qd_space_new(-1);
 	dec->runs = qd_runs_new();
-	if (!dec->iscache || !dec->manual || !dec->runs) {
+	dec->prof = qd_prof_new();
+	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof) {
 		qpt_decoder_free(dec);
 		return -ENOMEM;
 	}
@@ -57,6 +58,7 @@ void qpt_decoder_free(struct qpt_decoder *dec)
 		return;
 	qd_space_free(dec->manual);
 	qd_runs_free(dec->runs);
+	qd_prof_free(dec->prof);
 	free(dec->missing);
 	qd_files_free(&dec->files);
 	pt_iscache_free(dec->iscache);
@@ -92,6 +94,7 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 	struct qd_file *f;
 
 	memset(&dec->stats, 0, sizeof(dec->stats));
+	qd_prof_reset(dec->prof);
 	for (f = dec->files.head; f; f = f->next)
 		f->errors = f->bytes = 0;
 	free(dec->missing);
@@ -143,6 +146,7 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	memset(&fc, 0, sizeof(fc));
 	fc.want = dec->opts.want;
 	fc.runs = dec->runs;
+	fc.prof = dec->prof;
 	fc.libipt_only = dec->opts.libipt_only;
 	fc.fn = fn;
 	fc.fn_ctx = ctx;

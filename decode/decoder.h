@@ -12,6 +12,7 @@ struct qpt_decoder {
 	struct qd_space *manual; /* --image: added to every space */
 	struct qpt_decode_stats stats;
 	struct qd_runs *runs; /* the fast decoder's, across runs */
+	struct qd_prof *prof; /* QPT_WANT_PROFILE */
 	struct qpt_missing_image *missing;
 	size_t nr_missing;
 	uint64_t errpos;

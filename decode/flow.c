@@ -85,6 +85,8 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	}
 	f->n_branch++;
 	f->fc->stats->branches++;
+	if (f->fc->want & QPT_WANT_PROFILE)
+		prof_branch(f, kind, to);
 	if (f->cyc) /* direct jumps and calls read no packet */
 		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
 				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
@@ -457,6 +459,8 @@ static int emit_insn(struct flow *f, struct qpt_item *it, uint64_t ip,
 	f->n_insn++;
 	fc->stats->insns++;
 	fc->stats->fast_insns += f->fast != NULL;
+	if (fc->want & QPT_WANT_PROFILE)
+		prof_insns(f, ip, 1);
 	if (!(fc->want & QPT_WANT_INSN))
 		return 0;
 	it->ip = ip;
@@ -477,10 +481,10 @@ static int mode_bits(enum pt_exec_mode mode)
  * and kept (the last one of @b from the block's own bytes when it spans
  * sections, into @tmp).  NULL when it does not decode.
  */
-static const struct qx86_cached *insn_at(struct flow *f,
-					 const struct pt_block *b, bool last,
-					 uint64_t ip, int bits,
-					 struct qx86_cached *tmp)
+const struct qx86_cached *flow_insn_at(struct flow *f,
+				       const struct pt_block *b, bool last,
+				       uint64_t ip, int bits,
+				       struct qx86_cached *tmp)
 {
 	const struct qx86_cached *e;
 	const uint8_t *raw;
@@ -552,7 +556,12 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 	 * Blocks end at every branch (end_on_call, end_on_jump), so without
 	 * instruction output only the last one matters: it is at end_ip.
 	 */
-	if (!(f->fc->want & QPT_WANT_INSN) && b->ninsn > 1) {
+	/* (profiles: one instruction at a time where libipt's blocks may
+	 * hold what the x86 layer does not decode, or some are skipped) */
+	if (!(f->fc->want & QPT_WANT_INSN) && b->ninsn > 1 &&
+	    !((f->fc->want & QPT_WANT_PROFILE) && (f->skip_insn || !f->fast))) {
+		if (f->fc->want & QPT_WANT_PROFILE)
+			prof_block(f, b, bits);
 		count_insns(f, b->ninsn - 1u);
 		if (f->pending) {
 			err = resolve(f, ip, true);
@@ -566,7 +575,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 		const struct qx86_cached *e;
 		struct qx86_cached tmp;
 
-		e = insn_at(f, b, k + 1 == b->ninsn, ip, bits, &tmp);
+		e = flow_insn_at(f, b, k + 1 == b->ninsn, ip, bits, &tmp);
 		if (!e)
 			return undecodable(f, ip);
 		if (f->pending) {

@@ -59,6 +59,10 @@ struct flow {
 	uint64_t n_insn, n_branch, n_event;
 	struct flow_loc memo[FLOW_MEMO];
 	unsigned nr_memo, memo_pos;
+	/* QPT_WANT_PROFILE: the function counted last and its range */
+	struct qpt_profile_func *pf;
+	const struct qd_space *pf_space;
+	uint64_t pf_lo, pf_hi;
 	bool replay; /* libipt decodes what the fast decoder did: */
 	uint64_t skip_insn, skip_branch, skip_event; /* not told again */
 };
@@ -81,6 +85,17 @@ int eng_fall_back(struct flow *f, bool *synced);
 /* libipt resynchronised after an error: the fast decoder takes over
  * there when it can (the status of its start, else @status). */
 int eng_resume(struct flow *f, int status);
+/* flow_prof.c (QPT_WANT_PROFILE): @n instructions from @ip on, all in
+ * one function; a taken branch to @to; the first ninsn - 1 instructions
+ * of @b (in @bits mode). */
+void prof_insns(struct flow *f, uint64_t ip, uint64_t n);
+void prof_branch(struct flow *f, unsigned kind, uint64_t to);
+void prof_block(struct flow *f, const struct pt_block *b, int bits);
+/* flow.c: the instruction at @ip (of @b; @last: its last), or NULL */
+const struct qx86_cached *flow_insn_at(struct flow *f,
+				       const struct pt_block *b, bool last,
+				       uint64_t ip, int bits,
+				       struct qx86_cached *tmp);
 /* locate() through the memo (replays) */
 struct qd_space *eng_locate(struct flow *f, uint64_t off, bool has_tsc,
 			    uint64_t tsc);

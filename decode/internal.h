@@ -197,6 +197,21 @@ bool qd_hist_sole_pid(const struct qd_hist *h, int32_t *pid);
 /* ---- flow.c: the libipt instruction flow turned into items ---- */
 
 struct qd_runs;
+struct qd_prof;
+
+/* ---- profile.c: counts per thread and per function ---- */
+
+struct qd_map;
+struct qd_prof *qd_prof_new(void);
+void qd_prof_free(struct qd_prof *p);
+void qd_prof_reset(struct qd_prof *p);
+/* The entry of the function @name (NULL: no symbol, in @map's image) or
+ * of thread @pid/@tid; NULL on -ENOMEM (qd_prof_err says so). */
+struct qpt_profile_func *qd_prof_func(struct qd_prof *p, const char *name,
+				      const struct qd_map *map);
+struct qpt_profile_thread *qd_prof_thread(struct qd_prof *p, int32_t pid,
+					  int32_t tid);
+int qd_prof_err(const struct qd_prof *p);
 
 struct qd_time_conv {
 	bool valid;
@@ -235,6 +250,7 @@ struct qd_flow_ctx {
 	 * by threads; NULL: the run makes its own) */
 	struct qd_runs *runs;
 	bool libipt_only; /* decode with libipt's block decoder alone */
+	struct qd_prof *prof; /* QPT_WANT_PROFILE: counted here */
 };
 
 /*

@@ -431,6 +431,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	fc.pid = -1;
 	fc.stats = &s->dec->stats;
 	fc.runs = s->dec->runs;
+	fc.prof = s->dec->prof;
 	fc.libipt_only = s->dec->opts.libipt_only;
 	fc.cache = cache;
 	fc.locate = locate;

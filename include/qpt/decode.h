@@ -45,6 +45,10 @@ enum qpt_decode_want {
 	QPT_WANT_EVENT = 1u << 2,    /* every event (errors are always sent) */
 	QPT_WANT_SYMBOLS = 1u << 3,  /* resolve sym+off for ips */
 	QPT_WANT_CYCLES = 1u << 4,   /* branches carry their CYC cycles */
+	/* count instructions and taken branches per thread, instructions
+	 * and calls per function (qpt_decoder_profile_*), a block at a time:
+	 * no item per instruction or branch is made for it */
+	QPT_WANT_PROFILE = 1u << 5,
 };
 
 struct qpt_decoder_opts {
@@ -261,6 +265,34 @@ static inline int qpt_decoder_stats(const struct qpt_decoder *dec,
 {
 	return qpt_decoder_stats_sized(dec, stats, sizeof(*stats));
 }
+
+/* A thread's totals of the runs so far (QPT_WANT_PROFILE): its
+ * instructions and taken branches (trace starts and ends are not). */
+struct qpt_profile_thread {
+	int32_t pid, tid; /* -1: unknown */
+	uint64_t insns, branches;
+};
+
+/* A function's: its instructions, and the calls that entered it (near
+ * calls whose target is in it).  @name: the symbol, NULL for the code of
+ * @image no symbol covers (@image NULL: no image at all); both valid until
+ * qpt_decoder_free(). */
+struct qpt_profile_func {
+	const char *name, *image;
+	uint64_t insns, calls;
+};
+
+/*
+ * The profile of the runs so far: the threads in the order they were
+ * first seen, and the functions in no order.  *@list is valid until the
+ * next run, the next call or qpt_decoder_free(); returns the count (0 and
+ * NULL without QPT_WANT_PROFILE).
+ */
+QPT_API size_t
+qpt_decoder_profile_threads(const struct qpt_decoder *dec,
+			    const struct qpt_profile_thread **list);
+QPT_API size_t qpt_decoder_profile_funcs(const struct qpt_decoder *dec,
+					 const struct qpt_profile_func **list);
 
 #ifdef __cplusplus
 }

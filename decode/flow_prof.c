@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The flow's profile counts (QPT_WANT_PROFILE): a block's instructions
+ * are counted at once against their function when the block lies in the
+ * range of addresses whose symbol lookup (qd_space_sym) gives that one
+ * function; that range is kept for the next block, so a loop in one
+ * function costs an add per block.
+ */
+#include "decode/flowpriv.h"
+
+/* Where symbol lookups of @m's file give what they give at @link: the
+ * link-time range [*lo, *hi) and the symbol (NULL: none). */
+static const struct qd_sym *sym_range(const struct qd_map *m, uint64_t link,
+				      uint64_t *lo, uint64_t *hi)
+{
+	const struct qd_file *file = m->file;
+	size_t a = 0, b = file->nr_syms, first;
+	const struct qd_sym *s;
+	uint64_t next;
+
+	while (a < b) { /* the symbols at or below @link: [0, a) */
+		size_t mid = a + (b - a) / 2;
+
+		if (file->syms[mid].addr <= link)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	next = a < file->nr_syms ? file->syms[a].addr : UINT64_MAX;
+	*hi = next;
+	if (!a) {
+		*lo = 0;
+		return NULL;
+	}
+	first = a - 1;
+	while (first && file->syms[first - 1].addr == file->syms[first].addr)
+		first--;
+	s = &file->syms[first];
+	if (s->size && link >= s->addr + s->size) {
+		*lo = s->addr + s->size;
+		return NULL;
+	}
+	*lo = s->addr;
+	if (s->size && s->addr + s->size < next)
+		*hi = s->addr + s->size;
+	return s;
+}
+
+/* The function of @ip, and the range of addresses that share it. */
+static struct qpt_profile_func *prof_fn(struct flow *f, uint64_t ip)
+{
+	struct qd_space *sp = f->fc->space;
+	const struct qd_map *m = sp ? qd_space_find(sp, ip) : NULL;
+	const struct qd_sym *s = NULL;
+	uint64_t lo = 0, hi = UINT64_MAX;
+
+	if (f->pf && sp == f->pf_space && ip >= f->pf_lo && ip < f->pf_hi)
+		return f->pf;
+	if (m) {
+		lo = m->start;
+		hi = m->end;
+	}
+	if (m && m->has_bias && m->file->nr_syms) {
+		uint64_t b = (uint64_t)m->sym_bias, slo, shi;
+
+		s = sym_range(m, ip - b, &slo, &shi);
+		if (slo + b > lo)
+			lo = slo + b;
+		if (shi != UINT64_MAX && shi + b < hi)
+			hi = shi + b;
+	}
+	if (!m) { /* no mapping: this address alone */
+		lo = ip;
+		hi = ip + 1;
+	}
+	f->pf = qd_prof_func(f->fc->prof, s ? s->name : NULL, s ? NULL : m);
+	f->pf_space = sp;
+	f->pf_lo = lo;
+	f->pf_hi = hi;
+	return f->pf;
+}
+
+void prof_insns(struct flow *f, uint64_t ip, uint64_t n)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	struct qpt_profile_thread *th;
+	struct qpt_profile_func *fn = prof_fn(f, ip);
+
+	th = qd_prof_thread(fc->prof, fc->pid, fc->tid);
+	if (th)
+		th->insns += n;
+	if (fn)
+		fn->insns += n;
+}
+
+void prof_branch(struct flow *f, unsigned kind, uint64_t to)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	struct qpt_profile_thread *th;
+	struct qpt_profile_func *fn;
+
+	if (kind == QPT_BR_TRACE_BEGIN || kind == QPT_BR_TRACE_END)
+		return;
+	th = qd_prof_thread(fc->prof, fc->pid, fc->tid);
+	if (th)
+		th->branches++;
+	if (kind != QPT_BR_CALL && kind != QPT_BR_IND_CALL)
+		return;
+	fn = prof_fn(f, to);
+	if (fn)
+		fn->calls++;
+}
+
+void prof_block(struct flow *f, const struct pt_block *b, int bits)
+{
+	uint64_t ip = b->ip;
+	unsigned k;
+
+	prof_fn(f, ip);
+	if (b->end_ip >= f->pf_lo && b->end_ip < f->pf_hi) {
+		prof_insns(f, ip, b->ninsn - 1u);
+		return;
+	}
+	/* across functions: one at a time (straight-line code) */
+	for (k = 0; k + 1 < b->ninsn; k++) {
+		const struct qx86_cached *e;
+		struct qx86_cached tmp;
+
+		e = flow_insn_at(f, b, false, ip, bits, &tmp);
+		if (!e)
+			return; /* the walk says what is wrong */
+		prof_insns(f, ip, 1);
+		ip += e->insn.len;
+	}
+}
