@@ -7,6 +7,11 @@
 #
 #   bench/decode.sh [N]     N = copies of the arcus-hello trace (default 40)
 #
+# At the end, ratios in alternating pairs (PAIRS, default 9; medians):
+# --insn, --branches and --insn --json against perf script on one copy
+# and on N copies (goal 20x), and --stats against libipt's block decoder
+# alone (bench/blk_loop.c, built here) on the same raw stream.
+#
 # With BENCH_IR=1 (needs valgrind) it also counts the instructions each
 # side executes (callgrind) on 1 and 4 copies and prints the ratio of the
 # marginal work per copy: a measure that machine load does not disturb.
@@ -132,3 +137,101 @@ if [ "${BENCH_IR:-0}" = 1 ] && command -v valgrind >/dev/null; then
 		}'
 	done
 fi
+
+# ---- ratios in alternating pairs (issue 21) ----
+# Each figure runs the two commands one after the other PAIRS times
+# (default 9), alternating which goes first, and prints the median of
+# the ratios of their wall times: the machine's load moves both sides of
+# a pair alike.
+
+# secs CMD...: the wall time of one run, in seconds (output dropped)
+secs() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000)) | awk '{ printf "%.6f\n", $1 / 1e6 }'
+}
+
+# pair_ratio LABEL GOAL QPT_CMD... -- PEER_CMD...: the median over the
+# pairs of peer time / qpt time, with the medians of both times
+pair_ratio() {
+	local label=$1 goal=$2 i qa=() pa=() r=()
+	shift 2
+	while [ "$1" != -- ]; do qa+=("$1"); shift; done
+	shift
+	pa=("$@")
+	for ((i = 0; i < ${PAIRS:-9}; i++)); do
+		if ((i % 2)); then
+			q=$(secs "${qa[@]}"); p=$(secs "${pa[@]}")
+		else
+			p=$(secs "${pa[@]}"); q=$(secs "${qa[@]}")
+		fi
+		r+=("$q $p")
+	done
+	printf '%s\n' "${r[@]}" | awk -v l="$label" -v g="$goal" '
+		{ q[NR] = $1; p[NR] = $2; x[NR] = ($1 > 0) ? $2 / $1 : 0 }
+		function med(a, n,   i, j, t) {
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return a[int((n + 1) / 2)]
+		}
+		END {
+			n = NR; r = med(x, n); mq = med(q, n); mp = med(p, n)
+			printf "%-44s %7.1fx  (qpt %.4f s, peer %.4f s; median of %d pairs%s)\n",
+				l, r, mq, mp, n, (g > 0 && r < g) ? "; goal " g "x" : ""
+		}'
+}
+
+# The raw stream of the arcus-hello trace N times (each copy from a PSB)
+# and the image arguments of qpt and of the libipt loop.
+raw_copies() { # N OUT
+	local i
+	: >"$2"
+	for ((i = 0; i < $1; i++)); do cat "$d/trace.pt" >>"$2"; done
+}
+qpt_images() { for f in "$d"/mem/*.bin; do printf -- '--image\n%s@0x%s\n' "$f" "$(basename "$f" .bin)"; done; }
+blk_images() { for f in "$d"/mem/*.bin; do printf '%s@0x%s\n' "$f" "$(basename "$f" .bin)"; done; }
+
+# Text and JSON against perf script, on one copy and on $n copies.
+fig_text() {
+	local f label
+	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/one.data" 1
+	for f in one big; do
+		label="1 copy"
+		[ $f = big ] && label="$n copies"
+		pair_ratio "--insn --no-asm vs perf script ($label)" 20 \
+			"$QPT" decode --insn --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
+			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym
+		pair_ratio "--branches vs perf script ($label)" 20 \
+			"$QPT" decode --branches --sysroot "$d" -i "$tmp/$f.data" -- \
+			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=b -F ip,addr,flags
+		pair_ratio "--insn --json vs perf script ($label)" 0 \
+			"$QPT" decode --insn --json --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
+			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym
+	done
+}
+
+# Count-only against libipt's block decoder alone (bench/blk_loop.c, built
+# here) on the same raw stream, one copy and $n copies; and the fast
+# decoder against libipt inside qpt (--engine=libipt).
+fig_stats() {
+	local qi=() bi=() c
+	mapfile -t qi < <(qpt_images)
+	mapfile -t bi < <(blk_images)
+	cc -O2 -o "$tmp/blk_loop" "$src/bench/blk_loop.c" -lipt ||
+		{ echo "no libipt loop (cc, libipt-dev)"; return; }
+	for c in 1 "$n"; do
+		raw_copies "$c" "$tmp/raw$c.pt"
+		pair_ratio "--stats vs libipt block loop ($c cop$([ "$c" = 1 ] && echo y || echo ies))" 1 \
+			"$QPT" decode --stats --raw "$tmp/raw$c.pt" "${qi[@]}" -- \
+			"$tmp/blk_loop" "$tmp/raw$c.pt" "${bi[@]}"
+	done
+	pair_ratio "--stats vs --stats --engine=libipt ($n copies)" 0 \
+		"$QPT" decode --stats --raw "$tmp/raw$n.pt" "${qi[@]}" -- \
+		"$QPT" decode --stats --engine=libipt --raw "$tmp/raw$n.pt" "${qi[@]}"
+}
+
+echo "ratios (peer time / qpt time):"
+fig_text
+fig_stats
