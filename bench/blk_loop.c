@@ -40,6 +40,7 @@ out:
 int main(int argc, char **argv)
 {
 	struct pt_block_decoder *dec;
+	struct pt_image_section_cache *isc;
 	struct pt_image *image;
 	struct pt_config cfg;
 	uint64_t insns = 0, errors = 0;
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
 	cfg.flags.variant.block.end_on_jump = 1;
 	dec = pt_blk_alloc_decoder(&cfg);
 	image = pt_image_alloc(NULL);
-	if (!dec || !image)
+	isc = pt_iscache_alloc(NULL); /* sections stay mapped, as in qpt */
+	if (!dec || !image || !isc)
 		return 1;
 	for (i = 2; i < argc; i++) {
 		char *at = strrchr(argv[i], '@');
@@ -71,8 +73,9 @@ int main(int argc, char **argv)
 		if (!at)
 			return 2;
 		*at = '\0';
-		if (pt_image_add_file(image, argv[i], 0, UINT64_MAX, NULL,
-				      strtoull(at + 1, NULL, 0)) < 0) {
+		st = pt_iscache_add_file(isc, argv[i], 0, UINT64_MAX,
+					 strtoull(at + 1, NULL, 0));
+		if (st < 0 || pt_image_add_cached(image, isc, st, NULL) < 0) {
 			fprintf(stderr, "blk_loop: %s: cannot add\n", argv[i]);
 			return 1;
 		}
@@ -99,6 +102,7 @@ int main(int argc, char **argv)
 	printf("%" PRIu64 " instructions, %" PRIu64 " errors\n", insns, errors);
 	pt_blk_free_decoder(dec);
 	pt_image_free(image);
+	pt_iscache_free(isc);
 	free(buf);
 	return 0;
 }

@@ -73,6 +73,8 @@ uint64_t qd_fpt_last_psb(const struct qd_fpt *d);
 bool qd_fpt_last_psb_synced(const struct qd_fpt *d);
 /* How many PSBs it has decoded (synchronised at or through). */
 uint64_t qd_fpt_psbs(const struct qd_fpt *d);
+/* The length and qx86 class of the last block's last instruction. */
+void qd_fpt_last(const struct qd_fpt *d, uint8_t *len, uint8_t *cls);
 /* How many events from before the last PSB it has still to give: the
  * flow there is known once they are given. */
 unsigned qd_fpt_pre(const struct qd_fpt *d);

@@ -67,6 +67,12 @@ uint64_t qd_fpt_psbs(const struct qd_fpt *d)
 	return d->nr_psb;
 }
 
+void qd_fpt_last(const struct qd_fpt *d, uint8_t *len, uint8_t *cls)
+{
+	*len = d->li_len;
+	*cls = d->li_cls;
+}
+
 unsigned qd_fpt_pre(const struct qd_fpt *d)
 {
 	return d->pre;

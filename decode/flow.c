@@ -539,6 +539,36 @@ static void count_insns(struct flow *f, uint64_t n)
  * count, so lengths come from the bytes of the image and near direct
  * jumps and calls (which libipt follows inside a block) are taken here.
  */
+/* A block of the fast decoder without instruction items: its last
+ * instruction is the one the fast decoder reached last. */
+static int count_block(struct flow *f, const struct pt_block *b, int bits)
+{
+	uint64_t ip = b->end_ip;
+	uint8_t len, cls;
+	int err;
+
+	qd_fpt_last(f->fast, &len, &cls);
+	if (b->ninsn > 1) {
+		if (f->fc->want & QPT_WANT_PROFILE)
+			prof_block(f, b, bits);
+		count_insns(f, b->ninsn - 1u);
+	}
+	if (f->pending) { /* the block goes on from where it went */
+		err = resolve(f, b->ip, true);
+		if (err)
+			return err;
+	}
+	err = emit_insn(f, NULL, ip, NULL, len);
+	if (err)
+		return err;
+	f->pending = true;
+	f->p_ip = ip;
+	f->p_size = len;
+	f->p_kind = branch_kind[cls];
+	f->next_ip = ip + len;
+	return 0;
+}
+
 static int walk_block(struct flow *f, const struct pt_block *b)
 {
 	int bits = mode_bits(b->mode);
@@ -546,6 +576,9 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 	struct qpt_item it;
 	unsigned k = 0;
 	int err;
+
+	if (!(f->fc->want & QPT_WANT_INSN) && f->fast && !f->skip_insn)
+		return count_block(f, b, bits);
 
 	item_init(f, &it, QPT_ITEM_INSN, 0);
 	it.mode = (uint8_t)bits;

@@ -6,6 +6,8 @@
  * function; that range is kept for the next block, so a loop in one
  * function costs an add per block.
  */
+#include <string.h>
+
 #include "decode/flowpriv.h"
 
 /* Where symbol lookups of @m's file give what they give at @link: the
@@ -47,15 +49,14 @@ static const struct qd_sym *sym_range(const struct qd_map *m, uint64_t link,
 }
 
 /* The function of @ip, and the range of addresses that share it. */
-static struct qpt_profile_func *prof_fn(struct flow *f, uint64_t ip)
+static struct qpt_profile_func *find_fn(struct flow *f, uint64_t ip,
+					uint64_t *plo, uint64_t *phi)
 {
 	struct qd_space *sp = f->fc->space;
 	const struct qd_map *m = sp ? qd_space_find(sp, ip) : NULL;
 	const struct qd_sym *s = NULL;
 	uint64_t lo = 0, hi = UINT64_MAX;
 
-	if (f->pf && sp == f->pf_space && ip >= f->pf_lo && ip < f->pf_hi)
-		return f->pf;
 	if (m) {
 		lo = m->start;
 		hi = m->end;
@@ -73,20 +74,49 @@ static struct qpt_profile_func *prof_fn(struct flow *f, uint64_t ip)
 		lo = ip;
 		hi = ip + 1;
 	}
-	f->pf = qd_prof_func(f->fc->prof, s ? s->name : NULL, s ? NULL : m);
-	f->pf_space = sp;
-	f->pf_lo = lo;
-	f->pf_hi = hi;
-	return f->pf;
+	*plo = lo;
+	*phi = hi;
+	return qd_prof_func(f->fc->prof, s ? s->name : NULL, s ? NULL : m);
+}
+
+/* The function of @ip: of the ranges kept (moved first), else found. */
+static struct qpt_profile_func *prof_fn(struct flow *f, uint64_t ip)
+{
+	const struct qd_space *sp = f->fc->space;
+	unsigned i, n = sizeof(f->pf) / sizeof(f->pf[0]);
+
+	for (i = 0; i < n; i++)
+		if (f->pf[i].fn && f->pf[i].space == sp && ip >= f->pf[i].lo &&
+		    ip < f->pf[i].hi)
+			break;
+	if (i == n) {
+		i = n - 1;
+		f->pf[i].fn = find_fn(f, ip, &f->pf[i].lo, &f->pf[i].hi);
+		f->pf[i].space = sp;
+	}
+	if (i) {
+		__typeof__(f->pf[0]) e = f->pf[i];
+
+		memmove(&f->pf[1], &f->pf[0], i * sizeof(f->pf[0]));
+		f->pf[0] = e;
+	}
+	return f->pf[0].fn;
+}
+
+static struct qpt_profile_thread *prof_th(struct flow *f)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	if (!f->pth || f->pth->tid != fc->tid || f->pth->pid != fc->pid)
+		f->pth = qd_prof_thread(fc->prof, fc->pid, fc->tid);
+	return f->pth;
 }
 
 void prof_insns(struct flow *f, uint64_t ip, uint64_t n)
 {
-	struct qd_flow_ctx *fc = f->fc;
-	struct qpt_profile_thread *th;
+	struct qpt_profile_thread *th = prof_th(f);
 	struct qpt_profile_func *fn = prof_fn(f, ip);
 
-	th = qd_prof_thread(fc->prof, fc->pid, fc->tid);
 	if (th)
 		th->insns += n;
 	if (fn)
@@ -95,13 +125,12 @@ void prof_insns(struct flow *f, uint64_t ip, uint64_t n)
 
 void prof_branch(struct flow *f, unsigned kind, uint64_t to)
 {
-	struct qd_flow_ctx *fc = f->fc;
 	struct qpt_profile_thread *th;
 	struct qpt_profile_func *fn;
 
 	if (kind == QPT_BR_TRACE_BEGIN || kind == QPT_BR_TRACE_END)
 		return;
-	th = qd_prof_thread(fc->prof, fc->pid, fc->tid);
+	th = prof_th(f);
 	if (th)
 		th->branches++;
 	if (kind != QPT_BR_CALL && kind != QPT_BR_IND_CALL)
@@ -117,7 +146,7 @@ void prof_block(struct flow *f, const struct pt_block *b, int bits)
 	unsigned k;
 
 	prof_fn(f, ip);
-	if (b->end_ip >= f->pf_lo && b->end_ip < f->pf_hi) {
+	if (b->end_ip >= f->pf[0].lo && b->end_ip < f->pf[0].hi) {
 		prof_insns(f, ip, b->ninsn - 1u);
 		return;
 	}

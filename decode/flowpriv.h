@@ -59,10 +59,14 @@ struct flow {
 	uint64_t n_insn, n_branch, n_event;
 	struct flow_loc memo[FLOW_MEMO];
 	unsigned nr_memo, memo_pos;
-	/* QPT_WANT_PROFILE: the function counted last and its range */
-	struct qpt_profile_func *pf;
-	const struct qd_space *pf_space;
-	uint64_t pf_lo, pf_hi;
+	/* QPT_WANT_PROFILE: functions counted lately and their ranges (the
+	 * last found first), the thread counted last */
+	struct {
+		struct qpt_profile_func *fn;
+		const struct qd_space *space;
+		uint64_t lo, hi;
+	} pf[4];
+	struct qpt_profile_thread *pth;
 	bool replay; /* libipt decodes what the fast decoder did: */
 	uint64_t skip_insn, skip_branch, skip_event; /* not told again */
 };
