@@ -14,15 +14,31 @@
 
 struct qd_prof_fn {
 	const void *key; /* the symbol's name, or the image's file */
-	struct qpt_profile_func pub;
+	struct qpt_profile_func *pub;
+};
+
+/* Entries stay where they are made (the flow keeps pointers to them):
+ * in chunks of CHUNK. */
+#define CHUNK 256
+
+struct fn_chunk {
+	struct fn_chunk *next;
+	struct qpt_profile_func e[CHUNK];
+};
+
+struct th_chunk {
+	struct th_chunk *next;
+	struct qpt_profile_thread e[CHUNK];
 };
 
 struct qd_prof {
 	struct qd_prof_fn *fn; /* open addressing, cap_fn a power of 2 */
 	size_t nr_fn, cap_fn;
-	struct qpt_profile_thread *th;
-	size_t nr_th, cap_th;
-	struct qpt_profile_func *flat;	/* for qpt_decoder_profile_funcs */
+	struct fn_chunk *fns; /* newest first; nr_fn % CHUNK used in it */
+	struct th_chunk *ths;
+	size_t nr_th;
+	struct qpt_profile_func *flat; /* for qpt_decoder_profile_funcs */
+	struct qpt_profile_thread *flat_th;
 	struct qpt_profile_thread *cur; /* the thread counted last */
 	int err;
 };
@@ -32,22 +48,32 @@ struct qd_prof *qd_prof_new(void)
 	return calloc(1, sizeof(struct qd_prof));
 }
 
+void qd_prof_reset(struct qd_prof *p)
+{
+	while (p->fns) {
+		struct fn_chunk *c = p->fns;
+
+		p->fns = c->next;
+		free(c);
+	}
+	while (p->ths) {
+		struct th_chunk *c = p->ths;
+
+		p->ths = c->next;
+		free(c);
+	}
+	free(p->fn);
+	free(p->flat);
+	free(p->flat_th);
+	memset(p, 0, sizeof(*p));
+}
+
 void qd_prof_free(struct qd_prof *p)
 {
 	if (!p)
 		return;
-	free(p->fn);
-	free(p->th);
-	free(p->flat);
+	qd_prof_reset(p);
 	free(p);
-}
-
-void qd_prof_reset(struct qd_prof *p)
-{
-	free(p->fn);
-	free(p->th);
-	free(p->flat);
-	memset(p, 0, sizeof(*p));
 }
 
 static size_t slot(const void *key, size_t cap)
@@ -85,6 +111,7 @@ struct qpt_profile_func *qd_prof_func(struct qd_prof *p, const char *name,
 	const void *key = name	? (const void *)name
 			  : map ? (const void *)map->file
 				: (const void *)p;
+	struct qpt_profile_func *e;
 	size_t i;
 
 	if (p->nr_fn * 2 >= p->cap_fn && grow(p)) {
@@ -94,41 +121,64 @@ struct qpt_profile_func *qd_prof_func(struct qd_prof *p, const char *name,
 	for (i = slot(key, p->cap_fn); p->fn[i].key;
 	     i = (i + 1) & (p->cap_fn - 1))
 		if (p->fn[i].key == key)
-			return &p->fn[i].pub;
+			return p->fn[i].pub;
+	if (p->nr_fn % CHUNK == 0) {
+		struct fn_chunk *c = calloc(1, sizeof(*c));
+
+		if (!c) {
+			p->err = -ENOMEM;
+			return NULL;
+		}
+		c->next = p->fns;
+		p->fns = c;
+	}
+	e = &p->fns->e[p->nr_fn % CHUNK];
+	e->name = name;
+	e->image = map ? map->file->path : NULL;
 	p->fn[i].key = key;
-	p->fn[i].pub.name = name;
-	p->fn[i].pub.image = map ? map->file->path : NULL;
+	p->fn[i].pub = e;
 	p->nr_fn++;
-	return &p->fn[i].pub;
+	return e;
+}
+
+/* The @i-th entry ever made of @p's threads. */
+static struct qpt_profile_thread *th_at(const struct qd_prof *p, size_t i)
+{
+	const struct th_chunk *c = p->ths;
+	size_t k = (p->nr_th - 1) / CHUNK; /* chunks after the first */
+
+	for (; k > i / CHUNK; k--)
+		c = c->next;
+	return (struct qpt_profile_thread *)&c->e[i % CHUNK];
 }
 
 struct qpt_profile_thread *qd_prof_thread(struct qd_prof *p, int32_t pid,
 					  int32_t tid)
 {
+	struct qpt_profile_thread *t;
 	size_t i;
 
 	if (p->cur && p->cur->tid == tid && p->cur->pid == pid)
 		return p->cur;
-	for (i = 0; i < p->nr_th; i++)
-		if (p->th[i].tid == tid && p->th[i].pid == pid)
-			return p->cur = &p->th[i];
-	if (p->nr_th == p->cap_th) {
-		size_t cap = p->cap_th ? p->cap_th * 2 : 8;
-		struct qpt_profile_thread *th;
+	for (i = 0; i < p->nr_th; i++) {
+		t = th_at(p, i);
+		if (t->tid == tid && t->pid == pid)
+			return p->cur = t;
+	}
+	if (p->nr_th % CHUNK == 0) {
+		struct th_chunk *c = calloc(1, sizeof(*c));
 
-		th = realloc(p->th, cap * sizeof(*th));
-		if (!th) {
+		if (!c) {
 			p->err = -ENOMEM;
 			return NULL;
 		}
-		p->th = th;
-		p->cap_th = cap;
+		c->next = p->ths;
+		p->ths = c;
 	}
-	p->cur = &p->th[p->nr_th++];
-	memset(p->cur, 0, sizeof(*p->cur));
-	p->cur->pid = pid;
-	p->cur->tid = tid;
-	return p->cur;
+	t = &p->ths->e[p->nr_th++ % CHUNK];
+	t->pid = pid;
+	t->tid = tid;
+	return p->cur = t;
 }
 
 int qd_prof_err(const struct qd_prof *p)
@@ -139,11 +189,20 @@ int qd_prof_err(const struct qd_prof *p)
 size_t qpt_decoder_profile_threads(const struct qpt_decoder *dec,
 				   const struct qpt_profile_thread **list)
 {
+	struct qd_prof *p = dec ? dec->prof : NULL;
+	size_t i;
+
 	*list = NULL;
-	if (!dec || !dec->prof || !dec->prof->nr_th)
+	if (!p || !p->nr_th)
 		return 0;
-	*list = dec->prof->th;
-	return dec->prof->nr_th;
+	free(p->flat_th);
+	p->flat_th = malloc(p->nr_th * sizeof(*p->flat_th));
+	if (!p->flat_th)
+		return 0;
+	for (i = 0; i < p->nr_th; i++)
+		p->flat_th[i] = *th_at(p, i);
+	*list = p->flat_th;
+	return p->nr_th;
 }
 
 size_t qpt_decoder_profile_funcs(const struct qpt_decoder *dec,
@@ -161,7 +220,7 @@ size_t qpt_decoder_profile_funcs(const struct qpt_decoder *dec,
 		return 0;
 	for (i = 0; i < p->cap_fn; i++)
 		if (p->fn[i].key)
-			p->flat[n++] = p->fn[i].pub;
+			p->flat[n++] = *p->fn[i].pub;
 	*list = p->flat;
 	return n;
 }
