@@ -201,9 +201,12 @@ static int parse_pmu_event(struct qpt_event *ev, char *s,
 	ev->aux = qpt_auxtrace_ops_find(s);
 	if (!ev->pmu->dir)
 		/* the built-in intel_pt (no sysfs directory): the emulated
-		 * source's defaults, pt, branch, psb_period 3 and mtc_period
-		 * 3 (config:0, 13, 24-27, 14-17), no timing packets */
-		ev->attr.config = 1ULL | 1ULL << 13 | 3ULL << 14 | 3ULL << 24;
+		 * source's defaults are perf's on hardware, pt, branch, tsc,
+		 * mtc with mtc_period 3 and psb_period 3 (config:0, 13, 10, 9,
+		 * 14-17, 24-27): with timestamps, perf places the sideband
+		 * (an exec, an mmap) against the trace */
+		ev->attr.config = 1ULL | 1ULL << 13 | 1ULL << 10 | 1ULL << 9 |
+				  3ULL << 14 | 3ULL << 24;
 	else if (ev->aux && ev->aux->default_config)
 		ev->aux->default_config(ev->pmu, &ev->attr);
 	for (t = terms ? strtok_r(terms, ",", &save) : NULL; t;
@@ -305,6 +308,11 @@ const struct perf_event_attr *qpt_event_attr(const struct qpt_event *ev)
 const char *qpt_event_pmu(const struct qpt_event *ev)
 {
 	return ev->pmu_name;
+}
+
+const char *qpt_event_string(const struct qpt_event *ev)
+{
+	return ev->str;
 }
 
 bool qpt_event_is_aux(const struct qpt_event *ev)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -910,12 +911,50 @@ static int finish(struct qpt_recorder *rec, struct record_args *a, int err,
 	return pid && status != -1 ? command_status(status) : QPT_EXIT_OK;
 }
 
+/* @out@from renamed @out@to: 0 or an exit code; a missing one is no error
+ * when @may_miss. */
+static int rename_out(const char *out, const char *from, const char *to,
+		      bool may_miss)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if ((size_t)snprintf(a, sizeof(a), "%s%s", out, from) >= sizeof(a) ||
+	    (size_t)snprintf(b, sizeof(b), "%s%s", out, to) >= sizeof(b)) {
+		cli_error(out, "name too long");
+		return QPT_EXIT_ERROR;
+	}
+	if (!rename(a, b) || (may_miss && errno == ENOENT))
+		return 0;
+	cli_error(a, "cannot rename to %s: %s", b, strerror(errno));
+	return QPT_EXIT_ERROR;
+}
+
+/*
+ * As perf record: an output file that exists (a regular one, not empty)
+ * becomes FILE.old first, so that a new recording never destroys the last
+ * one at once; its vDSO beside it (FILE.vdso) goes with it.  0, or the
+ * exit code of a one-line error.
+ */
+static int keep_old(const char *out)
+{
+	struct stat st;
+
+	if (!strcmp(out, "-") || stat(out, &st) || !S_ISREG(st.st_mode) ||
+	    !st.st_size)
+		return 0;
+	return rename_out(out, "", ".old", false) ?:
+	       rename_out(out, ".vdso", ".old.vdso", true);
+}
+
 static int record(struct record_args *a, int argc, char **argv)
 {
 	struct qpt_recorder *rec;
 	char msg[512] = "";
 	int ret, err;
 
+	ret = keep_old(a->o.output);
+	if (ret)
+		return ret;
 	fill_opts(a, argc, argv, msg, sizeof(msg));
 	install_signals();
 	/* the command's end, or a stop of a thread watched for crashes,

@@ -383,14 +383,18 @@ static int write_header(struct emu_src *er)
 	uint64_t info[QPT_AUXTRACE_INFO_MAX / 8], id = EMU_ID;
 	struct qpt_intel_pt_params p;
 	struct perf_event_attr attr;
+	char *name;
 	int err, size;
 
 	err = rec_open_writer(rec);
 	if (err < 0)
 		return err;
 	emu_attr(er->config, &attr);
-	err = qpt_writer_add_attr(rec->writer, &attr, &id, 1,
-				  QPT_EMULATE_EVENT_NAME);
+	if (asprintf(&name, "%s%s", qpt_event_string(rec->aux_ev),
+		     QPT_EMULATE_EVENT_MARK) < 0)
+		return -ENOMEM;
+	err = qpt_writer_add_attr(rec->writer, &attr, &id, 1, name);
+	free(name);
 	if (err)
 		return err;
 	qpt_intel_pt_params_default(&p);

@@ -16,8 +16,10 @@
  * ring consumer, snapshots and output as the hardware's, with Intel PT's
  * AUXTRACE_INFO: perf and libipt decode the file as a real recording.
  *
- * What marks a file as emulated: its event is named QPT_EMULATE_EVENT_NAME
- * in EVENT_DESC, and the CMDLINE feature holds the qpt command line.
+ * What marks a file as emulated: its event's name in EVENT_DESC is the
+ * event as asked for with QPT_EMULATE_EVENT_MARK after it
+ * ("intel_pt/cyc/u:qpt-emulated"), and the CMDLINE feature holds the qpt
+ * command line.
  *
  * The emulated source's vDSO: MMAP2 names it "[vdso]" as the kernel does
  * and the BUILD_ID feature (HEADER_BUILD_ID in a pipe) holds its
@@ -136,6 +138,8 @@ QPT_API const struct perf_event_attr *
 qpt_event_attr(const struct qpt_event *event);
 /* The PMU's name ("intel_pt", "software", "hardware", ...); borrowed. */
 QPT_API const char *qpt_event_pmu(const struct qpt_event *event);
+/* The event string as it was asked for ("intel_pt/cyc/u"); borrowed. */
+QPT_API const char *qpt_event_string(const struct qpt_event *event);
 /* Whether the event writes an AUX area (a known AUX-area tracer). */
 QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
 
@@ -145,7 +149,7 @@ enum qpt_source {
 	QPT_SOURCE_EMULATE = 1, /* the emulated Intel PT source */
 };
 
-#define QPT_EMULATE_EVENT_NAME "intel_pt//u:qpt-emulated"
+#define QPT_EMULATE_EVENT_MARK ":qpt-emulated"
 /* The PERF_TYPE the emulated Intel PT event carries (priv[0] too). */
 #define QPT_EMULATE_PMU_TYPE 8
 /*

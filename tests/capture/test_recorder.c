@@ -332,7 +332,7 @@ static void test_emulate_command(void **state)
 			aux += rr.aux_size;
 		if (rr.type == PERF_RECORD_ITRACE_START)
 			assert_string_equal(rr.attr->name,
-					    QPT_EMULATE_EVENT_NAME);
+					    "intel_pt//u" QPT_EMULATE_EVENT_MARK);
 	}
 	assert_int_equal(ret, 0);
 	qpt_reader_free(r);

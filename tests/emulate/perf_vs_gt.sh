@@ -5,8 +5,9 @@
 # on the recording must list, per thread, exactly the instruction addresses
 # gt_step sees, and perf must report no decode error.  Both runs get the
 # same environment (env -i), arguments and ASLR off.
-# Args: [--inherit] [--tsc] [--no-perf] GT_STEP PROG_DIR CMD...
-#   --inherit: children too; --tsc: with TSC packets (-e intel_pt/tsc/u);
+# Args: [--inherit] [--tsc|--timeless] [--no-perf] GT_STEP PROG_DIR CMD...
+#   --inherit: children too; --tsc: TSC packets alone (-e intel_pt/tsc/u;
+#   the default, as perf's, has MTC too); --timeless: no timing packets;
 #   --no-perf: only qpt decode against the ground truth.
 # A CMD is a program with its arguments in one word ("/bin/sh -c emu_flow");
 # words naming a file in PROG_DIR stand for that file's path.
@@ -15,7 +16,8 @@ gtf="" qf="" ev="" perf=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--inherit) gtf=-f qf=--inherit ;;
-	--tsc) ev=intel_pt/tsc/u ;;
+	--tsc) ev=intel_pt/mtc=0/u ;;
+	--timeless) ev=intel_pt/tsc=0,mtc=0/u ;;
 	--no-perf) perf="" ;;
 	*) break ;;
 	esac

@@ -61,7 +61,7 @@ env -i "$QPT" record --emulate -e intel_pt/noretcomp=1/u -o nrc.data \
 perf script -i nrc.data --itrace=i0ns -F ip 2>/dev/null |
 	awk '{ print $1 }' | cmp -s want.txt - || bad "noretcomp: decode differs"
 "$QPT" info -i nrc.data 2>/dev/null | grep "qpt-emulated" |
-	grep -q "config = 0x3002801" || bad "noretcomp: event config"
+	grep -q "config = 0x300ee01" || bad "noretcomp: event config"
 perf report -D -i nrc.data 2>/dev/null | grep -q "NoRETComp bit *0x800" ||
 	bad "AUXTRACE_INFO NoRETComp bit"
 

@@ -92,4 +92,17 @@ rc=$?
 got=$("$QPT" $'x\ny\033' 2>&1 >/dev/null | head -1)
 [ "$got" = "qpt: 'x\x0ay\x1b' is not a qpt command" ] ||
 	bad "unknown command: $got"
+
+# The version, as -V, --version and version; qpt help CMD is CMD --help.
+want=$("$QPT" --version)
+case $want in "qpt "[0-9]*.[0-9]*) ;; *) bad "--version: '$want'" ;; esac
+[ "$("$QPT" -V)" = "$want" ] || bad "-V: '$("$QPT" -V)', want '$want'"
+[ "$("$QPT" version)" = "$want" ] || bad "version differs from --version"
+for cmd in record decode info dump convert lbr inject crash; do
+	"$QPT" help "$cmd" >"$tmp/help" 2>&1 || bad "qpt help $cmd: exit $?"
+	"$QPT" "$cmd" --help 2>&1 | cmp -s - "$tmp/help" ||
+		bad "qpt help $cmd differs from qpt $cmd --help"
+done
+"$QPT" help bogus >/dev/null 2>&1
+[ $? = 2 ] || bad "qpt help bogus: not a usage error"
 exit $fail
