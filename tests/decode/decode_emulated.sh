@@ -14,6 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/shell/by_thread.sh
 . "$(dirname "$0")/../shell/by_thread.sh"
+# shellcheck source=tests/shell/qpt_insns.sh
+. "$(dirname "$0")/../shell/qpt_insns.sh"
 n=0
 for p in emu_flow emu_threads emu_forkexec emu_sig_static; do
 	[ -x "$E/$p" ] || continue
@@ -29,7 +31,7 @@ for p in emu_flow emu_threads emu_forkexec emu_sig_static; do
 		fail "$p: perf inject -o -"
 	for f in rec.data inj.data injp.data; do
 		"$QPT" decode -i "$tmp/$f" --no-sym |
-			awk '$3 == "insn:" { print $1, $2 }' | by_thread |
+			insn_ips | by_thread |
 			cmp -s "$tmp/want" - ||
 			fail "$p ($f): qpt decode differs from the ground truth"
 	done

@@ -11,6 +11,8 @@ command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
 . "$(dirname "${BASH_SOURCE[0]}")/../shell/by_thread.sh"
 # shellcheck source=tests/shell/perf_in.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../shell/perf_in.sh"
+# shellcheck source=tests/shell/qpt_insns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../shell/qpt_insns.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

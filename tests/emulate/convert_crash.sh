@@ -36,7 +36,7 @@ grep -q "cannot travel in a pipe" "$tmp/err.txt" ||
 	bad "convert to a pipe: no word of the crash facts"
 ! "$QPT" crash -i "$tmp/pipe.data" >/dev/null 2>&1 ||
 	bad "convert to a pipe: a crash in the pipe"
-perf script -i "$tmp/pipe.data" >/dev/null 2>&1 || bad "perf reads no pipe"
+perf_in "$tmp/pipe.data" script >/dev/null 2>&1 || bad "perf reads no pipe"
 [ $fail = 0 ] && echo "ok: $(wc -l <"$tmp/facts.txt") crash entries" \
 	"carried, the same report"
 exit $fail

@@ -28,12 +28,6 @@ shift 2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
 
-# "TID IP" of qpt decode's instruction lines (the IP is before "insn:")
-insn_ips() {
-	awk '{ for (i = 2; i <= NF; i++) if ($i == "insn:") {
-		print $1, $(i - 1); break } }'
-}
-
 # perf's decode of recording $1 against $tmp/want, with no decode error
 perf_agrees() {
 	perf script -i "$1" --itrace=i0ns -F tid,ip \

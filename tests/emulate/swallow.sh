@@ -38,8 +38,9 @@ perf_lines() {
 
 qpt_lines() {
 	"$QPT" decode -i "$1" --no-sym 2>&1 |
-		awk '$3 == "insn:" { print $1, $2 }
-		     $2 == "[overflow" { print $1, "GAP" }'
+		awk '{ for (i = 2; i <= NF; i++) {
+			if ($i == "insn:") { print $1, $(i - 1); next }
+			if ($i == "[overflow") { print $1, "GAP"; next } } }'
 }
 
 check() { # NAME PROG KINDS [-2]

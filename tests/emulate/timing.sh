@@ -48,12 +48,13 @@ check() {
 	awk '{ print $1 }' "$name.txt" | sort -u | wc -l >"$name.distinct"
 }
 
-check tsc tsc
+# (the default has mtc: mtc=0 leaves it out)
+check tsc tsc,mtc=0
 check mtc tsc,mtc
 check mtc0 tsc,mtc,mtc_period=0
 check mtc9 tsc,mtc,mtc_period=9
-check cyc tsc,cyc
-check cyc6 tsc,cyc,cyc_thresh=6
+check cyc tsc,mtc=0,cyc
+check cyc6 tsc,mtc=0,cyc,cyc_thresh=6
 check all tsc,mtc,cyc
 
 t=$(cat tsc.distinct)

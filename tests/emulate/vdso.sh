@@ -21,7 +21,7 @@ perf_insns() { # HOME FILE
 }
 qpt_insns() { # HOME FILE
 	HOME=$1 "$QPT" decode -i "$2" --no-sym 2>/dev/null |
-		awk '$3 == "insn:" { print $1, $2 }' | by_thread
+		insn_ips | by_thread
 }
 
 # the same environment for every run (the start-up code walks it)
