@@ -24,7 +24,8 @@ __attribute__((noinline)) static void count(void)
 	unsigned long i;
 
 	for (i = 0; i < 1UL << 62; i++)
-		sink += (sink + i) / (i | 3) + (sink ^ i) / (i | 5);
+		sink += (sink + i) / (i | 3) + (sink ^ i) / (i | 5) +
+			(sink - i) / (i | 7) + (sink | i) / (i | 9);
 }
 
 __attribute__((noinline)) static void clear(void)
