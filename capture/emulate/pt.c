@@ -435,8 +435,12 @@ static int put_psb(struct emu_pt *pt, uint64_t ip, uint64_t t)
 		err = put_cbr(pt);
 	if (!err)
 		err = put_mode_exec(pt);
-	if (!err && pt->enabled)
+	/* the whole IP: perf applies this FUP to the last IP from before
+	 * the PSB (it looks ahead for it before resetting its state) */
+	if (!err && pt->enabled) {
+		pt->full_ip = true;
 		err = put_ip(pt, ppt_fup, ip);
+	}
 	if (!err)
 		err = put_simple(pt, ppt_psbend);
 	return err;

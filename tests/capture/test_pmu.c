@@ -275,9 +275,10 @@ static void test_builtin_intel_pt(void **state)
 	o.builtin_intel_pt_type = 4242;
 	assert_int_equal(qpt_event_parse("intel_pt//u", &o, &ev), 0);
 	assert_int_equal(qpt_event_attr(ev)->type, 4242);
-	/* The emulated source's defaults: pt (0), branch (13), mtc_period
-	 * 3 (14-17), psb_period 3 (24-27); no tsc, no mtc. */
-	assert_int_equal(qpt_event_attr(ev)->config, 0x300e001);
+	/* The emulated source's defaults are perf's: pt (0), mtc (9),
+	 * tsc (10), branch (13), mtc_period 3 (14-17), psb_period 3
+	 * (24-27). */
+	assert_int_equal(qpt_event_attr(ev)->config, 0x300e601);
 	assert_true(qpt_event_is_aux(ev));
 	/* Its AUXTRACE_INFO: the same bit masks as the real driver's. */
 	memset(&ctx, 0, sizeof(ctx));
@@ -296,7 +297,8 @@ static void test_builtin_intel_pt(void **state)
 					 &o, &ev),
 			 0);
 	assert_int_equal(qpt_event_attr(ev)->config,
-			 0x2001 | 0x800 | 0x3000000 | 0x200 | (6 << 14));
+			 0x2001 | 0x400 | 0x800 | 0x3000000 | 0x200 |
+			     (6 << 14));
 	qpt_event_free(ev);
 	/* Only intel_pt is built in. */
 	assert_int_equal(qpt_event_parse("intel_bts//", &o, &ev), -QPT_E_NOPMU);

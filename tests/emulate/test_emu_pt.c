@@ -307,6 +307,45 @@ static void test_long_tnt_and_psb(void **state)
 	free(b);
 }
 
+/*
+ * The FUP of a PSB+ carries the whole IP, whatever the last IP was: perf
+ * (6.1) looks ahead for it and applies it to the last IP before the PSB
+ * resets it, so a compressed one named 0x7fff00401643 after a call into
+ * the vDSO whose return was compressed (an emulated recording's trace
+ * lost the rest of a thread to that).
+ */
+static void test_psb_fup_whole(void **state)
+{
+	static const struct want w[] = {
+		PKT(ppt_psb), PKT(ppt_mode), PKT(ppt_psbend),
+		PKT(ppt_mode), IPP(ppt_tip_pge, pt_ipc_update_32, 0x401000),
+		IPP(ppt_tip, pt_ipc_sext_48, 0x7fff00001000),
+		TNT(ppt_tnt_8, 1, 1),
+		PKT(ppt_psb), PKT(ppt_mode),
+		IPP(ppt_fup, pt_ipc_sext_48, 0x401643), PKT(ppt_psbend),
+		TNT(ppt_tnt_8, 1, 1),
+	};
+	struct emu_pt_opts o = {.retcomp = true};
+	struct buf *b = calloc(1, sizeof(*b));
+	struct emu_pt *pt = emu_pt_new(&o, out, b);
+
+	emu_pt_start(pt);
+	emu_pt_insn(pt, 0x401000,
+		    &(struct emu_insn){.cls = EMU_INSN_CALL_IND, .x.len = 2},
+		    0x7fff00001000);
+	emu_pt_insn(pt, 0x7fff00001000,
+		    &(struct emu_insn){.cls = EMU_INSN_RET, .x.len = 1},
+		    0x401002);
+	emu_pt_psb_next(pt);
+	emu_pt_insn(pt, 0x401643,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
+		    0x401600);
+	emu_pt_flush(pt);
+	check(b, w, sizeof(w) / sizeof(w[0]));
+	emu_pt_free(pt);
+	free(b);
+}
+
 /* The emulated TSC: one scripted value per read. */
 struct clock {
 	const uint64_t *t;
@@ -425,6 +464,7 @@ int main(void)
 	    cmocka_unit_test(test_retcomp_rules),
 	    cmocka_unit_test(test_gap),
 	    cmocka_unit_test(test_long_tnt_and_psb),
+	    cmocka_unit_test(test_psb_fup_whole),
 	    cmocka_unit_test(test_timing),
 	    cmocka_unit_test(test_cyc_thresh),
 	};
