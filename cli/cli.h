@@ -76,6 +76,9 @@ int cli_parse_input(const char *cmd, const char *help, int argc, char **argv,
  * @min to @max.  Returns 0 with *@v, or -1 (then *@v is unchanged).
  */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+/* Whether symbol @name is function @want: the same, or @want followed by
+ * a demangled name's parameters or a symbol version ("f(int)", "f@@V"). */
+bool cli_sym_is(const char *name, const char *want);
 /*
  * cli_parse_u64 for the value @s of option @opt of command @cmd: returns
  * 0 with *@v, or prints "qpt CMD: bad OPT 'S' (a number from MIN to

@@ -56,7 +56,7 @@ static bool keep(const struct printer *o, const struct qpt_item *it)
 	if (o->sym && it->type == QPT_ITEM_EVENT)
 		return it->kind == QPT_EV_ERROR || it->kind == QPT_EV_LOST ||
 		       it->kind == QPT_EV_OVERFLOW;
-	if (o->sym && (!it->sym || strcmp(it->sym, o->sym)))
+	if (o->sym && !cli_sym_is(it->sym, o->sym))
 		return false;
 	return true;
 }
@@ -252,6 +252,7 @@ static void usage(FILE *f)
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
 		"      --no-sym            do not show symbols\n"
+		"      --no-demangle       C++, Rust and D names as in the binary\n"
 		"      --no-asm            instructions as bytes only, without their text\n"
 		"      --last N            only the last N items of each thread (N <= 1048576)\n"
 		"      --lbr[=N]           LBR records: the last N (default 32, <= 1024) taken\n"
@@ -268,7 +269,7 @@ enum {
 	OPT_RAW = 256, OPT_IMAGE, OPT_SYSROOT, OPT_BUILDID, OPT_INSN,
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
-	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS,
+	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
 };
 
 static const struct option longopts[] = {
@@ -289,6 +290,7 @@ static const struct option longopts[] = {
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "sym", required_argument, NULL, OPT_SYM },
 	{ "no-sym", no_argument, NULL, OPT_NO_SYM },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-asm", no_argument, NULL, OPT_NO_ASM },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "lbr", optional_argument, NULL, OPT_LBR },
@@ -387,6 +389,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 			break;
 		case OPT_SYM: o->sym = optarg; break;
 		case OPT_NO_SYM: o->no_sym = true; break;
+		case OPT_NO_DEMANGLE: a->dopts.demangle = false; break;
 		case OPT_NO_ASM: o->no_asm = true; break;
 		case OPT_LAST:
 			if (cli_number("decode", "--last", optarg, 1, 1u << 20,
@@ -639,6 +642,7 @@ int cmd_decode(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	qpt_decoder_opts_init(&a.dopts);
+	a.dopts.demangle = true;
 	/* zeroed by calloc (fresh pages cost nothing until used: most of
 	 * the caches are never touched) and aligned as its line cache
 	 * wants */

@@ -33,10 +33,14 @@ static const char help[] =
 	"      --json            one JSON object per sample\n"
 	"      --sysroot DIR     find recorded paths under DIR (perf --symfs)\n"
 	"      --buildid-dir DIR the build-id cache (default ~/.debug)\n"
+	"      --no-demangle     C++, Rust and D names as in the binary\n"
 	"  -f, --force           read a file not owned by you or root\n"
 	"  -h, --help            this help\n";
 
-enum { OPT_STITCH = 256, OPT_JSON, OPT_SYSROOT, OPT_BUILDID, OPT_MAX_LBR };
+enum {
+	OPT_STITCH = 256, OPT_JSON, OPT_SYSROOT, OPT_BUILDID, OPT_MAX_LBR,
+	OPT_NO_DEMANGLE,
+};
 
 static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -47,6 +51,7 @@ static const struct option longopts[] = {
 	{ "symfs", required_argument, NULL, OPT_SYSROOT },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID },
 	{ "max-lbr", required_argument, NULL, OPT_MAX_LBR },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -71,6 +76,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_JSON: a->json = true; break;
 		case OPT_SYSROOT: a->ro.sysroot = optarg; break;
 		case OPT_BUILDID: a->ro.buildid_dir = optarg; break;
+		case OPT_NO_DEMANGLE: a->ro.demangle = false; break;
 		case OPT_MAX_LBR:
 			if (cli_number("lbr", "--max-lbr", optarg, 1,
 				       QPT_LBR_MAX_DEPTH, &v))
@@ -183,6 +189,7 @@ int cmd_lbr(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	qpt_lbr_reader_opts_init(&a.ro);
+	a.ro.demangle = true;
 	err = parse_args(argc, argv, &a);
 	if (err >= 0)
 		return err;

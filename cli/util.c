@@ -177,6 +177,14 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+bool cli_sym_is(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	return name && !strncmp(name, want, n) &&
+	       (!name[n] || name[n] == '(' || name[n] == '@');
+}
+
 int cli_number(const char *cmd, const char *opt, const char *s, uint64_t min,
 	       uint64_t max, uint64_t *v)
 {

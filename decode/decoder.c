@@ -40,6 +40,7 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	dec->files.buildid_dir = dec->opts.buildid_dir;
 	dec->files.log = dec->opts.log;
 	dec->files.log_ctx = dec->opts.log_ctx;
+	dec->files.demangle = dec->opts.demangle;
 	dec->iscache = pt_iscache_alloc(NULL);
 	dec->manual = qd_space_new(-1);
 	dec->runs = qd_runs_new();

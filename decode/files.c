@@ -100,6 +100,7 @@ static int sym_cmp(const void *a, const void *b)
 
 struct symbuf {
 	size_t cap, strcap, used;
+	bool demangle;
 };
 
 /* Append a symbol; names are kept as offsets until the end of loading. */
@@ -107,14 +108,21 @@ static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
 		   uint64_t size, unsigned rank, const char *name,
 		   const char *suffix)
 {
-	size_t len = strlen(name), slen = strlen(suffix);
+	char *dem = sb->demangle ? qpt_demangle(name) : NULL;
+	size_t len, slen = strlen(suffix);
+
+	if (dem)
+		name = dem;
+	len = strlen(name);
 
 	if (file->nr_syms == sb->cap) {
 		size_t nc = sb->cap ? sb->cap * 2 : 256;
 		struct qd_sym *ns = realloc(file->syms, nc * sizeof(*ns));
 
-		if (!ns)
+		if (!ns) {
+			free(dem);
 			return -ENOMEM;
+		}
 		file->syms = ns;
 		sb->cap = nc;
 	}
@@ -125,8 +133,10 @@ static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
 		while (nc < sb->used + len + slen + 1)
 			nc *= 2;
 		nt = realloc(file->strtab, nc);
-		if (!nt)
+		if (!nt) {
+			free(dem);
 			return -ENOMEM;
+		}
 		file->strtab = nt;
 		sb->strcap = nc;
 	}
@@ -138,6 +148,7 @@ static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
 	file->syms[file->nr_syms].rank = rank;
 	file->nr_syms++;
 	sb->used += len + slen + 1;
+	free(dem);
 	return 0;
 }
 
@@ -325,7 +336,7 @@ static int load_debug_symtab(const struct qd_files *files,
 static int load_elf(const struct qd_files *files, struct qd_file *file,
 		    int fd)
 {
-	struct symbuf sb = { 0, 0, 0 };
+	struct symbuf sb = { 0, 0, 0, files->demangle };
 	size_t nph, i;
 	Elf_Scn *scn = NULL, *dynsym = NULL;
 	bool have_symtab = false;

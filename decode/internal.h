@@ -55,6 +55,7 @@ struct qd_files {
 	struct qd_file *head;
 	qpt_log_fn log;
 	void *log_ctx;
+	bool demangle; /* symbol names demangled as they are loaded */
 };
 
 /*

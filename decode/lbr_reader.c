@@ -77,6 +77,7 @@ int qpt_lbr_reader_new(const struct qpt_lbr_reader_opts *opts,
 	r->files.buildid_dir = o.buildid_dir;
 	r->files.log = o.log;
 	r->files.log_ctx = o.log_ctx;
+	r->files.demangle = o.demangle;
 	*out = r;
 	return 0;
 }

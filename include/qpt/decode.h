@@ -65,6 +65,9 @@ struct qpt_decoder_opts {
 	 * decoder (which gives the same items: the reference it is checked
 	 * against). */
 	bool libipt_only;
+	/* Symbol names demangled (C++, Rust, D: qpt_demangle), as perf
+	 * script prints them. */
+	bool demangle;
 };
 
 /* Initialise @opts to defaults (instructions and errors), setting size. */
@@ -74,6 +77,11 @@ static inline void qpt_decoder_opts_init(struct qpt_decoder_opts *opts)
 {
 	qpt_decoder_opts_init_sized(opts, sizeof(*opts));
 }
+
+/* @name demangled (C++, Rust, D) by libiberty, as perf script names them
+ * (no parameters, no Rust hash), in memory the caller frees; NULL when it
+ * is not a mangled name (or on -ENOMEM). */
+QPT_API char *qpt_demangle(const char *name);
 
 /*
  * Create a decoder.  @opts may be NULL for defaults.  Returns 0, -ENOMEM,

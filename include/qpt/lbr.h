@@ -323,6 +323,7 @@ struct qpt_lbr_reader_opts {
 	const char *buildid_dir;
 	qpt_log_fn log;
 	void *log_ctx;
+	bool demangle;	      /* as qpt_decoder_opts */
 };
 
 QPT_API void qpt_lbr_reader_opts_init_sized(struct qpt_lbr_reader_opts *opts,
