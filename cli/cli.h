@@ -76,6 +76,10 @@ int cli_parse_input(const char *cmd, const char *help, int argc, char **argv,
  * @min to @max.  Returns 0 with *@v, or -1 (then *@v is unchanged).
  */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+/* --debuginfod[=URLS] of command @cmd: the servers the library asks for
+ * missing binaries (DEBUGINFOD_URLS, which it reads), those given or
+ * those already set; without either, a usage error (QPT_EXIT_USAGE). */
+int cli_debuginfod(const char *cmd, const char *urls);
 /* Whether symbol @name is function @want: the same, or @want followed by
  * a demangled name's parameters or a symbol version ("f(int)", "f@@V"). */
 bool cli_sym_is(const char *name, const char *want);

@@ -243,6 +243,9 @@ static void usage(FILE *f)
 		"      --image FILE@ADDR   load FILE as raw memory at ADDR (repeatable)\n"
 		"      --sysroot DIR       find recorded paths under DIR (perf --symfs)\n"
 		"      --buildid-dir DIR   the build-id cache (default ~/.debug)\n"
+		"      --debuginfod[=URLS] fetch missing binaries by build-id from\n"
+		"                          these debuginfod servers (default:\n"
+		"                          DEBUGINFOD_URLS, used whenever it is set)\n"
 		"      --insn              every instruction (default)\n"
 		"      --branches          every taken branch\n"
 		"      --calls             calls and returns, indented by depth\n"
@@ -270,6 +273,7 @@ enum {
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
 	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
+	OPT_DEBUGINFOD,
 };
 
 static const struct option longopts[] = {
@@ -280,6 +284,7 @@ static const struct option longopts[] = {
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "symfs", required_argument, NULL, OPT_SYSROOT },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID },
+	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },
 	{ "insn", no_argument, NULL, OPT_INSN },
 	{ "branches", no_argument, NULL, OPT_BRANCHES },
 	{ "calls", no_argument, NULL, OPT_CALLS },
@@ -390,6 +395,10 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		case OPT_SYM: o->sym = optarg; break;
 		case OPT_NO_SYM: o->no_sym = true; break;
 		case OPT_NO_DEMANGLE: a->dopts.demangle = false; break;
+		case OPT_DEBUGINFOD:
+			if (cli_debuginfod("decode", optarg))
+				return QPT_EXIT_USAGE;
+			break;
 		case OPT_NO_ASM: o->no_asm = true; break;
 		case OPT_LAST:
 			if (cli_number("decode", "--last", optarg, 1, 1u << 20,

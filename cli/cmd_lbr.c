@@ -34,12 +34,15 @@ static const char help[] =
 	"      --sysroot DIR     find recorded paths under DIR (perf --symfs)\n"
 	"      --buildid-dir DIR the build-id cache (default ~/.debug)\n"
 	"      --no-demangle     C++, Rust and D names as in the binary\n"
+	"      --debuginfod[=URLS]  fetch missing binaries by build-id from\n"
+	"                        these debuginfod servers (default:\n"
+	"                        DEBUGINFOD_URLS, used whenever it is set)\n"
 	"  -f, --force           read a file not owned by you or root\n"
 	"  -h, --help            this help\n";
 
 enum {
 	OPT_STITCH = 256, OPT_JSON, OPT_SYSROOT, OPT_BUILDID, OPT_MAX_LBR,
-	OPT_NO_DEMANGLE,
+	OPT_NO_DEMANGLE, OPT_DEBUGINFOD,
 };
 
 static const struct option longopts[] = {
@@ -52,6 +55,7 @@ static const struct option longopts[] = {
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID },
 	{ "max-lbr", required_argument, NULL, OPT_MAX_LBR },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -77,6 +81,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_SYSROOT: a->ro.sysroot = optarg; break;
 		case OPT_BUILDID: a->ro.buildid_dir = optarg; break;
 		case OPT_NO_DEMANGLE: a->ro.demangle = false; break;
+		case OPT_DEBUGINFOD:
+			if (cli_debuginfod("lbr", optarg))
+				return QPT_EXIT_USAGE;
+			break;
 		case OPT_MAX_LBR:
 			if (cli_number("lbr", "--max-lbr", optarg, 1,
 				       QPT_LBR_MAX_DEPTH, &v))

@@ -177,6 +177,18 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+int cli_debuginfod(const char *cmd, const char *urls)
+{
+	const char *set = getenv("DEBUGINFOD_URLS");
+
+	if (urls && *urls)
+		return setenv("DEBUGINFOD_URLS", urls, 1) ? QPT_EXIT_ERROR : 0;
+	if (set && *set)
+		return 0;
+	return cli_usage_error(cmd, "--debuginfod: no servers: give "
+				    "--debuginfod=URLS or set DEBUGINFOD_URLS");
+}
+
 bool cli_sym_is(const char *name, const char *want)
 {
 	size_t n = strlen(want);

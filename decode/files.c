@@ -547,6 +547,18 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 			return err;
 		if (!err && bid_matches(file, bid, bid_size))
 			return 0;
+		if (strcmp(file->path, "[vdso]")) {
+			err = qd_debuginfod_find(files, bid, bid_size, &dir);
+			if (err == -ENOMEM)
+				return err;
+			if (!err)
+				err = file_open(files, file, dir, raw);
+			free(dir);
+			if (err == -ENOMEM)
+				return err;
+			if (!err && bid_matches(file, bid, bid_size))
+				return 0;
+		}
 	}
 missing:
 	unmap(file);
@@ -600,6 +612,7 @@ void qd_files_free(struct qd_files *files)
 		free(f);
 	}
 	files->head = NULL;
+	qd_debuginfod_end(files);
 }
 
 const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr)

@@ -56,7 +56,18 @@ struct qd_files {
 	qpt_log_fn log;
 	void *log_ctx;
 	bool demangle; /* symbol names demangled as they are loaded */
+	struct debuginfod_client *debuginfod; /* made at its first use */
 };
+
+/*
+ * The executable of build-id @bid from the debuginfod servers that
+ * DEBUGINFOD_URLS names: 0 with *@path (the client's cached copy, which
+ * the caller frees), -ENOENT (no server, none has it) or -ENOMEM.
+ */
+int qd_debuginfod_find(struct qd_files *files, const uint8_t *bid,
+		       size_t bid_size, char **path);
+/* End the files' debuginfod client, if any. */
+void qd_debuginfod_end(struct qd_files *files);
 
 /*
  * The file for recorded @path (build-id @bid of @bid_size bytes, 0 when

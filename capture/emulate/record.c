@@ -712,6 +712,7 @@ static void emu_free(struct qpt_recorder *rec)
 const struct rec_source_ops rec_source_emulate = {
     .data_pages = 128,
     .aux_pages = 1024,
+    .build_ids = true,
     .open = emu_open,
     .start = emu_start,
     .poll = emu_poll,
