@@ -451,6 +451,10 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 	}
 	out_lit(&o->w, " => ");
 	put_hex16(o, it->to);
+	if (it->to_sym) {
+		out_char(&o->w, ' ');
+		put_sym(o, it->to_sym, it->to_symoff);
+	}
 	out_char(&o->w, '\n');
 }
 
@@ -576,6 +580,10 @@ static void print_event(struct printer *o, const struct qpt_item *it)
 	if (it->flags & QPT_ITEM_IP_VALID) {
 		out_lit(&o->w, ", ip 0x");
 		out_hex(&o->w, it->ip);
+		if (it->sym) {
+			out_char(&o->w, ' ');
+			put_sym(o, it->sym, it->symoff);
+		}
 	}
 	if (it->msg) {
 		out_lit(&o->w, ": ");

@@ -98,9 +98,9 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	it.via = via;
 	it.cycles = cycles;
 	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space) {
-		/* the call target first: the space caches the last symbol,
+		/* the target first: the space caches the last symbol,
 		 * and the next item is usually near @from */
-		if (kind == QPT_BR_CALL || kind == QPT_BR_IND_CALL)
+		if (to)
 			it.to_sym = qd_space_sym(f->fc->space, to,
 						 &it.to_symoff);
 		if (from)
@@ -129,6 +129,8 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 	it.value = value;
 	it.msg = msg;
 	it.offset = f->fc->offset_base + eng_offset(f);
+	if (ip_valid && (f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space)
+		it.sym = qd_space_sym(f->fc->space, ip, &it.symoff);
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 

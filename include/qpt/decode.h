@@ -187,7 +187,7 @@ struct qpt_item {
 	const char *sym;  /* symbol containing ip, or NULL */
 	uint64_t symoff;
 	const char *msg;  /* events: a one-line description, or NULL */
-	/* Calls (QPT_BR_CALL, QPT_BR_IND_CALL) with symbols wanted: the
+	/* Branches with a target, with symbols wanted: the
 	 * symbol containing @to, or NULL; valid like @sym. */
 	const char *to_sym;
 	uint64_t to_symoff;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Test program: C functions under C++, Rust and D symbol names (asm
- * labels), called from main, for the demangling tests. */
+/* Test program: C functions under C++ and Rust symbol names (asm
+ * labels), called from main, for the symbol tests. */
 #include <stdio.h>
 
 __attribute__((noinline)) int
