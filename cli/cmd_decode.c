@@ -256,6 +256,7 @@ static void usage(FILE *f)
 		"      --sym FUNC          only in function FUNC\n"
 		"      --no-sym            do not show symbols\n"
 		"      --no-demangle       C++, Rust and D names as in the binary\n"
+		"      --disasm            instructions with their text (the default)\n"
 		"      --no-asm            instructions as bytes only, without their text\n"
 		"      --last N            only the last N items of each thread (N <= 1048576)\n"
 		"      --lbr[=N]           LBR records: the last N (default 32, <= 1024) taken\n"
@@ -273,7 +274,7 @@ enum {
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
 	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
-	OPT_DEBUGINFOD,
+	OPT_DEBUGINFOD, OPT_DISASM,
 };
 
 static const struct option longopts[] = {
@@ -297,6 +298,7 @@ static const struct option longopts[] = {
 	{ "no-sym", no_argument, NULL, OPT_NO_SYM },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-asm", no_argument, NULL, OPT_NO_ASM },
+	{ "disasm", no_argument, NULL, OPT_DISASM },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "lbr", optional_argument, NULL, OPT_LBR },
 	{ "lbr-period", required_argument, NULL, OPT_LBR_PERIOD },
@@ -316,6 +318,7 @@ struct args {
 	bool force;
 	bool mode_given; /* --insn, --branches or --calls */
 	bool stats;	 /* --stats */
+	bool disasm;	 /* --disasm */
 	struct qpt_decoder_opts dopts;
 	struct lbr_args lbr;
 };
@@ -400,6 +403,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 				return QPT_EXIT_USAGE;
 			break;
 		case OPT_NO_ASM: o->no_asm = true; break;
+		case OPT_DISASM: a->disasm = true; break;
 		case OPT_LAST:
 			if (cli_number("decode", "--last", optarg, 1, 1u << 20,
 				       &o->last))
@@ -430,6 +434,8 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 			 o->nr_cpus || o->has_time || o->sym || o->last ||
 			 o->events))
 		return cli_usage_error("decode", "--stats counts the whole trace: no --insn, --branches, --calls, --lbr, --events, --tid, --cpu, --time, --sym or --last");
+	if (a->disasm && o->no_asm)
+		return cli_usage_error("decode", "--disasm and --no-asm: one or the other");
 	if ((a->lbr.period || a->lbr.perfmon || a->lbr.output) && !a->lbr.depth)
 		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr");
 	if (a->lbr.perfmon != !!a->lbr.output)

@@ -105,4 +105,23 @@ for cmd in record decode info dump convert lbr inject crash; do
 done
 "$QPT" help bogus >/dev/null 2>&1
 [ $? = 2 ] || bad "qpt help bogus: not a usage error"
+
+# --disasm is the default's explicit form; with --no-asm a usage error.
+d=$T/arcus-hello
+if [ -f "$d/trace.pt" ]; then
+	imgs=()
+	for f in "$d"/mem/*.bin; do
+		imgs+=(--image "$f@0x$(basename "$f" .bin)")
+	done
+	"$QPT" decode --raw "$d/trace.pt" "${imgs[@]}" --last 50 >"$tmp/def"
+	"$QPT" decode --raw "$d/trace.pt" "${imgs[@]}" --last 50 --disasm \
+		>"$tmp/dis"
+	grep -q ' insn: .* mov ' "$tmp/def" || bad "no instruction text"
+	cmp -s "$tmp/def" "$tmp/dis" || bad "--disasm differs from the default"
+fi
+expect_err() {
+	"$QPT" "$@" >/dev/null 2>&1
+	[ $? = 2 ] || bad "qpt $*: not a usage error"
+}
+expect_err decode --disasm --no-asm
 exit $fail
