@@ -23,6 +23,7 @@ struct qpt_simkern {
 	uint64_t time;
 	uint64_t reference;
 	int enabled; /* shared with the consumer: atomics */
+	bool own;    /* page and rings are ours to free */
 	struct qpt_simkern_stats st;
 	struct qpt_ring_ops ops;
 };
@@ -62,6 +63,38 @@ static uint64_t sim_reference(void *ctx)
 	return ++sk->reference;
 }
 
+static bool opts_ok(const struct qpt_simkern_opts *opts)
+{
+	return opts && opts->size >= sizeof(*opts) && opts->data_size >= 64 &&
+	       is_pow2(opts->data_size) &&
+	       (!opts->aux_size || is_pow2(opts->aux_size));
+}
+
+/* The simulator over @sk->page, data and aux (set by the caller). */
+static void start(struct qpt_simkern *sk, bool resume)
+{
+	const struct qpt_simkern_opts *opts = &sk->o;
+
+	if (resume) {
+		/* another producer wrote here: go on from its heads */
+		sk->head = __atomic_load_n(&sk->page->data_head,
+					   __ATOMIC_ACQUIRE);
+		sk->aux_head = __atomic_load_n(&sk->page->aux_head,
+					       __ATOMIC_ACQUIRE);
+	} else {
+		/* A fresh mapping reads as zeroes. */
+		memset(sk->page, 0, PAGE);
+		sk->page->data_offset = PAGE;
+		sk->page->data_size = opts->data_size;
+		sk->page->aux_offset = PAGE + opts->data_size;
+		sk->page->aux_size = opts->aux_size;
+	}
+	sk->enabled = opts->enabled;
+	sk->ops.enable = sim_enable;
+	sk->ops.disable = sim_disable;
+	sk->ops.reference = sim_reference;
+}
+
 int qpt_simkern_new(const struct qpt_simkern_opts *opts,
 		    struct qpt_simkern **out)
 {
@@ -70,14 +103,13 @@ int qpt_simkern_new(const struct qpt_simkern_opts *opts,
 	if (!out)
 		return -QPT_E_INVAL;
 	*out = NULL;
-	if (!opts || opts->size < sizeof(*opts) || opts->data_size < 64 ||
-	    !is_pow2(opts->data_size) ||
-	    (opts->aux_size && !is_pow2(opts->aux_size)))
+	if (!opts_ok(opts))
 		return -QPT_E_INVAL;
 	sk = calloc(1, sizeof(*sk));
 	if (!sk)
 		return -ENOMEM;
 	sk->o = *opts;
+	sk->own = true;
 	sk->page = aligned_alloc(PAGE, PAGE);
 	sk->data = aligned_alloc(
 	    PAGE, opts->data_size < PAGE ? PAGE : opts->data_size);
@@ -88,21 +120,42 @@ int qpt_simkern_new(const struct qpt_simkern_opts *opts,
 		qpt_simkern_free(sk);
 		return -ENOMEM;
 	}
-	/* A fresh mapping reads as zeroes. */
-	memset(sk->page, 0, PAGE);
 	memset(sk->data, 0, opts->data_size);
 	if (sk->aux)
 		memset(sk->aux, 0, opts->aux_size);
-	sk->page->version = 0;
-	sk->page->compat_version = 0;
-	sk->page->data_offset = PAGE;
-	sk->page->data_size = opts->data_size;
-	sk->page->aux_offset = PAGE + opts->data_size;
-	sk->page->aux_size = opts->aux_size;
-	sk->enabled = opts->enabled;
-	sk->ops.enable = sim_enable;
-	sk->ops.disable = sim_disable;
-	sk->ops.reference = sim_reference;
+	start(sk, false);
+	*out = sk;
+	return 0;
+}
+
+size_t qpt_simkern_mem_size(const struct qpt_simkern_opts *opts)
+{
+	if (!opts_ok(opts) || opts->data_size < PAGE ||
+	    (opts->aux_size && opts->aux_size < PAGE))
+		return 0;
+	return PAGE + opts->data_size + opts->aux_size;
+}
+
+int qpt_simkern_new_at(const struct qpt_simkern_opts *opts, void *mem,
+		       bool resume, struct qpt_simkern **out)
+{
+	struct qpt_simkern *sk;
+
+	if (!out)
+		return -QPT_E_INVAL;
+	*out = NULL;
+	if (!mem || ((uintptr_t)mem & (PAGE - 1)) ||
+	    !qpt_simkern_mem_size(opts))
+		return -QPT_E_INVAL;
+	sk = calloc(1, sizeof(*sk));
+	if (!sk)
+		return -ENOMEM;
+	sk->o = *opts;
+	sk->page = mem;
+	sk->data = (uint8_t *)mem + PAGE;
+	if (opts->aux_size)
+		sk->aux = sk->data + opts->data_size;
+	start(sk, resume);
 	*out = sk;
 	return 0;
 }
@@ -111,9 +164,11 @@ void qpt_simkern_free(struct qpt_simkern *sk)
 {
 	if (!sk)
 		return;
-	free(sk->page);
-	free(sk->data);
-	free(sk->aux);
+	if (sk->own) {
+		free(sk->page);
+		free(sk->data);
+		free(sk->aux);
+	}
 	free(sk);
 }
 
@@ -216,6 +271,27 @@ static void ring_copy(struct qpt_simkern *sk, uint64_t pos, const void *src,
 static uint64_t circ_space(uint64_t head, uint64_t tail, uint64_t size)
 {
 	return (tail - head - 1) & (size - 1);
+}
+
+uint64_t qpt_simkern_data_room(const struct qpt_simkern *sk)
+{
+	uint64_t tail = __atomic_load_n(&sk->page->data_tail, __ATOMIC_ACQUIRE);
+
+	return circ_space(sk->head, tail, sk->o.data_size);
+}
+
+uint64_t qpt_simkern_aux_room(const struct qpt_simkern *sk)
+{
+	uint64_t tail;
+
+	if (!sk->aux)
+		return 0;
+	if (sk->o.aux_overwrite)
+		return UINT64_MAX;
+	tail = __atomic_load_n(&sk->page->aux_tail, __ATOMIC_ACQUIRE);
+	if (sk->aux_head - tail >= sk->o.aux_size)
+		return 0;
+	return circ_space(sk->aux_head, tail, sk->o.aux_size);
 }
 
 int qpt_simkern_output(struct qpt_simkern *sk,

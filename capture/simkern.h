@@ -83,6 +83,30 @@ int qpt_simkern_new(const struct qpt_simkern_opts *opts,
 		    struct qpt_simkern **sk);
 void qpt_simkern_free(struct qpt_simkern *sk);
 
+/* The bytes of the control page and rings of @opts laid out as the
+ * kernel maps them (page, data ring at data_offset, AUX area at
+ * aux_offset), for qpt_simkern_new_at; 0 when @opts are bad or a ring is
+ * smaller than a page. */
+size_t qpt_simkern_mem_size(const struct qpt_simkern_opts *opts);
+
+/*
+ * As qpt_simkern_new, with the control page and rings in the caller's
+ * @mem (qpt_simkern_mem_size bytes, page-aligned, borrowed until
+ * qpt_simkern_free): memory shared with a consumer in another process.
+ * @resume: another producer wrote there before (it ended): go on from the
+ * heads the control page holds; else start empty (the page is zeroed).
+ * Returns 0 and *@sk, -QPT_E_INVAL, -ENOMEM.
+ */
+int qpt_simkern_new_at(const struct qpt_simkern_opts *opts, void *mem,
+		       bool resume, struct qpt_simkern **sk);
+
+/* The bytes a record (sample_id included) may take now and be kept, as
+ * the consumer's tail leaves them. */
+uint64_t qpt_simkern_data_room(const struct qpt_simkern *sk);
+/* The bytes an AUX transaction may write now without truncation
+ * (UINT64_MAX in overwrite mode, 0 without an AUX area). */
+uint64_t qpt_simkern_aux_room(const struct qpt_simkern *sk);
+
 /* Describe the simulated mmap for qpt_consumer_new: memory owned by @sk,
  * ops that use atomics and toggle the simulated enable bit, and a
  * reference that counts AUXTRACE buffers. */

@@ -195,26 +195,12 @@ static bool map_in(const struct emu_map *m, const struct emu_map *maps,
 
 static int parse_line(const char *line, struct emu_map *m)
 {
-	char perms[8], path[4096];
-	unsigned long long start, end, off, ino;
-	unsigned int maj, min;
-	int n;
+	char path[4096];
 
-	path[0] = '\0';
-	n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start,
-		   &end, perms, &off, &maj, &min, &ino, path);
-	if (n < 7 || !strchr(perms, 'x'))
+	if (!emu_map_parse(line, m, path, sizeof(path)) ||
+	    !(m->prot & PROT_EXEC))
 		return 0;
-	m->start = start;
-	m->end = end;
-	m->pgoff = off;
-	m->ino = ino;
-	m->maj = maj;
-	m->min = min;
-	m->prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-		  (perms[1] == 'w' ? PROT_WRITE : 0);
-	m->shared = perms[3] == 's';
-	m->path = strdup(path[0] ? path + strspn(path, " ") : "//anon");
+	m->path = strdup(path);
 	return m->path ? 1 : -ENOMEM;
 }
 

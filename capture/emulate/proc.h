@@ -72,6 +72,16 @@ bool emu_proc_known(struct emu_proc *proc, uint64_t addr);
 bool emu_proc_fixed(struct emu_proc *proc, uint64_t addr, size_t len);
 
 /* Called for each executable mapping not announced before. */
+/*
+ * One line of /proc/PID/maps into @m: its range, offset, device, inode,
+ * protection (PROT_READ, PROT_WRITE, PROT_EXEC as the line says), whether
+ * shared, and its path into @path (@size bytes; "//anon" where the line
+ * names none), which @m->path then points at.  Returns 1, or 0 when the
+ * line does not parse.
+ */
+int emu_map_parse(const char *line, struct emu_map *m, char *path,
+		  size_t size);
+
 typedef int (*emu_map_fn)(void *ctx, const struct emu_map *map);
 /*
  * Re-read the maps (/proc/TID/maps of live thread @tid); call @fn for

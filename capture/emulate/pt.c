@@ -20,7 +20,6 @@
 
 #include "qpt/qpt.h"
 
-#define EMU_PT_STAGE 8192
 #define EMU_PT_SLACK 64 /* room for the largest packet group */
 #define EMU_PT_TNT_MAX 47
 #define EMU_PT_JCCS_MAX 8 /* jumps in a loop's trip (emu_pt_jccs) */
@@ -38,12 +37,12 @@ struct emu_pt {
 	void *out_ctx;
 	struct pt_encoder *enc;
 	uint8_t *stage;
+	struct emu_pt_live *live; /* tnt, tnt_n, staged, enabled */
+	struct emu_pt_live own_live;
+	bool own_stage;
 	uint64_t last_ip;
-	uint64_t tnt;
-	uint32_t tnt_n;
 	uint64_t since_psb;
 	uint64_t total;
-	bool enabled;
 	bool exec_mode_sent;
 	bool full_ip;	   /* the next IP packet uncompressed */
 	uint64_t mtc_unit; /* CTC >> mtc_period as the decoder knows it */
@@ -101,7 +100,10 @@ struct emu_pt *emu_pt_new(const struct emu_pt_opts *opts, emu_pt_out_fn out,
 	pt->lib.cap = LIBIPT_STACK;
 	pt->perf.v = pt->perf_v;
 	pt->perf.cap = PERF_STACK;
-	pt->stage = malloc(EMU_PT_STAGE);
+	pt->live = opts->live ? opts->live : &pt->own_live;
+	memset(pt->live, 0, sizeof(*pt->live));
+	pt->stage = opts->live ? opts->stage : malloc(EMU_PT_STAGE);
+	pt->own_stage = !opts->live;
 	if (!pt->stage)
 		goto err_free;
 	pt_config_init(&config);
@@ -122,13 +124,14 @@ void emu_pt_free(struct emu_pt *pt)
 	if (!pt)
 		return;
 	pt_free_encoder(pt->enc);
-	free(pt->stage);
+	if (pt->own_stage)
+		free(pt->stage);
 	free(pt);
 }
 
 bool emu_pt_enabled(const struct emu_pt *pt)
 {
-	return pt->enabled;
+	return pt->live->enabled;
 }
 
 uint64_t emu_pt_bytes(const struct emu_pt *pt)
@@ -179,6 +182,7 @@ static int stage_out(struct emu_pt *pt)
 	if (err < 0)
 		return err;
 	err = pt_enc_sync_set(pt->enc, 0);
+	pt->live->staged = 0;
 	return err < 0 ? enc_fail(pt, err) : 0;
 }
 
@@ -193,10 +197,12 @@ static int put(struct emu_pt *pt, const struct pt_packet *pkt)
 		err = stage_out(pt);
 		if (err < 0)
 			return err;
+		off = 0;
 	}
 	n = pt_enc_next(pt->enc, pkt);
 	if (n < 0)
 		return enc_fail(pt, n);
+	pt->live->staged = (uint32_t)off + (uint32_t)n;
 	pt->since_psb += (uint64_t)n;
 	pt->total += (uint64_t)n;
 	return 0;
@@ -211,28 +217,36 @@ static int put_simple(struct emu_pt *pt, enum pt_packet_type type)
 	return put(pt, &pkt);
 }
 
+static void tnt_packet(struct pt_packet *pkt, uint64_t tnt, uint32_t n)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->type = n <= 6 ? ppt_tnt_8 : ppt_tnt_64;
+	pkt->payload.tnt.bit_size = (uint8_t)n;
+	pkt->payload.tnt.payload = tnt;
+}
+
 static int flush_tnt(struct emu_pt *pt)
 {
+	struct emu_pt_live *l = pt->live;
 	struct pt_packet pkt;
 	int err;
 
-	if (!pt->tnt_n)
+	if (!l->tnt_n)
 		return 0;
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.type = pt->tnt_n <= 6 ? ppt_tnt_8 : ppt_tnt_64;
-	pkt.payload.tnt.bit_size = (uint8_t)pt->tnt_n;
-	pkt.payload.tnt.payload = pt->tnt;
+	tnt_packet(&pkt, l->tnt, l->tnt_n);
 	err = put(pt, &pkt);
-	pt->tnt = 0;
-	pt->tnt_n = 0;
+	l->tnt = 0;
+	l->tnt_n = 0;
 	return err;
 }
 
 static int add_tnt(struct emu_pt *pt, bool taken)
 {
-	pt->tnt = (pt->tnt << 1) | (taken ? 1 : 0);
-	pt->tnt_n++;
-	if (pt->tnt_n == EMU_PT_TNT_MAX)
+	struct emu_pt_live *l = pt->live;
+
+	l->tnt = (l->tnt << 1) | (taken ? 1 : 0);
+	l->tnt_n++;
+	if (l->tnt_n == EMU_PT_TNT_MAX)
 		return flush_tnt(pt);
 	return 0;
 }
@@ -273,7 +287,7 @@ static int put_pgd(struct emu_pt *pt)
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = ppt_tip_pgd;
 	pkt.payload.ip.ipc = pt_ipc_suppressed;
-	pt->enabled = false;
+	pt->live->enabled = false;
 	stack_clear(&pt->lib);
 	stack_clear(&pt->perf);
 	return put(pt, &pkt);
@@ -437,7 +451,7 @@ static int put_psb(struct emu_pt *pt, uint64_t ip, uint64_t t)
 		err = put_mode_exec(pt);
 	/* the whole IP: perf applies this FUP to the last IP from before
 	 * the PSB (it looks ahead for it before resetting its state) */
-	if (!err && pt->enabled) {
+	if (!err && pt->live->enabled) {
 		pt->full_ip = true;
 		err = put_ip(pt, ppt_fup, ip);
 	}
@@ -455,7 +469,7 @@ int emu_pt_start(struct emu_pt *pt)
 {
 	uint64_t t = clock_now(pt);
 
-	pt->enabled = false;
+	pt->live->enabled = false;
 	pt->cyc_last = t;
 	return put_psb(pt, 0, t);
 }
@@ -477,7 +491,7 @@ static int enable(struct emu_pt *pt, uint64_t ip, uint64_t t)
 		err = put_tsc(pt, t);
 	if (err < 0)
 		return err;
-	pt->enabled = true;
+	pt->live->enabled = true;
 	return put_ip(pt, ppt_tip_pge, ip);
 }
 
@@ -505,7 +519,7 @@ int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
 	uint64_t t = clock_now(pt);
 	int err;
 
-	if (!pt->enabled) {
+	if (!pt->live->enabled) {
 		err = enable(pt, ip, t);
 		if (err < 0)
 			return err;
@@ -557,7 +571,7 @@ int emu_pt_jccs(struct emu_pt *pt, const uint64_t *ip, const bool *taken,
 	if (!trips || !m || m > EMU_PT_JCCS_MAX ||
 	    trips > UINT64_MAX / EMU_PT_JCCS_MAX)
 		return trips && m ? -QPT_E_INVAL : 0;
-	if (!pt->enabled) {
+	if (!pt->live->enabled) {
 		err = enable(pt, ip[0], t);
 		if (err < 0)
 			return err;
@@ -580,13 +594,13 @@ int emu_pt_jccs(struct emu_pt *pt, const uint64_t *ip, const bool *taken,
 			if (err)
 				break;
 		}
-		c = EMU_PT_TNT_MAX - pt->tnt_n;
+		c = EMU_PT_TNT_MAX - pt->live->tnt_n;
 		if (c > left)
 			c = (unsigned int)left;
-		pt->tnt = pt->tnt << c | seq[i] >> (EMU_PT_TNT_MAX - c);
-		pt->tnt_n += c;
+		pt->live->tnt = pt->live->tnt << c | seq[i] >> (EMU_PT_TNT_MAX - c);
+		pt->live->tnt_n += c;
 		i = (i + c) % m;
-		if (pt->tnt_n == EMU_PT_TNT_MAX)
+		if (pt->live->tnt_n == EMU_PT_TNT_MAX)
 			err = flush_tnt(pt);
 	}
 	return err;
@@ -597,7 +611,7 @@ int emu_pt_async(struct emu_pt *pt, uint64_t ip)
 	uint64_t t;
 	int err;
 
-	if (!pt->enabled)
+	if (!pt->live->enabled)
 		return 0;
 	t = clock_now(pt);
 	err = put_mtcs(pt, t);
@@ -641,4 +655,42 @@ int emu_pt_flush(struct emu_pt *pt)
 
 	err = flush_tnt(pt);
 	return err < 0 ? err : stage_out(pt);
+}
+
+int emu_pt_finish(const struct emu_pt_live *live, uint64_t ip, uint8_t *buf,
+		  size_t size)
+{
+	struct pt_encoder *enc;
+	struct pt_config config;
+	struct pt_packet pkt;
+	uint64_t off = 0;
+	int n = 0;
+
+	if (live->tnt_n > EMU_PT_TNT_MAX || size < 32)
+		return -QPT_E_INVAL;
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + size;
+	enc = pt_alloc_encoder(&config);
+	if (!enc)
+		return -ENOMEM;
+	if (live->tnt_n) {
+		tnt_packet(&pkt, live->tnt, live->tnt_n);
+		n = pt_enc_next(enc, &pkt);
+	}
+	if (n >= 0 && live->enabled) {
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_fup;
+		pkt.payload.ip.ipc = pt_ipc_sext_48;
+		pkt.payload.ip.ip = ip;
+		n = pt_enc_next(enc, &pkt);
+		pkt.type = ppt_tip_pgd;
+		pkt.payload.ip.ipc = pt_ipc_suppressed;
+		if (n >= 0)
+			n = pt_enc_next(enc, &pkt);
+	}
+	if (n >= 0)
+		n = pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	return n < 0 ? -QPT_E_INVAL : (int)off;
 }

@@ -33,6 +33,23 @@ typedef uint64_t (*emu_pt_tsc_fn)(void *ctx);
 #define EMU_PT_TSC_CTC_D 1  /* and denominator */
 #define EMU_PT_CBR 10	    /* core:bus ratio = max non-turbo ratio */
 
+/*
+ * The part of a generator's state a reader needs to finish the stream of
+ * a thread that died with its bytes unsent (emu_pt_finish): where the
+ * generator keeps it when the caller gives it a place (emu_pt_opts.live,
+ * e.g. in memory shared with that reader), updated as packets are made.
+ */
+struct emu_pt_live {
+	uint64_t tnt;	 /* TNT bits not yet in a packet, oldest highest */
+	uint32_t tnt_n;	 /* how many */
+	uint32_t staged; /* bytes made in the stage and not handed on */
+	uint8_t enabled; /* tracing on (user context) */
+	uint8_t pad[7];
+};
+
+/* The stage's size: bytes are handed on before it fills. */
+#define EMU_PT_STAGE 8192
+
 struct emu_pt_opts {
 	bool retcomp;	     /* return compression (hardware default) */
 	uint32_t psb_period; /* bytes between PSB+ (0: 4096) */
@@ -46,6 +63,10 @@ struct emu_pt_opts {
 			      * PSB+ */
 	uint8_t mtc_period;  /* 0..15: MTC payload is CTC[period+7:period] */
 	uint8_t cyc_thresh;  /* 0..15: CYC only for >= 2^(n-1) cycles */
+	/* Where the unsent state and the EMU_PT_STAGE bytes of the stage
+	 * live (both or neither; NULL: the generator's own). */
+	struct emu_pt_live *live;
+	uint8_t *stage;
 };
 
 /* Returns NULL when out of memory. */
@@ -90,6 +111,18 @@ int emu_pt_flush(struct emu_pt *pt);
 int emu_pt_drain(struct emu_pt *pt);
 /* Whether the thread is currently in traced (user) context. */
 bool emu_pt_enabled(const struct emu_pt *pt);
+/*
+ * The end of the stream of a thread that died before it handed its bytes
+ * on, from what emu_pt_live says (another process's, read once it ended):
+ * the TNT bits pending and, while it was traced, FUP @ip (where it was,
+ * sign-extended 48 bits: the stream's last IP is not needed) and
+ * TIP.PGD.  The stage's bytes come first and are the caller's to copy.
+ * Writes at most 32 bytes into @buf; returns their count, or -QPT_E_INVAL
+ * (a state that cannot be: more TNT bits than a packet holds, @size too
+ * small).
+ */
+int emu_pt_finish(const struct emu_pt_live *live, uint64_t ip, uint8_t *buf,
+		  size_t size);
 /* Total bytes generated. */
 uint64_t emu_pt_bytes(const struct emu_pt *pt);
 
