@@ -79,7 +79,7 @@ static int parse_events(struct qpt_recorder *rec)
 	eo.errlen = rec->o.errlen;
 	/* the emulated source parses intel_pt as the Linux driver's PMU
 	 * where sysfs has none */
-	eo.builtin_intel_pt = rec->o.source == QPT_SOURCE_EMULATE;
+	eo.builtin_intel_pt = rec->o.source != QPT_SOURCE_PMU;
 	eo.builtin_intel_pt_type = QPT_EMULATE_PMU_TYPE;
 	for (i = 0; i < n; i++) {
 		err = qpt_event_parse(evs[i], &eo, &rec->parsed[i]);
@@ -164,11 +164,13 @@ int rec_new(const struct qpt_recorder_opts *opts, const void *seam,
 				RECORDER_OPTS_SIZE_V1) ||
 	    !rec->o.output ||
 	    (rec->o.source != QPT_SOURCE_PMU &&
-	     rec->o.source != QPT_SOURCE_EMULATE)) {
+	     rec->o.source != QPT_SOURCE_EMULATE &&
+	     rec->o.source != QPT_SOURCE_QEMU)) {
 		free(rec);
 		return -QPT_E_INVAL;
 	}
 	rec->src = rec->o.source == QPT_SOURCE_EMULATE ? &rec_source_emulate
+		   : rec->o.source == QPT_SOURCE_QEMU  ? &rec_source_qemu
 						       : &rec_source_pmu;
 	rec->status = -1;
 	rec->go_fd = rec->err_fd = -1; /* the PMU source's, not open yet */

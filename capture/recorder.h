@@ -64,6 +64,7 @@ struct rec_source_ops {
 
 extern const struct rec_source_ops rec_source_pmu;
 extern const struct rec_source_ops rec_source_emulate;
+extern const struct rec_source_ops rec_source_qemu;
 
 /*
  * The PMU source's calls into the kernel, a seam for tests: the real ones

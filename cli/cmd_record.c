@@ -112,7 +112,13 @@ static void usage(FILE *out)
 	    "                        a breakpoint stops each branch) or "
 	    "step (every\n"
 	    "                        instruction single-stepped, the "
-	    "reference)\n"
+	    "reference) or\n"
+	    "                        qemu (the command runs under QEMU's "
+	    "user mode,\n"
+	    "                        whose plugin writes the trace: fast, "
+	    "on QEMU's CPU)\n"
+	    "      --qemu PATH       with --emulate=qemu: the qemu-x86_64 "
+	    "to run\n"
 	    "      --inherit         with --emulate: follow fork/vfork "
 	    "children\n"
 	    "      --aslr            with --emulate: keep address space "
@@ -225,7 +231,7 @@ struct record_args {
 	char *control_ack; /* the ack FIFO (in control_buf) */
 	char control_buf[PATH_MAX];
 	bool quiet;
-	bool emulate, inherit, aslr, no_buildid_cache, cpu_given;
+	bool emulate, inherit, aslr, no_buildid_cache, cpu_given, qemu;
 	uint64_t crash_signals; /* --on-signal; 0: the default set */
 	const char *snapshot_on;
 };
@@ -241,6 +247,7 @@ enum {
 	OPT_SNAPSHOT_ON,
 	OPT_BIND_CPU,
 	OPT_CPU_UNBOUND,
+	OPT_QEMU,
 };
 
 static const struct option long_opts[] = {
@@ -263,6 +270,7 @@ static const struct option long_opts[] = {
     {"aslr", no_argument, NULL, OPT_ASLR},
     {"bind-to-cpu", required_argument, NULL, OPT_BIND_CPU},
     {"cpu-unbound", no_argument, NULL, OPT_CPU_UNBOUND},
+    {"qemu", required_argument, NULL, OPT_QEMU},
     {"on-signal", required_argument, NULL, OPT_ON_SIGNAL},
     {"snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON},
     {"no-buildid-cache", no_argument, NULL, 'N'},
@@ -297,6 +305,9 @@ static int check_args(const struct record_args *a)
 	if (a->emulate && (a->o.pid || a->o.all_cpus || a->o.cpu_list))
 		return cli_usage_error("record", "--emulate runs a command: "
 				       "no -p, -a or -C");
+	if (a->o.qemu && !a->qemu)
+		return cli_usage_error("record", "--qemu goes with "
+						 "--emulate=qemu");
 	if (a->control && !a->o.snapshot)
 		return cli_usage_error("record", "--control needs -S");
 	return -1;
@@ -370,12 +381,17 @@ static int text_option(int c, char *arg, struct record_args *a)
 		return 0;
 	case OPT_EMULATE:
 		a->emulate = true;
-		if (arg && strcmp(arg, "fast") && strcmp(arg, "step"))
+		if (arg && strcmp(arg, "fast") && strcmp(arg, "step") &&
+		    strcmp(arg, "qemu"))
 			return cli_usage_error("record",
-					       "bad --emulate mode '%s': fast "
-					       "or step",
+					       "bad --emulate mode '%s': fast, "
+					       "step or qemu",
 					       arg);
 		a->o.emulate_step = arg && !strcmp(arg, "step");
+		a->qemu = arg && !strcmp(arg, "qemu");
+		return 0;
+	case OPT_QEMU:
+		a->o.qemu = arg;
 		return 0;
 	}
 	return NOT_MINE;
@@ -574,7 +590,12 @@ static void print_summary(struct qpt_recorder *rec, const char *out,
 			 st.lost_records, st.lost_events);
 	if (st.lost_samples)
 		cli_warn("%" PRIu64 " samples lost", st.lost_samples);
-	if (st.threads)
+	if (st.threads && !st.stops && !st.lost_traps)
+		fprintf(stderr,
+			"[ qpt record --emulate: %" PRIu64 " instructions in "
+			"%" PRIu64 " thread(s) ]\n",
+			st.insns, st.threads);
+	else if (st.threads)
 		fprintf(stderr,
 			"[ qpt record --emulate: %" PRIu64 " instructions in "
 			"%" PRIu64 " thread(s), %" PRIu64 " stops, %" PRIu64
@@ -860,6 +881,24 @@ static int start_failed(struct qpt_recorder *rec, struct record_args *a,
 	return ret;
 }
 
+/* qpt-qemu.so beside this qpt (a build tree), or NULL: the installed
+ * one. */
+static const char *plugin_beside_me(void)
+{
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	strcpy(slash + 1, "qpt-qemu.so");
+	return access(path, R_OK) ? NULL : path;
+}
+
 /* The options the command line does not give directly. */
 static void fill_opts(struct record_args *a, int argc, char **argv,
 		      char *msg, size_t len)
@@ -875,7 +914,9 @@ static void fill_opts(struct record_args *a, int argc, char **argv,
 	a->o.snapshot_on = a->snapshot_on;
 	if (!a->emulate)
 		return;
-	a->o.source = QPT_SOURCE_EMULATE;
+	a->o.source = a->qemu ? QPT_SOURCE_QEMU : QPT_SOURCE_EMULATE;
+	if (a->qemu)
+		a->o.qemu_plugin = plugin_beside_me();
 	a->o.inherit = a->inherit;
 	a->o.aslr = a->aslr;
 	if (!a->no_buildid_cache)

@@ -147,6 +147,7 @@ QPT_API bool qpt_event_is_aux(const struct qpt_event *event);
 enum qpt_source {
 	QPT_SOURCE_PMU = 0,	/* this machine's PMUs (perf_event_open) */
 	QPT_SOURCE_EMULATE = 1, /* the emulated Intel PT source */
+	QPT_SOURCE_QEMU = 2,	/* the emulated Intel PT of QEMU user mode */
 };
 
 #define QPT_EMULATE_EVENT_MARK ":qpt-emulated"
@@ -263,6 +264,18 @@ struct qpt_recorder_opts {
 	 * recording starts; QPT_CPU_UNBOUND: none.  The tracing thread's
 	 * own affinity is put back at qpt_recorder_free. */
 	int emulate_cpu;
+	/*
+	 * The emulated Intel PT at translation speed (QPT_SOURCE_QEMU): the
+	 * command runs under QEMU's user mode (@qemu: its qemu-x86_64; NULL:
+	 * the one on PATH) with qpt's plugin (@qemu_plugin: its file; NULL:
+	 * the installed one), which writes the trace and sideband into
+	 * rings this process drains.  Its options are the emulated
+	 * source's (@aslr, snapshots, --snapshot-on); the command's threads
+	 * and forked children each have their own ring, exec ends a
+	 * process's trace (QEMU runs the new program natively).
+	 */
+	const char *qemu;
+	const char *qemu_plugin;
 };
 
 #define QPT_CPU_HERE (-1)
