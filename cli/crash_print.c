@@ -257,6 +257,12 @@ static void text_head(const struct crash_view *v, struct out *w)
 	out_lit(w, "\n  asm   ");
 	out_cstr(w, asm_of(c->ip, c->insn, c->insn_len, buf, sizeof(buf)));
 	out_char(w, '\n');
+	if (!c->nr_regs && c->kind == QPT_CRASH_SIGNAL)
+		/* --emulate=qemu: the fault is in the block from c->ip on */
+		out_lit(w, "  (this recording knows the block the thread was "
+			   "in, not which of its instructions faulted: record "
+			   "with --emulate=fast for the exact instruction and "
+			   "the registers)\n");
 }
 
 static void text_window(const struct crash_view *v, struct out *w)

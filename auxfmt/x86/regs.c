@@ -4,8 +4,9 @@
  * writes (any part, named in its operands or implied, as a push writes the
  * stack pointer), and whether all it does to them is add a constant to one
  * (an induction step: add, sub, inc, dec, lea r, [r + d] on a full 64-bit
- * register).  The emulated source runs a loop natively when one register
- * counts its trips this way.
+ * register), and what it pushes.  The emulated source runs a loop natively
+ * when one register counts its trips this way; the QEMU plugin finds a
+ * signal frame from the first push of a handler.
  */
 #include <string.h>
 #include <Zydis/Zydis.h>
@@ -101,6 +102,12 @@ int qx86_gpr_effect(const struct qx86 *x, const uint8_t *p, size_t n, int bits,
 		if (r >= 0)
 			out->writes |= (uint16_t)(1u << r);
 	}
+	if (z.mnemonic == ZYDIS_MNEMONIC_PUSH ||
+	    (z.mnemonic == ZYDIS_MNEMONIC_CALL &&
+	     z.meta.branch_type != ZYDIS_BRANCH_TYPE_FAR))
+		out->pushed = (uint8_t)(z.mnemonic == ZYDIS_MNEMONIC_CALL
+					    ? z.stack_width / 8
+					    : z.operand_width / 8);
 	if (bits == 64 && induction(&z, op, &r, &out->step) && r >= 0 &&
 	    out->writes == 1u << r && out->step) {
 		out->step_reg = (int8_t)r;

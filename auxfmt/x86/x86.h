@@ -188,6 +188,9 @@ struct qx86_gpr_fx {
 	int8_t step_reg; /* the 64-bit register to which all the instruction
 			  * does is add @step (an induction step), or -1 */
 	int64_t step;	 /* non-zero where step_reg is set */
+	uint8_t pushed;	 /* the bytes it stores just below the stack
+			  * pointer it starts with (push, near call: the
+			  * value or return address pushed), else 0 */
 };
 
 /*

@@ -1,12 +1,18 @@
 #!/bin/bash
 # qpt record --emulate=qemu against QEMU's own log: for each test program,
-# `qemu-x86_64 -singlestep -d exec,nochain,tid` logs the address of every
-# instruction each guest thread starts (one block per instruction, in a
-# file per thread); consecutive repeats of one address are the iterations
-# of a REP string instruction, which Intel PT shows once.  qpt decode
+# `qemu-x86_64 -singlestep -d exec,nochain,int,tid` logs the address of
+# every instruction each guest thread starts (one block per instruction,
+# in a file per thread) and each exception an instruction raised (it did
+# not retire: Intel PT does not show it); consecutive repeats of one
+# address are the iterations of a REP string instruction, which Intel PT
+# shows once.  qpt decode
 # --insn and perf script --itrace=i0ns of the recording of the same
 # program (ASLR off, same environment and arguments) must list, per
-# thread, the same addresses, and perf must report no decode error.
+# thread, the same addresses, and perf must report no decode error.  A
+# program that dies of a signal (QEMU's run too) has its trace end at the
+# block its thread was in: the decodes are the log up to that block's
+# first instruction (the crash's ip, which qpt crash reports), and less
+# than a block of the log is left.
 # Args: PROG_DIR CMD...  (a CMD is a program and its arguments in one word;
 # words naming a file in PROG_DIR stand for its path).  Skips (77) where
 # qemu-x86_64 or perf is absent.
@@ -28,13 +34,41 @@ insn_ips() {
 		print $1, $(i - 1); break } }'
 }
 
-# QEMU's log files $tmp/log.TID as "TID IP" lines, repeats folded
+# QEMU's log files $tmp/log.TID as "TID IP" lines: the instructions that
+# raised an exception (check_exception follows) left out, repeats folded
 log_ips() {
 	local f
 	for f in "$tmp"/log.*; do
-		sed -n 's|^Trace [0-9]*: 0x[0-9a-f]* \[[0-9a-f]*/0*\([0-9a-f]*\)/.*|\1|p' \
-			"$f" | uniq | sed "s/^/${f##*.} /"
+		awk -v tid="${f##*.}" '
+			/^Trace / { if (ip != "") print tid, ip
+				    split($4, w, "/"); ip = w[2]
+				    sub(/^0+/, "", ip) }
+			/^check_exception/ { ip = "" }
+			END { if (ip != "") print tid, ip }' "$f" | uniq
 	done
+}
+
+# A crash: $tmp/qgot and $tmp/pgot are $tmp/want up to the crash's ip,
+# which less than a block of the log follows ($at, $left)
+crash_prefix() {
+	local k
+	at=$("$QPT" crash -i "$data" --json 2>/dev/null |
+		grep -o '"ip":"0x[0-9a-f]*"' | head -1 | sed 's/.*0x//; s/"//')
+	k=$(wc -l <"$tmp/qgot")
+	left=$(($(wc -l <"$tmp/want") - k))
+	if [ -z "$at" ]; then
+		echo "FAIL $p: no crash in qpt crash"
+	elif ! head -n "$k" "$tmp/want" | cmp -s - "$tmp/qgot" ||
+		! cmp -s "$tmp/qgot" "$tmp/pgot"; then
+		echo "FAIL $p: the decodes are no prefix of QEMU's log"
+		diff <(head -n "$k" "$tmp/want") "$tmp/qgot" | head -5
+	elif [ "$(sed -n "$((k + 1))p" "$tmp/want")" != "$at" ] ||
+		[ "$left" -ge 64 ]; then
+		echo "FAIL $p: the trace ends before $at, $left insns short"
+	else
+		return 0
+	fi
+	return 1
 }
 
 for p in "$@"; do
@@ -44,12 +78,17 @@ for p in "$@"; do
 	done
 	data=$tmp/${p//[^a-z0-9_]/_}.data
 	rm -f "$tmp"/log.*
-	env -i QPT_TEST=1 setarch -R "$QEMU" -singlestep -d exec,nochain,tid \
+	env -i QPT_TEST=1 setarch -R "$QEMU" -singlestep -d exec,nochain,int,tid \
 		-D "$tmp/log.%d" "${cmd[@]}" >/dev/null 2>&1
+	want_rc=$?
 	env -i QPT_TEST=1 "$QPT" record -q --emulate=qemu -o "$data" -- \
 		"${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
 	rc=$?
-	if [ $rc -ne 0 ] && [ -s "$tmp/rec.err" ]; then
+	if [ $want_rc -ge 128 ] && [ $rc -ne $want_rc ]; then
+		echo "FAIL $p: qpt record exit $rc, QEMU alone $want_rc"
+		fail=1
+		continue
+	elif [ $want_rc -lt 128 ] && [ $rc -ne 0 ] && [ -s "$tmp/rec.err" ]; then
 		echo "FAIL $p: qpt record exit $rc: $(cat "$tmp/rec.err")"
 		fail=1
 		continue
@@ -63,7 +102,11 @@ for p in "$@"; do
 	awk '{ printf "%s %s\n", $1, $2 }' "$tmp/perf.txt" | by_thread \
 		>"$tmp/pgot"
 	perf script -i "$data" --itrace=e -F tid,ip >"$tmp/errs.txt" 2>&1
-	if [ "$n" -lt 1000 ]; then
+	if [ $want_rc -ge 128 ] && ! crash_prefix; then
+		fail=1
+	elif [ $want_rc -ge 128 ]; then
+		echo "ok $p: $n instructions, crash at $at ($left of the log after)"
+	elif [ "$n" -lt 1000 ]; then
 		echo "FAIL $p: only $n instructions in QEMU's log"
 		fail=1
 	elif ! cmp -s "$tmp/want" "$tmp/qgot"; then

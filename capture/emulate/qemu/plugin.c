@@ -115,8 +115,7 @@ void qp_thread_end(struct qthread *t)
 	pid_t ppid = t->pid == t->tid ? qp.ppid : t->pid;
 
 	if (!t->dead) {
-		if (t->prev && !t->prev_told)
-			qp_enter_kernel(t); /* exit ends the block */
+		qp_enter_kernel(t); /* exit ends the block */
 		if (!emu_pt_flush(t->pt))
 			emu_sb_task(&qp.sb, PERF_RECORD_EXIT, t->pid, ppid,
 				    t->tid, ppid);
@@ -143,6 +142,7 @@ void qp_enter_kernel(struct qthread *t)
 	const struct qtb *p = t->prev;
 	int err;
 
+	qp_sig_settle(t);
 	if (!p || t->prev_told)
 		return;
 	t->prev_told = true;
@@ -161,9 +161,10 @@ static bool straight_on(const struct qtb *p, uint64_t next)
 	return next == p->end || ((p->flags & QTB_REP) && next == p->last);
 }
 
-void qp_block_end(struct qthread *t, const struct qtb *p, uint64_t next)
+void qp_block_end(struct qthread *t, const struct qtb *p, const struct qtb *b)
 {
 	const struct emu_insn *in = &p->insn;
+	uint64_t next = b->pc;
 	int err;
 
 	switch (in->cls) {
@@ -191,7 +192,7 @@ void qp_block_end(struct qthread *t, const struct qtb *p, uint64_t next)
 	case EMU_INSN_FAR:
 		goto packet;
 	}
-	qp_sig_async(t, p, next);
+	qp_sig_async(t, p, b);
 	return;
 packet:
 	err = emu_pt_insn(t->pt, p->last, in, next);
@@ -235,9 +236,9 @@ static void on_exec(unsigned int vcpu, void *udata)
 		answer(t);
 	t->ctl->insns += b->ninsns;
 	if (__builtin_expect(t->sig != NULL, 0))
-		qp_sig_block(t, b);
-	else if (t->prev && !t->prev_told)
-		qp_block_end(t, t->prev, b->pc);
+		qp_sig_settle(t);
+	if (t->prev && !t->prev_told)
+		qp_block_end(t, t->prev, b);
 	else if (!emu_pt_enabled(t->pt)) {
 		/* back from the kernel, or the thread's start: TIP.PGE */
 		static const struct emu_insn other;

@@ -90,9 +90,9 @@ void qp_thread_end(struct qthread *t);
 /* This process is a fork's child: the thread state it inherited is the
  * parent's (left alone); its own begins at its next block. */
 void qp_forked(pid_t parent);
-/* The block @b of @t ended (its last instruction ran) and the thread
- * went on at @next. */
-void qp_block_end(struct qthread *t, const struct qtb *b, uint64_t next);
+/* The block @p of @t ended (its last instruction ran) and the thread
+ * went on to block @b. */
+void qp_block_end(struct qthread *t, const struct qtb *p, const struct qtb *b);
 /* A system call starts: the block that made it ends there (TIP.PGD). */
 void qp_enter_kernel(struct qthread *t);
 
@@ -137,10 +137,12 @@ bool qp_sig_is_handler(uint64_t pc);
 void qp_sig_action(int sig, uint64_t act);
 /* A translated handler entry @b: find where its frame will be read. */
 void qp_sig_probe(struct qtb *b, struct qemu_plugin_tb *tb);
-/* @t went from @p to @next by no branch @p's end can take (or by an
- * indirect one into a handler): tell it. */
-void qp_sig_async(struct qthread *t, const struct qtb *p, uint64_t next);
-/* A block starts while an entry is not told yet. */
-void qp_sig_block(struct qthread *t, const struct qtb *b);
+/* @t went from @p to block @b by no branch @p's end can take (or by an
+ * indirect one into a handler): told now, or pending until the handler's
+ * frame is read. */
+void qp_sig_async(struct qthread *t, const struct qtb *p, const struct qtb *b);
+/* A pending entry told without the frame (the next block starts, the
+ * thread enters the kernel or ends). */
+void qp_sig_settle(struct qthread *t);
 
 #endif /* QPT_QEMU_PLUGIN_H */

@@ -216,7 +216,7 @@ static int finish(struct qemu_src *qs, uint32_t i)
 	if (err)
 		return err;
 	qpt_simkern_set_time(sk, emu_sb_time());
-	if (t > 0 && n + (size_t)t)
+	if (t >= 0 && n + (size_t)t)
 		qpt_simkern_aux_write(sk, buf, n + (size_t)t, 0);
 	sb.ctx = sk;
 	emu_sb_task(&sb, PERF_RECORD_EXIT, ctl->pid,

@@ -41,21 +41,22 @@ static struct qemu_src *src_of(const struct qpt_recorder *rec)
 	return rec->src_priv;
 }
 
-/* @name on PATH (or as given when it has a '/'), resolved. */
+/* @name as execvp finds it: as given when it has a '/', else the first
+ * DIR/@name of PATH that may be run. */
 static char *find_program(const char *name)
 {
 	const char *path = getenv("PATH"), *p, *end;
 	char buf[PATH_MAX];
 
 	if (strchr(name, '/'))
-		return access(name, X_OK) ? NULL : realpath(name, NULL);
+		return access(name, X_OK) ? NULL : strdup(name);
 	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
 		end = strchrnul(p, ':');
 		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), p,
 			     name) >= (int)sizeof(buf))
 			continue;
 		if (!access(buf, X_OK))
-			return realpath(buf, NULL);
+			return strdup(buf);
 	}
 	return NULL;
 }
@@ -218,13 +219,16 @@ static int check_setup(struct qemu_src *qs)
 	const char *plugin =
 	    rec->o.qemu_plugin ? rec->o.qemu_plugin : QPT_QEMU_PLUGIN_DEFAULT;
 	struct emu_trigger trig;
+	char *found;
 
 	if (rec->o.snapshot_on &&
 	    (!rec->o.snapshot || emu_trigger_parse(&trig, rec->o.snapshot_on)))
 		return rec_fail(rec, -QPT_E_INVAL,
 				"--snapshot-on needs snapshot mode and "
 				"SYMBOL[+OFF]");
-	qs->qemu = find_program(q);
+	found = find_program(q);
+	qs->qemu = found ? realpath(found, NULL) : NULL;
+	free(found);
 	if (!qs->qemu)
 		return rec_fail(rec, -ENOENT,
 				"%s: not found (Debian's qemu-user has it; or "
@@ -390,6 +394,7 @@ static int crash_fact(struct qemu_src *qs)
 		return 0;
 	memset(&si, 0, sizeof(si));
 	si.si_signo = sig;
+	si.si_code = SI_KERNEL; /* which fault, QEMU does not say */
 	memset(&regs, 0, sizeof(regs));
 	regs.rip = qs->crash_ip;
 	err = crash_add(&qs->crashes, QPT_CRASH_SIGNAL, qs->child,
