@@ -881,14 +881,17 @@ static int start_failed(struct qpt_recorder *rec, struct record_args *a,
 	return ret;
 }
 
-/* qpt-qemu.so beside this qpt (a build tree), or NULL: the installed
- * one. */
+/* The QEMU plugin: $QPT_QEMU_PLUGIN, qpt-qemu.so beside this qpt (a
+ * build tree), or NULL: the installed one. */
 static const char *plugin_beside_me(void)
 {
 	static char path[4096];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	const char *env = getenv("QPT_QEMU_PLUGIN");
 	char *slash;
 
+	if (env && *env)
+		return env;
 	if (n <= 0)
 		return NULL;
 	path[n] = '\0';

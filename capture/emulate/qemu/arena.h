@@ -36,13 +36,11 @@ enum qemu_slot_state {
 	QEMU_SLOT_ENDED,
 };
 
-/* qemu_slot.flags */
-#define QEMU_SLOT_EXEC                                                         \
-	1u /* in execve (exec_path): the trace ends                            \
-	    * there if it succeeds */
-#define QEMU_SLOT_SYSCALL                                                      \
-	2u /* in a system call, its bytes handed on                            \
-	    * (snapshot mode) */
+/* qemu_slot_ctl.flags: in execve (exec_path; the trace ends there if it
+ * succeeds); parked: its bytes handed on, it waits (in a system call in
+ * snapshot mode, or for the snapshot of its --snapshot-on hit) */
+#define QEMU_SLOT_EXEC 1u
+#define QEMU_SLOT_PARKED 2u
 
 /* A --snapshot-on address reached: where, by whom, when. */
 struct qemu_trigger {
@@ -59,11 +57,14 @@ struct qemu_arena {
 	/* what qpt asks (the intel_pt config's terms) */
 	uint8_t snapshot, retcomp, tsc, mtc, cyc, mtc_period, cyc_thresh;
 	uint8_t pad0;
-	uint32_t psb_period;   /* bytes */
-	uint32_t chunk;	       /* AUX bytes handed on at a time */
-	int32_t notify_fd;     /* an eventfd the plugin writes to wake qpt */
-	int32_t jit_fd;	       /* JIT code copied there (-1: none) */
-	int32_t consumer;      /* qpt's pid: a producer waiting checks it */
+	uint32_t psb_period; /* bytes */
+	uint32_t chunk;	     /* AUX bytes handed on at a time */
+	int32_t notify_fd;   /* an eventfd the plugin writes to wake qpt */
+	int32_t jit_fd;	     /* JIT code copied there (-1: none) */
+	int32_t consumer;    /* qpt's pid: a producer waiting checks it */
+	int32_t stderr_fd;   /* the command's standard error: QEMU's goes
+			      * to qpt until the plugin is in */
+	uint32_t pad2;
 	char snapshot_on[256]; /* --snapshot-on's SYMBOL[+OFF], or "" */
 	char jit_path[4096];   /* the JIT file's name in MMAP2 records */
 	char comm[16];	       /* the command's name (COMM) */

@@ -318,6 +318,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		qp_maps_code(t, b->pc, b->end, host);
 	if (qp_sig_is_handler(b->pc))
 		qp_sig_probe(b, tb);
+	if (qp.trig.nr)
+		qp_trigger_probe(tb, b->ninsns);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec,
 					     QEMU_PLUGIN_CB_NO_REGS, b);
 }
@@ -408,6 +410,9 @@ QPT_QEMU_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	qp.ppid = getppid();
 	qp.first = true;
 	qp.timing = qp.arena->tsc || qp.arena->mtc || qp.arena->cyc;
+	if (qp.arena->snapshot_on[0] &&
+	    emu_trigger_parse(&qp.trig, qp.arena->snapshot_on))
+		return refuse("bad --snapshot-on");
 	qp.sb.ops = &qp_sink_ops;
 	qp.sb.id = 1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
@@ -416,5 +421,11 @@ QPT_QEMU_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
 	qemu_plugin_register_atexit_cb(id, on_guest_exit, NULL);
 	__atomic_store_n(&qp.arena->installed, 1, __ATOMIC_RELEASE);
+	/* QEMU's messages so far went to qpt; the command's go where its
+	 * standard error is */
+	if (qp.arena->stderr_fd >= 0) {
+		dup2(qp.arena->stderr_fd, STDERR_FILENO);
+		close(qp.arena->stderr_fd);
+	}
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include "capture/emulate/pt.h"
 #include "capture/emulate/qemu/arena.h"
 #include "capture/emulate/sideband.h"
+#include "capture/emulate/trigger.h"
 
 struct qpt_simkern;
 struct qemu_plugin_tb;
@@ -77,6 +78,7 @@ struct qplugin {
 	bool have_base;
 	struct qx86 *x86;
 	struct emu_sb sb;
+	struct emu_trigger trig; /* --snapshot-on's addresses */
 };
 
 extern struct qplugin qp;
@@ -125,6 +127,9 @@ void qp_maps_code(struct qthread *t, uint64_t start, uint64_t end,
 /* The guest's mappings may have changed (mmap, munmap, mprotect,
  * mremap): look again at the next translation. */
 void qp_maps_changed(uint64_t start, uint64_t len);
+
+/* Instrument the --snapshot-on addresses among @tb's instructions. */
+void qp_trigger_probe(struct qemu_plugin_tb *tb, size_t n);
 
 /* plugin_sys.c */
 void qp_sys_enter(struct qthread *t, int64_t num, const uint64_t *a);

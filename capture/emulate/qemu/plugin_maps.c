@@ -199,6 +199,8 @@ static struct qmap *announce(struct qthread *t, uint64_t addr)
 	m.start -= base;
 	m.end -= base;
 	jit = is_jit(path);
+	if (!jit && qp.trig.name[0])
+		emu_trigger_map(&qp.trig, path, m.start, m.end, m.pgoff);
 	if (!jit) {
 		/* QEMU's own protection is not the guest's: code */
 		m.prot = PROT_READ | PROT_EXEC;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture/emulate/qemu/plugin.h"
+#include "capture/emulate/qemu/qemu_api.h"
 #include "capture/simkern.h"
 
 /* Wake qpt's poll: a ring is half full, a slot came or went. */
@@ -182,4 +183,53 @@ int qp_guest_read(uint64_t addr, void *buf, size_t len)
 	    (ssize_t)len)
 		return -EFAULT;
 	return 0;
+}
+
+/* A --snapshot-on address is about to run: the thread's bytes out, the
+ * hit to qpt, which takes a snapshot; the thread waits for it. */
+static void on_trigger(unsigned int vcpu, void *udata)
+{
+	struct qemu_arena *a = qp.arena;
+	struct qthread *t = qp_thread();
+	struct qemu_trigger *tg;
+	unsigned int round = 0;
+	uint32_t k;
+
+	if (!t || emu_pt_flush(t->pt))
+		return;
+	__atomic_or_fetch(&t->ctl->flags, QEMU_SLOT_PARKED, __ATOMIC_RELEASE);
+	k = __atomic_fetch_add(&a->trig_tail, 1, __ATOMIC_ACQ_REL);
+	tg = &a->trig[k % QEMU_TRIGGERS];
+	tg->pid = t->pid;
+	tg->tid = t->tid;
+	tg->ip = (uint64_t)(uintptr_t)udata;
+	tg->time = emu_sb_time();
+	/* published in order of reservation */
+	while (__atomic_load_n(&a->trig_head, __ATOMIC_ACQUIRE) != k)
+		if (!nap(&round))
+			goto out;
+	__atomic_store_n(&a->trig_head, k + 1, __ATOMIC_RELEASE);
+	qp_notify();
+	while ((int32_t)(__atomic_load_n(&a->trig_done, __ATOMIC_ACQUIRE) -
+			 (k + 1)) < 0)
+		if (!nap(&round))
+			break;
+out:
+	__atomic_and_fetch(&t->ctl->flags, ~QEMU_SLOT_PARKED, __ATOMIC_RELEASE);
+}
+
+void qp_trigger_probe(struct qemu_plugin_tb *tb, size_t n)
+{
+	struct qemu_plugin_insn *in;
+	uint64_t ip;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		in = qemu_plugin_tb_get_insn(tb, i);
+		ip = qemu_plugin_insn_vaddr(in);
+		if (emu_trigger_hit(&qp.trig, ip))
+			qemu_plugin_register_vcpu_insn_exec_cb(
+			    in, on_trigger, QEMU_PLUGIN_CB_NO_REGS,
+			    (void *)(uintptr_t)ip);
+	}
 }

@@ -69,7 +69,7 @@ void qp_sys_enter(struct qthread *t, int64_t num, const uint64_t *a)
 	if (qp.arena->snapshot && !t->dead) {
 		if (emu_pt_drain(t->pt))
 			t->dead = true;
-		__atomic_or_fetch(&t->ctl->flags, QEMU_SLOT_SYSCALL,
+		__atomic_or_fetch(&t->ctl->flags, QEMU_SLOT_PARKED,
 				  __ATOMIC_RELEASE);
 	}
 }
@@ -92,8 +92,7 @@ void qp_sys_ret(struct qthread *t, int64_t num, int64_t ret)
 	}
 	if (!t || t->dead)
 		return;
-	__atomic_and_fetch(&t->ctl->flags, ~QEMU_SLOT_SYSCALL,
-			   __ATOMIC_RELEASE);
+	__atomic_and_fetch(&t->ctl->flags, ~QEMU_SLOT_PARKED, __ATOMIC_RELEASE);
 	if (ret < 0 && ret > -4096) {
 		if (num == SYS_execve || num == SYS_execveat)
 			__atomic_and_fetch(&t->ctl->flags, ~QEMU_SLOT_EXEC,

@@ -233,8 +233,10 @@ static int live_slot(struct qemu_src *qs, uint32_t i, bool all_gone)
 	struct qemu_slot_ctl *ctl = ctl_of(qs, i);
 	uint32_t flags = __atomic_load_n(&ctl->flags, __ATOMIC_ACQUIRE);
 
-	if ((flags & QEMU_SLOT_EXEC) && !thread_gone(s->pid, s->tid) &&
-	    exec_done(qs, s->tid)) {
+	/* in an execve, and out of QEMU (or gone since: the flag goes when
+	 * it fails) */
+	if ((flags & QEMU_SLOT_EXEC) &&
+	    (thread_gone(s->pid, s->tid) || exec_done(qs, s->tid))) {
 		if (!s->exec_told)
 			rec_log(qs->rec, QPT_LOG_WARN,
 				"process %d: exec of %s is not traced (QEMU "
@@ -291,7 +293,7 @@ int64_t qsrc_snapshot(struct qemu_src *qs)
 			waiting = st == QEMU_SLOT_LIVE &&
 				  __atomic_load_n(&ctl->flush_ack,
 						  __ATOMIC_ACQUIRE) != gen &&
-				  !(flags & QEMU_SLOT_SYSCALL) &&
+				  !(flags & QEMU_SLOT_PARKED) &&
 				  !thread_gone(ctl->pid, ctl->tid);
 		}
 		if (!waiting)

@@ -173,6 +173,7 @@ static int make_arena(struct qemu_src *qs)
 	a->chunk = (uint32_t)(aux / 2 < 8192 ? aux / 2 : 8192);
 	a->consumer = getpid();
 	a->notify_fd = QEMU_FD_BASE + 1;
+	a->stderr_fd = QEMU_FD_BASE + 3;
 	a->jit_fd = qs->jit_fd >= 0 ? QEMU_FD_BASE + 2 : -1;
 	if (qs->jit_path)
 		snprintf(a->jit_path, sizeof(a->jit_path), "%s", qs->jit_path);
@@ -254,7 +255,7 @@ static int qemu_open(struct qpt_recorder *rec)
 		return -ENOMEM;
 	rec->src_priv = qs;
 	qs->rec = rec;
-	qs->arena_fd = qs->notify_fd = qs->jit_fd = -1;
+	qs->arena_fd = qs->notify_fd = qs->jit_fd = qs->err_pipe = -1;
 	err = check_setup(qs);
 	if (!err)
 		err = probe_cpu(qs);
@@ -279,35 +280,78 @@ static int keep_fd(int fd, int to)
 	return fd < 0 || dup2(fd, to) == to ? 0 : -1;
 }
 
-/* In the child: the command under QEMU with the plugin. */
-static void exec_qemu(struct qemu_src *qs, int err_fd)
+/* The interpreter of a script @path ("#!INTERP [ARG]"), as the kernel
+ * reads it into @line: 0 with *@interp (and *@arg or NULL), or -1. */
+static int script_of(const char *path, char *line, size_t size, char **interp,
+		     char **arg)
+{
+	ssize_t n;
+	char *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, line, size - 1);
+	close(fd);
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return -1;
+	line[n] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	p = line + 2 + strspn(line + 2, " \t");
+	*interp = p;
+	p += strcspn(p, " \t");
+	*arg = NULL;
+	if (*p) {
+		*p++ = '\0';
+		p += strspn(p, " \t");
+		if (*p)
+			*arg = p;
+	}
+	return **interp ? 0 : -1;
+}
+
+/* In the child: the command under QEMU with the plugin (a script's
+ * interpreter, which QEMU does not find itself); QEMU's standard error
+ * into @qemu_err until the plugin puts the command's back. */
+static void exec_qemu(struct qemu_src *qs, int err_fd, int qemu_err)
 {
 	struct qpt_recorder *rec = qs->rec;
-	char plugin[PATH_MAX + 32];
+	char plugin[PATH_MAX + 32], line[256], *interp, *arg, *path;
 	size_t argc = 0, i;
 	char **argv;
 	int e;
 
 	for (argc = 0; rec->o.argv[argc]; argc++)
 		;
-	argv = calloc(argc + 8, sizeof(*argv));
+	argv = calloc(argc + 10, sizeof(*argv));
+	path = find_program(rec->o.argv[0]);
 	if (!rec->o.aslr)
 		personality(ADDR_NO_RANDOMIZE);
 	snprintf(plugin, sizeof(plugin), "%s,arena=%d", qs->plugin,
 		 QEMU_FD_BASE);
-	if (argv && !keep_fd(qs->arena_fd, QEMU_FD_BASE) &&
+	errno = ENOENT;
+	if (argv && path && !keep_fd(qs->arena_fd, QEMU_FD_BASE) &&
 	    !keep_fd(qs->notify_fd, QEMU_FD_BASE + 1) &&
-	    !keep_fd(qs->jit_fd, QEMU_FD_BASE + 2)) {
+	    !keep_fd(qs->jit_fd, QEMU_FD_BASE + 2) &&
+	    !keep_fd(STDERR_FILENO, QEMU_FD_BASE + 3) &&
+	    dup2(qemu_err, STDERR_FILENO) == STDERR_FILENO) {
 		i = 0;
 		argv[i++] = qs->qemu;
 		argv[i++] = (char *)"-plugin";
 		argv[i++] = plugin;
 		argv[i++] = (char *)"-0";
-		argv[i++] = rec->o.argv[0];
-		argv[i++] = find_program(rec->o.argv[0]);
+		if (!script_of(path, line, sizeof(line), &interp, &arg)) {
+			argv[i++] = interp;
+			argv[i++] = interp;
+			if (arg)
+				argv[i++] = arg;
+			argv[i++] = rec->o.argv[0];
+		} else {
+			argv[i++] = rec->o.argv[0];
+			argv[i++] = path;
+		}
 		memcpy(&argv[i], &rec->o.argv[1], argc * sizeof(*argv));
-		if (argv[i - 1])
-			execv(qs->qemu, argv);
+		execv(qs->qemu, argv);
 	}
 	e = errno ? errno : ENOENT;
 	if (write(err_fd, &e, sizeof(e)) < 0)
@@ -315,26 +359,92 @@ static void exec_qemu(struct qemu_src *qs, int err_fd)
 	_exit(127);
 }
 
+/* QEMU ended without the plugin: what it said (its first line). */
+static int not_loaded(struct qemu_src *qs)
+{
+	char msg[512];
+	ssize_t n = -1;
+
+	if (qs->err_pipe >= 0)
+		n = read(qs->err_pipe, msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	msg[strcspn(msg, "\n")] = '\0';
+	if (qs->arena->error[0])
+		snprintf(msg, sizeof(msg), "%s", qs->arena->error);
+	return rec_fail(qs->rec, -QPT_E_STATE, "%s: %s did not load it: %s",
+			qs->plugin, qs->qemu,
+			msg[0] ? msg : "(it said nothing)");
+}
+
+static bool any_slot(const struct qemu_src *qs)
+{
+	uint32_t i;
+
+	for (i = 0; i < qs->arena->nr_slots; i++)
+		if (__atomic_load_n(&qs->arena->state[i], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+/* QEMU runs the command (its first thread took a slot), or it ended
+ * before: it did not load the plugin, or could not run the command
+ * (exit 127, as a shell). */
+static int wait_first_thread(struct qemu_src *qs)
+{
+	struct qpt_recorder *rec = qs->rec;
+	struct pollfd p = {qs->notify_fd, POLLIN, 0};
+	pid_t r;
+
+	while (!any_slot(qs)) {
+		r = waitpid(qs->child, &rec->status, WNOHANG);
+		if (r == qs->child)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (rec_stop_signal(rec))
+			return 0; /* the stop ends it */
+		poll(&p, 1, 10);
+	}
+	if (any_slot(qs))
+		return 0;
+	qs->done = true;
+	if (!__atomic_load_n(&qs->arena->installed, __ATOMIC_ACQUIRE))
+		return not_loaded(qs);
+	rec->exec_failed = true;
+	return rec_fail(
+	    rec, -ENOEXEC, "%s: QEMU cannot run it (%s)", rec->o.argv[0],
+	    WIFEXITED(rec->status) ? "not an x86-64 program?" : "QEMU died");
+}
+
 static int qemu_start(struct qpt_recorder *rec)
 {
 	struct qemu_src *qs = src_of(rec);
-	int fds[2], e = 0;
+	int fds[2], errs[2], e = 0;
 	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(errs, O_CLOEXEC)) {
 		close(fds[0]);
 		close(fds[1]);
 		return -errno;
 	}
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		close(errs[0]);
+		close(errs[1]);
+		return -errno;
+	}
 	if (!pid) {
 		close(fds[0]);
-		exec_qemu(qs, fds[1]);
+		exec_qemu(qs, fds[1], errs[1]);
 	}
 	close(fds[1]);
+	close(errs[1]);
+	qs->err_pipe = errs[0];
 	n = read(fds[0], &e, sizeof(e));
 	close(fds[0]);
 	rec->child = qs->child = pid;
@@ -343,7 +453,7 @@ static int qemu_start(struct qpt_recorder *rec)
 		qs->done = true;
 		return rec_fail(rec, -e, "%s: %s", qs->qemu, strerror(e));
 	}
-	return 0;
+	return wait_first_thread(qs);
 }
 
 /* --snapshot-on hits the plugin reported: a trigger fact and a snapshot
@@ -415,13 +525,7 @@ static int run_over(struct qemu_src *qs)
 	if (!err)
 		err = crash_fact(qs);
 	if (!err && !__atomic_load_n(&qs->arena->installed, __ATOMIC_ACQUIRE))
-		err = rec_fail(rec, -QPT_E_STATE, "%s did not load %s%s%s",
-			       qs->qemu, qs->plugin,
-			       qs->arena->error[0] ? ": " : "",
-			       qs->arena->error[0]
-				   ? qs->arena->error
-				   : " (its plugin API version 1 is not one "
-				     "this QEMU takes: see its message)");
+		err = not_loaded(qs);
 	if (!err)
 		err = qpt_writer_flush(rec->writer);
 	return err < 0 ? err : 1;
@@ -540,14 +644,19 @@ static void qemu_free(struct qpt_recorder *rec)
 	}
 	if (qs->arena)
 		qsrc_slots_free(qs);
-	if (qs->arena)
-		munmap(qs->arena, qs->arena_size);
 	if (qs->arena_fd >= 0)
 		close(qs->arena_fd);
 	if (qs->notify_fd >= 0)
 		close(qs->notify_fd);
-	if (qs->jit_fd >= 0)
+	if (qs->err_pipe >= 0)
+		close(qs->err_pipe);
+	if (qs->jit_fd >= 0) {
 		close(qs->jit_fd);
+		if (!qs->arena || !qs->arena->jit_off)
+			unlink(qs->jit_path); /* no JIT code ran */
+	}
+	if (qs->arena)
+		munmap(qs->arena, qs->arena_size);
 	free(qs->qemu);
 	free(qs->plugin);
 	free(qs->jit_path);

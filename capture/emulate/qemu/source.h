@@ -33,6 +33,7 @@ struct qemu_src {
 	struct qemu_arena *arena;
 	size_t arena_size;
 	int arena_fd, notify_fd, jit_fd;
+	int err_pipe;	  /* QEMU's standard error until the plugin is in */
 	char *qemu;	  /* the qemu-x86_64 that runs the command */
 	char *plugin;	  /* qpt-qemu.so */
 	char *jit_path;	  /* the JIT file (NULL: none) */
