@@ -19,6 +19,16 @@
 # would use where the CPU honours the branch trap flag.
 # Goals: the breakpoint engine >= 10x the single-step mode and >= 300,000
 # instructions/s on both programs, within 1.5x of the floor.
+# The QEMU column (where qemu-x86_64 is; QEMU=0 leaves it out): qpt
+# record --emulate=qemu against qemu-x86_64 alone (no plugin) on the same
+# programs, each run long enough that QEMU's start does not count
+# (branchy 200, loopy 400), and on `xz -1` of 4 MB of text; its rate
+# against the breakpoint engine's; its bytes of trace per instruction
+# against the breakpoint engine's on the same run (branchy 1, loopy 2);
+# qpt decode's instructions/s on both recordings; `xz -T2 -1` of the text
+# recorded (wall time).  Goals: >= 100M instructions/s recorded (moonshot
+# 300M: within 4x of QEMU alone), >= 50x the breakpoint engine, xz -T2 in
+# under a minute, bytes per instruction within 1.2x.
 #   bench/emu_speed.sh [BUILD_DIR [ROUNDS]]
 # BUILD_DIR holds the tests and bench programs (default: build).  Each
 # round runs every peer once, in an order that rotates (the machine may be
@@ -92,9 +102,10 @@ bp_stops() {
 }
 
 # the branch trap flag would stop once per taken branch without
-# breakpoints: where the CPU honours it
-"$BP" --block
+# breakpoints: where the CPU honours it (ONLY=qemu: the QEMU column only)
+[ "${ONLY:-}" = qemu ] || "$BP" --block
 for w in "branchy 1" "loopy 2"; do
+	[ "${ONLY:-}" = qemu ] && break
 	set -- $w
 	prog=$B/bench/bench_$1
 	fast="" step="" bare="" stops="" unbound=""
@@ -126,3 +137,102 @@ for w in "branchy 1" "loopy 2"; do
 		printf "%s: unbound (--cpu-unbound) fast %.0f insn/s: bound to "\
 		       "one CPU %.1fx faster\n", w, u, f / u }'
 done
+
+# ---- QEMU user mode (--emulate=qemu) ----
+QEMU_BIN=$(command -v qemu-x86_64) || QEMU=0
+[ "${QEMU:-1}" = 0 ] && exit 0
+XZ=$(command -v xz) || { echo "no xz: the QEMU column needs it" >&2; exit 1; }
+"$QPT" record --help | grep -q "=qemu" || exit 0
+text=$tmp/text
+awk 'BEGIN { srand(1); for (i = 0; i < 2000; i++) { w = ""
+	n = 2 + int(rand() * 8); for (j = 0; j < n; j++)
+	w = w sprintf("%c", 97 + int(rand() * 10)); word[i] = w }
+	while (len < 4194304) { s = word[int(rand() * 2000)] " "
+	printf "%s", s; len += length(s) } }' >"$text"
+
+# insn/s of "qemu" (recorded) or "plain" (QEMU alone: the recording's
+# count over its own time) on a command; unbound: qpt drains on the
+# other CPU while QEMU runs
+qpeer() { # NAME CMD...
+	local t0 t1 n who=$1
+	shift
+	t0=$(now)
+	if [ "$who" = qemu ]; then
+		env -i "$QPT" record --emulate=qemu -o "$tmp/q.data" -- \
+			"$@" >/dev/null 2>"$tmp/q.sum"
+	else
+		env -i "$QEMU_BIN" "$@" >/dev/null
+	fi
+	t1=$(now)
+	if [ "$who" = qemu ]; then
+		sed -n 's/.*--emulate: \([0-9]*\) instructions.*/\1/p' \
+			"$tmp/q.sum" >"$tmp/q.n"
+		[ -s "$tmp/q.n" ] || { cat "$tmp/q.sum" >&2; exit 1; }
+	fi
+	rate "$(cat "$tmp/q.n")" "$t0" "$t1"
+}
+
+# bytes of trace per instruction of a recording's summary
+per_insn() {
+	awk '/--emulate: / { for (i = 1; i <= NF; i++) if ($i ~ /^instr/) n = $(i - 1) }
+	     /captured/ { for (i = 1; i <= NF; i++) if ($i == "captured") b = $(i + 1) }
+	     END { printf "%.4f", n ? b / n : 0 }' "$1"
+}
+
+# qpt decode's instructions/s on a recording
+decode_rate() {
+	local t0 t1 n
+	t0=$(now)
+	n=$("$QPT" decode -i "$1" --no-sym 2>/dev/null | grep -c ' insn: ')
+	t1=$(now)
+	rate "$n" "$t0" "$t1"
+}
+
+for w in "branchy 1 200" "loopy 2 400" "xz"; do
+	set -- $w
+	if [ "$1" = xz ]; then
+		cmd=("$XZ" -1 -c "$text")
+	else
+		cmd=("$B/bench/bench_$1" "$3")
+	fi
+	q="" plain=""
+	for r in $(seq "$R"); do
+		# qemu first: plain's count is the recording's
+		q="$q $(qpeer qemu "${cmd[@]}")"
+		plain="$plain $(qpeer plain "${cmd[@]}")"
+		echo "$1 round $r: qemu$(echo "$q" | awk '{ print " " $NF }') qemu-alone$(echo "$plain" | awk '{ print " " $NF }') insn/s"
+	done
+	mq=$(echo "$q" | median) mp=$(echo "$plain" | median)
+	if [ "$1" = xz ]; then
+		awk -v q="$mq" -v p="$mp" 'BEGIN {
+		printf "xz -1: qemu %.0f insn/s (goal >= 100M, moonshot 300M); "\
+		       "QEMU alone %.0f: %.1fx slower with the trace (moonshot "\
+		       "<= 4)\n", q, p, p / q }'
+		continue
+	fi
+	# the same flow as the breakpoint engine's: the small run
+	$PIN env -i "$QPT" record --emulate -o "$tmp/fast.data" -- \
+		"$B/bench/bench_$1" "$2" >/dev/null 2>"$tmp/fast.sum"
+	env -i "$QPT" record --emulate=qemu -o "$tmp/qs.data" -- \
+		"$B/bench/bench_$1" "$2" >/dev/null 2>"$tmp/qs.sum"
+	mf=$(peer fast "$B/bench/bench_$1" "$2")
+	bf=$(per_insn "$tmp/fast.sum") bq=$(per_insn "$tmp/qs.sum")
+	df=$(decode_rate "$tmp/fast.data") dq=$(decode_rate "$tmp/qs.data")
+	awk -v w="$1" -v q="$mq" -v p="$mp" -v f="$mf" -v bf="$bf" \
+		-v bq="$bq" -v df="$df" -v dq="$dq" 'BEGIN {
+		printf "%s: qemu %.0f insn/s (goal >= 100M, moonshot 300M); "\
+		       "QEMU alone %.0f: %.1fx slower with the trace (moonshot "\
+		       "<= 4); fast %.0f: qemu/fast %.0fx (goal >= 50)\n",
+		       w, q, p, p / q, f, q / f
+		printf "%s: trace bytes per instruction qemu %.4f, fast %.4f: "\
+		       "%.2fx (goal <= 1.2); qpt decode %.0f insn/s of the qemu "\
+		       "recording, %.0f of the fast one\n",
+		       w, bq, bf, bq / bf, dq, df }'
+done
+t0=$(now)
+env -i "$QPT" record --emulate=qemu -o "$tmp/xzt.data" -- \
+	"$XZ" -T2 -1 -c "$text" >/dev/null 2>"$tmp/xzt.sum"
+t1=$(now)
+awk -v a="$t0" -v b="$t1" -v s="$(sed -n 's/.*--emulate: \(.*\) ]/\1/p' \
+	"$tmp/xzt.sum")" 'BEGIN { printf "xz -T2 -1: recorded in %.1f s "\
+	"(goal < 60): %s\n", b - a, s }'

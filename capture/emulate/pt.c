@@ -59,9 +59,10 @@ static void stack_clear(struct emu_stack *s)
 	s->top = 0;
 }
 
+/* (The capacities are powers of two.) */
 static void stack_push(struct emu_stack *s, uint64_t v)
 {
-	s->top = (s->top + 1) % s->cap;
+	s->top = (s->top + 1) & (s->cap - 1);
 	s->v[s->top] = v;
 	if (s->n < s->cap)
 		s->n++;
@@ -72,7 +73,7 @@ static void stack_pop(struct emu_stack *s)
 	if (!s->n)
 		return;
 	s->n--;
-	s->top = (s->top + s->cap - 1) % s->cap;
+	s->top = (s->top + s->cap - 1) & (s->cap - 1);
 }
 
 static bool stack_top_is(const struct emu_stack *s, uint64_t v)
@@ -513,8 +514,36 @@ static int ret(struct emu_pt *pt, uint64_t next, uint64_t t)
 	return err < 0 ? err : put_ip(pt, ppt_tip, next);
 }
 
-int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
-		uint64_t next)
+/* What most branches need, without timing packets and between PSBs:
+ * 1 when done, 0 when the full path must run, or an error. */
+static inline int fast_insn(struct emu_pt *pt, uint64_t ip,
+			    const struct emu_insn *insn, uint64_t next)
+{
+	int err;
+
+	if (pt->opts.clock || !pt->live->enabled ||
+	    pt->since_psb >= pt->opts.psb_period)
+		return 0;
+	switch (insn->cls) {
+	case EMU_INSN_OTHER:
+	case EMU_INSN_JMP:
+		return 1;
+	case EMU_INSN_JCC:
+		err = add_tnt(pt, next != ip + insn->x.len);
+		return err < 0 ? err : 1;
+	case EMU_INSN_CALL:
+		stack_push(&pt->lib, ip + insn->x.len);
+		stack_push(&pt->perf, ip + insn->x.len);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Everything else: timing packets, PSB+, TIPs, leaving user space. */
+static __attribute__((noinline)) int slow_insn(struct emu_pt *pt, uint64_t ip,
+					       const struct emu_insn *insn,
+					       uint64_t next)
 {
 	uint64_t t = clock_now(pt);
 	int err;
@@ -597,13 +626,24 @@ int emu_pt_jccs(struct emu_pt *pt, const uint64_t *ip, const bool *taken,
 		c = EMU_PT_TNT_MAX - pt->live->tnt_n;
 		if (c > left)
 			c = (unsigned int)left;
-		pt->live->tnt = pt->live->tnt << c | seq[i] >> (EMU_PT_TNT_MAX - c);
+		pt->live->tnt =
+		    pt->live->tnt << c | seq[i] >> (EMU_PT_TNT_MAX - c);
 		pt->live->tnt_n += c;
 		i = (i + c) % m;
 		if (pt->live->tnt_n == EMU_PT_TNT_MAX)
 			err = flush_tnt(pt);
 	}
 	return err;
+}
+
+int emu_pt_insn(struct emu_pt *pt, uint64_t ip, const struct emu_insn *insn,
+		uint64_t next)
+{
+	int r = fast_insn(pt, ip, insn, next);
+
+	if (r)
+		return r < 0 ? r : 0;
+	return slow_insn(pt, ip, insn, next);
 }
 
 int emu_pt_async(struct emu_pt *pt, uint64_t ip)

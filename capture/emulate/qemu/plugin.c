@@ -143,6 +143,7 @@ void qp_enter_kernel(struct qthread *t)
 	int err;
 
 	qp_sig_settle(t);
+	t->ctl->insns = t->insns;
 	if (!p || t->prev_told)
 		return;
 	t->prev_told = true;
@@ -234,7 +235,7 @@ static void on_exec(unsigned int vcpu, void *udata)
 				 qp.arena->flush_gen != t->flush_gen,
 			     0))
 		answer(t);
-	t->ctl->insns += b->ninsns;
+	t->insns += b->ninsns;
 	if (__builtin_expect(t->sig != NULL, 0))
 		qp_sig_settle(t);
 	if (t->prev && !t->prev_told)
@@ -249,7 +250,7 @@ static void on_exec(unsigned int vcpu, void *udata)
 	}
 	if ((b->flags & QTB_REP) && t->prev && t->prev->last == b->pc &&
 	    b->ninsns == 1)
-		t->ctl->insns--; /* the same instruction, once more */
+		t->insns--; /* the same instruction, once more */
 	t->prev = b;
 	t->prev_told = false;
 	t->ctl->block = b->pc;

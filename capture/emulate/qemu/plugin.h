@@ -39,14 +39,15 @@ struct qsig_pending;
 #define QTB_REP 1u     /* the last instruction is a REP string one */
 #define QTB_HANDLER 2u /* a signal handler's entry (plugin_sig.c) */
 
-/* A translated block: where it is and how it ends. */
+/* A translated block: where it is and how it ends (what running it
+ * reads first, in its first cache line). */
 struct qtb {
-	uint64_t pc;	      /* its first instruction */
-	uint64_t last;	      /* its last instruction */
-	uint64_t end;	      /* after the last instruction */
-	struct emu_insn insn; /* the last instruction */
+	uint64_t pc;   /* its first instruction */
+	uint64_t last; /* its last instruction */
+	uint64_t end;  /* after the last instruction */
 	uint32_t ninsns;
 	uint32_t flags;
+	struct emu_insn insn; /* the last instruction */
 	struct qsig_probe *probe; /* QTB_HANDLER: where its frame is read */
 };
 
@@ -62,6 +63,7 @@ struct qthread {
 	bool dead;		/* no more writes (qpt is gone) */
 	uint32_t flush_gen, psb_gen;
 	uint64_t aux_since;	  /* AUX bytes since qpt was woken */
+	uint64_t insns;		  /* run so far (ctl.insns: as handed on) */
 	uint64_t sys_args[6];	  /* of the system call in progress */
 	struct qsig_pending *sig; /* plugin_sig.c: an entry not told yet */
 };

@@ -99,6 +99,7 @@ void qp_out_close(struct qthread *t)
 {
 	struct qemu_arena *a = qp.arena;
 
+	t->ctl->insns = t->insns;
 	__atomic_store_n(&a->state[t->slot], QEMU_SLOT_ENDED, __ATOMIC_RELEASE);
 	qpt_simkern_free(t->sk);
 	t->sk = NULL;
@@ -149,6 +150,7 @@ int qp_out_aux(void *ctx, const uint8_t *buf, size_t len)
 		return -EPIPE;
 	qpt_simkern_set_time(t->sk, emu_sb_time());
 	qpt_simkern_aux_write(t->sk, buf, len, 0);
+	t->ctl->insns = t->insns;
 	release(t);
 	t->aux_since += len;
 	if (t->aux_since >= half && !qp.arena->snapshot) {

@@ -35,7 +35,10 @@
 
 /* Each signal's handler and the address its frame returns to. */
 static uint64_t handler[NSIG_MAX], restorer[NSIG_MAX];
-static unsigned int nr_handlers;
+/* The handlers' addresses, each once: looked up at every indirect
+ * branch. */
+static uint64_t entries[NSIG_MAX];
+static unsigned int nr_entries;
 
 /* Where a handler's first block finds its frame: the frame is at the
  * address its probed instruction stores to plus @off. */
@@ -64,22 +67,20 @@ void qp_sig_action(int sig, uint64_t act)
 		return;
 	if (k[0] <= 1) /* SIG_DFL, SIG_IGN */
 		k[0] = 0;
-	if (!handler[sig] && k[0])
-		nr_handlers++;
-	else if (handler[sig] && !k[0])
-		nr_handlers--;
 	handler[sig] = k[0];
 	restorer[sig] = k[1] & SA_RESTORER_FLAG ? k[2] : 0;
+	nr_entries = 0;
+	for (sig = 1; sig < NSIG_MAX; sig++)
+		if (handler[sig] && !qp_sig_is_handler(handler[sig]))
+			entries[nr_entries++] = handler[sig];
 }
 
 bool qp_sig_is_handler(uint64_t pc)
 {
-	int s;
+	unsigned int i;
 
-	if (!nr_handlers)
-		return false;
-	for (s = 1; s < NSIG_MAX; s++)
-		if (handler[s] == pc)
+	for (i = 0; i < nr_entries; i++)
+		if (entries[i] == pc)
 			return true;
 	return false;
 }
