@@ -13,10 +13,14 @@
 # block its thread was in: the decodes are the log up to that block's
 # first instruction (the crash's ip, which qpt crash reports), and less
 # than a block of the log is left.
-# Args: PROG_DIR CMD...  (a CMD is a program and its arguments in one word;
+# Args: [--tsc] PROG_DIR CMD...  (--tsc: with TSC packets, so that the
+# decoders order mappings that come and go at one address; a CMD is a
+# program and its arguments in one word;
 # words naming a file in PROG_DIR stand for its path).  Skips (77) where
 # qemu-x86_64 or perf is absent.
 set -u
+ev=""
+[ "$1" = --tsc ] && { ev=intel_pt/tsc/u; shift; }
 DIR=$1
 shift
 QEMU=$(command -v qemu-x86_64) || { echo "no qemu-x86_64: skip"; exit 77; }
@@ -81,7 +85,8 @@ for p in "$@"; do
 	env -i QPT_TEST=1 setarch -R "$QEMU" -singlestep -d exec,nochain,int,tid \
 		-D "$tmp/log.%d" "${cmd[@]}" >/dev/null 2>&1
 	want_rc=$?
-	env -i QPT_TEST=1 "$QPT" record -q --emulate=qemu -o "$data" -- \
+	env -i QPT_TEST=1 "$QPT" record -q --emulate=qemu ${ev:+-e "$ev"} \
+		-o "$data" -- \
 		"${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
 	rc=$?
 	if [ $want_rc -ge 128 ] && [ $rc -ne $want_rc ]; then

@@ -104,8 +104,21 @@ static bool is_jit(const char *path)
 {
 	size_t n = strlen(path);
 
-	return path[0] != '/' ||
+	return path[0] != '/' || !strcmp(path, "//anon") ||
 	       (n > 10 && !strcmp(path + n - 10, " (deleted)"));
+}
+
+/*
+ * An MMAP2 out (@err its error) at translation, after the last timestamp
+ * of the trace (the thread's return from the kernel): with timing
+ * packets, a PSB+ at the next branch gives the decoders a time after it,
+ * before they reach the new code.
+ */
+static int announced(struct qthread *t, int err)
+{
+	if (!err && qp.timing && t->pt)
+		emu_pt_psb_next(t->pt);
+	return err;
 }
 
 static uint64_t hash_page(const uint8_t *p)
@@ -183,7 +196,8 @@ static int jit_page(struct qthread *t, uint64_t page)
 	m.maj = major(st.st_dev);
 	m.min = minor(st.st_dev);
 	m.prot = PROT_READ | PROT_EXEC;
-	return emu_sb_mmap2(&qp.sb, t->pid, t->tid, &m, a->jit_path, NULL, 0);
+	return announced(t, emu_sb_mmap2(&qp.sb, t->pid, t->tid, &m,
+					 a->jit_path, NULL, 0));
 }
 
 /* The mapping of guest @addr announced: its range known from now on. */
@@ -204,7 +218,8 @@ static struct qmap *announce(struct qthread *t, uint64_t addr)
 	if (!jit) {
 		/* QEMU's own protection is not the guest's: code */
 		m.prot = PROT_READ | PROT_EXEC;
-		if (emu_sb_mmap2(&qp.sb, t->pid, t->tid, &m, path, NULL, 0))
+		if (announced(t, emu_sb_mmap2(&qp.sb, t->pid, t->tid, &m, path,
+					      NULL, 0)))
 			return NULL;
 	}
 	return map_add(m.start, m.end, jit);
