@@ -882,13 +882,16 @@ static int start_failed(struct qpt_recorder *rec, struct record_args *a,
 }
 
 /* The QEMU plugin: $QPT_QEMU_PLUGIN, qpt-qemu.so beside this qpt (a
- * build tree), or NULL: the installed one. */
-static const char *plugin_beside_me(void)
+ * build tree) or where the install put it from here, or NULL: the
+ * library's default. */
+static const char *plugin_path(void)
 {
+	static const char *const rel[] = {"qpt-qemu.so", QPT_BIN_TO_PLUGIN};
 	static char path[4096];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
 	const char *env = getenv("QPT_QEMU_PLUGIN");
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 	char *slash;
+	size_t i;
 
 	if (env && *env)
 		return env;
@@ -896,10 +899,14 @@ static const char *plugin_beside_me(void)
 		return NULL;
 	path[n] = '\0';
 	slash = strrchr(path, '/');
-	if (!slash)
-		return NULL;
-	strcpy(slash + 1, "qpt-qemu.so");
-	return access(path, R_OK) ? NULL : path;
+	for (i = 0; slash && i < sizeof(rel) / sizeof(rel[0]); i++) {
+		if ((size_t)(slash + 1 - path) + strlen(rel[i]) >= sizeof(path))
+			continue;
+		strcpy(slash + 1, rel[i]);
+		if (!access(path, R_OK))
+			return path;
+	}
+	return NULL;
 }
 
 /* The options the command line does not give directly. */
@@ -919,7 +926,7 @@ static void fill_opts(struct record_args *a, int argc, char **argv,
 		return;
 	a->o.source = a->qemu ? QPT_SOURCE_QEMU : QPT_SOURCE_EMULATE;
 	if (a->qemu)
-		a->o.qemu_plugin = plugin_beside_me();
+		a->o.qemu_plugin = plugin_path();
 	a->o.inherit = a->inherit;
 	a->o.aslr = a->aslr;
 	if (!a->no_buildid_cache)

@@ -17,6 +17,12 @@ cmake --install "$QPT_BUILD" --prefix "$tmp/prefix" >/dev/null ||
 [ -x "$tmp/prefix/bin/qpt" ] || fail "no installed qpt"
 "$tmp/prefix/bin/qpt" --version | grep -q '^qpt ' ||
 	fail "the installed qpt does not run (RPATH?)"
+# the installed qpt finds its installed QEMU plugin (and CPUID probe)
+if command -v qemu-x86_64 >/dev/null; then
+	env -u QPT_QEMU_PLUGIN "$tmp/prefix/bin/qpt" record -q --emulate=qemu \
+		-o "$tmp/q.data" -- /bin/true ||
+		fail "the installed qpt does not record with its QEMU plugin"
+fi
 pc=$(dirname "$(find "$tmp/prefix" -name qpt.pc | head -n 1)")
 [ -n "$pc" ] || fail "no qpt.pc installed"
 perf record -q -e task-clock -o "$tmp/p.data" -- true 2>/dev/null ||
