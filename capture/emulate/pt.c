@@ -514,15 +514,27 @@ static int ret(struct emu_pt *pt, uint64_t next, uint64_t t)
 	return err < 0 ? err : put_ip(pt, ppt_tip, next);
 }
 
-/* What most branches need, without timing packets and between PSBs:
+/* Whether a branch now makes no timing packet: no CYC asked, and no
+ * MTC due (TSC goes at PSB+ and TIP.PGE only). */
+static inline bool untimed(struct emu_pt *pt)
+{
+	if (!pt->opts.clock)
+		return true;
+	if (pt->opts.cyc)
+		return false;
+	return !pt->opts.mtc ||
+	       tsc_to_ctc(clock_now(pt)) >> pt->opts.mtc_period == pt->mtc_unit;
+}
+
+/* What most branches need, with no timing packet due and between PSBs:
  * 1 when done, 0 when the full path must run, or an error. */
 static inline int fast_insn(struct emu_pt *pt, uint64_t ip,
 			    const struct emu_insn *insn, uint64_t next)
 {
 	int err;
 
-	if (pt->opts.clock || !pt->live->enabled ||
-	    pt->since_psb >= pt->opts.psb_period)
+	if (!pt->live->enabled || pt->since_psb >= pt->opts.psb_period ||
+	    !untimed(pt))
 		return 0;
 	switch (insn->cls) {
 	case EMU_INSN_OTHER:

@@ -26,13 +26,21 @@ static __thread struct qthread *cur __attribute__((tls_model("initial-exec")));
 /* Blocks' descriptions live as long as QEMU may run their code. */
 static pthread_mutex_t tb_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The thread's clock for timing packets: the host's, read every
+ * QP_CLOCK_BLOCKS blocks and at each system call (a read per block
+ * would cost more than the block). */
+#define QP_CLOCK_BLOCKS 64
+
 static uint64_t clock_ns(void *ctx)
 {
-	return emu_sb_time();
+	const struct qthread *t = ctx;
+
+	return t->now;
 }
 
-static void pt_opts(struct emu_pt_opts *o, struct qemu_slot_ctl *ctl)
+static void pt_opts(struct emu_pt_opts *o, struct qthread *t)
 {
+	struct qemu_slot_ctl *ctl = t->ctl;
 	const struct qemu_arena *a = qp.arena;
 
 	memset(o, 0, sizeof(*o));
@@ -40,6 +48,7 @@ static void pt_opts(struct emu_pt_opts *o, struct qemu_slot_ctl *ctl)
 	o->psb_period = a->psb_period;
 	o->chunk = a->chunk;
 	o->clock = qp.timing ? clock_ns : NULL;
+	o->clock_ctx = t;
 	o->tsc = a->tsc;
 	o->mtc = a->mtc;
 	o->cyc = a->cyc;
@@ -49,28 +58,27 @@ static void pt_opts(struct emu_pt_opts *o, struct qemu_slot_ctl *ctl)
 	o->stage = ctl->stage;
 }
 
-/* The thread's first records: ITRACE_START and PSB+ as the kernel's
- * event starts, then how the task came (COMM of the command, FORK). */
+/* The thread's first records: ITRACE_START as the kernel's event
+ * starts, how the task came (COMM of the command, FORK), then PSB+ (its
+ * time after theirs, for decoders that place sideband by time). */
 static int announce(struct qthread *t)
 {
 	char comm[17];
 	int err;
 
 	err = emu_sb_itrace_start(&qp.sb, t->pid, t->tid);
-	if (!err)
-		err = emu_pt_start(t->pt);
-	if (err)
-		return err;
 	memcpy(comm, qp.arena->comm, 16);
 	comm[16] = '\0';
-	if (t->tid != t->pid)
-		return emu_sb_task(&qp.sb, PERF_RECORD_FORK, t->pid, t->pid,
-				   t->tid, t->pid);
-	if (qp.forked)
+	if (!err && t->tid != t->pid)
+		err = emu_sb_task(&qp.sb, PERF_RECORD_FORK, t->pid, t->pid,
+				  t->tid, t->pid);
+	else if (!err && qp.forked)
 		err = emu_sb_task(&qp.sb, PERF_RECORD_FORK, t->pid, qp.ppid,
 				  t->tid, qp.ppid);
-	return err ? err
-		   : emu_sb_comm(&qp.sb, t->pid, t->tid, comm, !qp.forked);
+	if (!err && t->tid == t->pid)
+		err = emu_sb_comm(&qp.sb, t->pid, t->tid, comm, !qp.forked);
+	t->now = emu_sb_time();
+	return err ? err : emu_pt_start(t->pt);
 }
 
 struct qthread *qp_thread(void)
@@ -100,7 +108,8 @@ struct qthread *qp_thread(void)
 		t->dead = true;
 		return NULL;
 	}
-	pt_opts(&po, t->ctl);
+	t->now = emu_sb_time();
+	pt_opts(&po, t);
 	t->pt = emu_pt_new(&po, qp_out_aux, t);
 	if (!t->pt || announce(t)) {
 		t->dead = true;
@@ -144,6 +153,8 @@ void qp_enter_kernel(struct qthread *t)
 
 	qp_sig_settle(t);
 	t->ctl->insns = t->insns;
+	if (qp.timing)
+		t->now = emu_sb_time();
 	if (!p || t->prev_told)
 		return;
 	t->prev_told = true;
@@ -236,6 +247,8 @@ static void on_exec(unsigned int vcpu, void *udata)
 			     0))
 		answer(t);
 	t->insns += b->ninsns;
+	if (qp.timing && !(++t->ticks % QP_CLOCK_BLOCKS))
+		t->now = emu_sb_time();
 	if (__builtin_expect(t->sig != NULL, 0))
 		qp_sig_settle(t);
 	if (t->prev && !t->prev_told)

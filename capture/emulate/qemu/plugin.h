@@ -64,6 +64,8 @@ struct qthread {
 	uint32_t flush_gen, psb_gen;
 	uint64_t aux_since;	  /* AUX bytes since qpt was woken */
 	uint64_t insns;		  /* run so far (ctl.insns: as handed on) */
+	uint64_t now;		  /* the clock of its timing packets */
+	uint32_t ticks;		  /* blocks run, modulo */
 	uint64_t sys_args[6];	  /* of the system call in progress */
 	struct qsig_pending *sig; /* plugin_sig.c: an entry not told yet */
 };

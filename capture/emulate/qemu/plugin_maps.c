@@ -111,13 +111,16 @@ static bool is_jit(const char *path)
 /*
  * An MMAP2 out (@err its error) at translation, after the last timestamp
  * of the trace (the thread's return from the kernel): with timing
- * packets, a PSB+ at the next branch gives the decoders a time after it,
- * before they reach the new code.
+ * packets, the thread's clock moves past it and a PSB+ at the next
+ * branch gives the decoders a time after it, before they reach the new
+ * code.
  */
 static int announced(struct qthread *t, int err)
 {
-	if (!err && qp.timing && t->pt)
+	if (!err && qp.timing && t->pt) {
+		t->now = emu_sb_time();
 		emu_pt_psb_next(t->pt);
+	}
 	return err;
 }
 

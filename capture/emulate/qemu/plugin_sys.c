@@ -92,6 +92,8 @@ void qp_sys_ret(struct qthread *t, int64_t num, int64_t ret)
 	}
 	if (!t || t->dead)
 		return;
+	if (qp.timing)
+		t->now = emu_sb_time(); /* back from the kernel */
 	__atomic_and_fetch(&t->ctl->flags, ~QEMU_SLOT_PARKED, __ATOMIC_RELEASE);
 	if (ret < 0 && ret > -4096) {
 		if (num == SYS_execve || num == SYS_execveat)
