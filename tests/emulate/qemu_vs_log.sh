@@ -28,15 +28,11 @@ command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
 [ -x "$QPT" ] || { echo "no qpt"; exit 1; }
 # shellcheck source=tests/shell/by_thread.sh
 . "$(dirname "$0")/../shell/by_thread.sh"
+# shellcheck source=tests/shell/qpt_insns.sh
+. "$(dirname "$0")/../shell/qpt_insns.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-
-# "TID IP" of qpt decode's instruction lines (the IP is before "insn:")
-insn_ips() {
-	awk '{ for (i = 2; i <= NF; i++) if ($i == "insn:") {
-		print $1, $(i - 1); break } }'
-}
 
 # QEMU's log files $tmp/log.TID as "TID IP" lines: the instructions that
 # raised an exception (check_exception follows) left out, repeats folded
