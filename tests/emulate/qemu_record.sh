@@ -25,17 +25,8 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 mkfifo out.fifo ctl.fifo
 
-# perf and qpt decode FILE without errors, more than 1000 instructions
-decodes() { # WHAT FILE
-	local n e
-	n=$(perf script -i "$2" --itrace=i0ns -F ip 2>/dev/null | wc -l)
-	e=$(perf script -i "$2" --itrace=e 2>&1 | grep -ci error)
-	[ "$n" -gt 1000 ] || bad "$1: perf decodes $n instructions"
-	[ "$e" -eq 0 ] || bad "$1: perf reports $e decode errors"
-	"$QPT" decode -i "$2" --no-sym >q.txt 2>&1 ||
-		bad "$1: qpt decode fails: $(tail -1 q.txt)"
-	grep -q '\[error' q.txt && bad "$1: qpt decode reports errors"
-}
+# shellcheck source=tests/emulate/decodes.sh
+. "$(dirname "$0")/decodes.sh"
 
 # qpt ($qpid) ends within 15 s and exits WANT_RC
 await_qpt() { # WHAT WANT_RC
@@ -66,7 +57,7 @@ kill -INT "$qpid"
 await_qpt sigint 130
 ms=$((($(date +%s%N) - t0) / 1000000))
 [ "$ms" -lt 1000 ] || bad "sigint: qpt took $ms ms to end"
-decodes sigint int.data
+decodes int.data sigint
 
 # snapshots by the control FIFO
 start -S -m 8,8 --control ctl.fifo -o c.data -- \
@@ -82,7 +73,7 @@ echo stop >ctl.fifo
 await_qpt control 143
 n=$(perf report -D -i c.data 2>/dev/null | grep -c "RECORD_AUXTRACE size")
 [ "$n" -ge 2 ] || bad "control: $n snapshots, want 2 (requested, final)"
-decodes control c.data
+decodes c.data control
 
 # --snapshot-on: a snapshot at each entry of depth (QEMU's log counts them)
 addr=$(nm "$DIR/emu_flow_static" | awk '$3 == "depth" { sub(/^0+/, "", $1);

@@ -19,18 +19,10 @@
 GT=$1 DIR=$2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=tests/emulate/decodes.sh
+. "$(dirname "$0")/decodes.sh"
 cd "$tmp" || exit 1
 mkfifo out.fifo
-
-decodes() { # FILE WHAT
-	local n e
-	n=$(perf script -i "$1" --itrace=i0ns -F ip 2>/dev/null | wc -l)
-	e=$(perf script -i "$1" --itrace=e 2>&1 | grep -ci error)
-	[ "$n" -gt 1000 ] || bad "$2: perf decodes $n instructions"
-	[ "$e" -eq 0 ] || bad "$2: perf reports $e decode errors"
-	"$QPT" decode -i "$1" --no-sym >/dev/null 2>dec.err ||
-		bad "$2: qpt decode: $(head -1 dec.err)"
-}
 
 # dispositions
 want="SIGINT default SIGPIPE default blocked none"
