@@ -129,22 +129,46 @@ static struct qpt_crash_frame call_frame(const struct crash_view *v,
 	return f;
 }
 
+/* Frame @i of a stack as printed: its ip and symbol, and how its
+ * function was entered. */
+struct shown {
+	uint64_t ip;
+	const char *sym;
+	bool signal;
+	bool tail;	    /* entered by a tail call ... */
+	uint64_t tail_from; /* ... at this jump */
+	const char *tail_sym;
+	char buf[256], tbuf[256];
+};
+
 static void frame(const struct crash_view *v, const struct crash_thr *th,
-		  uint64_t ip0, size_t i, uint64_t *ip, char *buf, size_t len,
-		  const char **sym, bool *signal)
+		  uint64_t ip0, size_t i, struct shown *s)
 {
 	struct qpt_crash_frame f;
 
-	*signal = false;
+	s->signal = false;
+	s->tail = false;
 	if (!i) {
-		*ip = ip0;
-		*sym = sym_of(v, th, ip0, buf, len);
+		s->ip = ip0;
+		s->sym = sym_of(v, th, ip0, s->buf, sizeof(s->buf));
+		if (th && th->t.tail_call) {
+			s->tail = true;
+			s->tail_from = th->t.tail_from;
+			s->tail_sym = symstr(s->tbuf, sizeof(s->tbuf),
+					     th->t.tail_sym, th->t.tail_symoff);
+		}
 		return;
 	}
 	f = call_frame(v, th, i);
-	*ip = f.site;
-	*sym = symstr(buf, len, f.sym, f.symoff);
-	*signal = f.signal;
+	s->ip = f.site;
+	s->sym = symstr(s->buf, sizeof(s->buf), f.sym, f.symoff);
+	s->signal = f.signal;
+	if (f.tail_call) {
+		s->tail = true;
+		s->tail_from = f.tail_from;
+		s->tail_sym =
+		    symstr(s->tbuf, sizeof(s->tbuf), f.tail_sym, f.tail_symoff);
+	}
 }
 
 /* Whether call frame @j is a recursion of frame @i: the same call site,
@@ -163,48 +187,28 @@ static const char *kind_name(unsigned kind)
 	return kind < QPT_BR_NR ? qpt_branch_kind_name(kind) : "unknown";
 }
 
-static void text_stack(const struct crash_view *v, const struct crash_thr *th,
-		       uint64_t ip0, const char *indent, struct out *w)
+/* The line that says where a stack's known frames end. */
+static void text_stack_end(const struct crash_thr *th, const char *indent,
+			   struct out *w)
 {
 	char buf[256];
-	const char *sym;
-	uint64_t ip;
-	bool sig;
-	size_t i, n = nr_frames(th);
 
-	for (i = 0; i < n; i++) {
-		size_t same = 0;
-
-		/* a recursion: one line for the frames at the same call site */
-		while (i + same + 1 < n && i &&
-		       same_site(v, th, i, i + same + 1))
-			same++;
-		frame(v, th, ip0, i, &ip, buf, sizeof(buf), &sym, &sig);
-		if (same >= 2) {
-			out_cstr(w, indent);
-			out_char(w, '#');
-			out_dec(w, i);
-			out_lit(w, "..#");
-			out_dec(w, i + same);
-			out_char(w, ' ');
-			text_at(w, ip, sym);
-			out_lit(w, "  [");
-			out_dec(w, same + 1);
-			out_lit(w, " frames: recursion]\n");
-			i += same;
-			continue;
-		}
+	if (!th)
+		return;
+	if (th->t.switched) {
 		out_cstr(w, indent);
-		out_char(w, '#');
-		out_dec(w, i);
-		out_char(w, ' ');
-		text_at(w, ip, sym);
-		text_line(v, ip, w);
-		if (sig)
-			out_lit(w, "  [signal handler entered here]");
-		out_char(w, '\n');
+		out_lit(w, "[control switched to this stack from 0x");
+		out_hex(w, th->t.switch_from);
+		if (th->t.switch_sym) {
+			out_char(w, ' ');
+			out_cstr(w, symstr(buf, sizeof(buf), th->t.switch_sym,
+					   th->t.switch_symoff));
+		}
+		out_lit(w, " (swapcontext, setcontext): its callers are not "
+			   "in the trace]\n");
+		return;
 	}
-	if (!th || th->t.began)
+	if (th->t.began)
 		return;
 	out_cstr(w, indent);
 	out_lit(w, "[the trace window begins mid-stack: the callers of ");
@@ -216,6 +220,52 @@ static void text_stack(const struct crash_view *v, const struct crash_thr *th,
 		out_cstr(w, th->t.base_sym);
 		out_lit(w, " recurses beyond the window's start]\n");
 	}
+}
+
+static void text_stack(const struct crash_view *v, const struct crash_thr *th,
+		       uint64_t ip0, const char *indent, struct out *w)
+{
+	struct shown f;
+	size_t i, n = nr_frames(th);
+
+	for (i = 0; i < n; i++) {
+		size_t same = 0;
+
+		/* a recursion: one line for the frames at the same call site */
+		while (i + same + 1 < n && i &&
+		       same_site(v, th, i, i + same + 1))
+			same++;
+		frame(v, th, ip0, i, &f);
+		if (same >= 2) {
+			out_cstr(w, indent);
+			out_char(w, '#');
+			out_dec(w, i);
+			out_lit(w, "..#");
+			out_dec(w, i + same);
+			out_char(w, ' ');
+			text_at(w, f.ip, f.sym);
+			out_lit(w, "  [");
+			out_dec(w, same + 1);
+			out_lit(w, " frames: recursion]\n");
+			i += same;
+			continue;
+		}
+		out_cstr(w, indent);
+		out_char(w, '#');
+		out_dec(w, i);
+		out_char(w, ' ');
+		text_at(w, f.ip, f.sym);
+		text_line(v, f.ip, w);
+		if (f.signal)
+			out_lit(w, "  [signal handler entered here]");
+		if (f.tail) {
+			out_lit(w, "  [entered by a tail call from ");
+			text_at(w, f.tail_from, f.tail_sym);
+			out_char(w, ']');
+		}
+		out_char(w, '\n');
+	}
+	text_stack_end(th, indent, w);
 }
 
 static void text_head(const struct crash_view *v, struct out *w)
@@ -428,26 +478,34 @@ static void json_stack(const struct crash_view *v, const struct crash_thr *t,
 		       uint64_t ip0, struct out *w)
 {
 	char buf[256], lbuf[512];
-	const char *sym;
-	uint64_t ip;
-	bool sig;
+	struct shown f;
 	size_t i, n = nr_frames(t);
 
 	out_array(w, "stack");
 	for (i = 0; i < n; i++) {
-		frame(v, t, ip0, i, &ip, buf, sizeof(buf), &sym, &sig);
+		frame(v, t, ip0, i, &f);
 		out_elem(w);
 		out_begin(w);
-		out_kv_hex(w, "ip", ip);
-		json_sym(w, "sym", sym);
-		json_sym(w, "line", line_of(v, ip, lbuf, sizeof(lbuf)));
-		if (sig)
+		out_kv_hex(w, "ip", f.ip);
+		json_sym(w, "sym", f.sym);
+		json_sym(w, "line", line_of(v, f.ip, lbuf, sizeof(lbuf)));
+		if (f.signal)
 			out_kv_bool(w, "signal_frame", true);
+		if (f.tail) {
+			out_kv_hex(w, "tail_call_from", f.tail_from);
+			json_sym(w, "tail_call_from_sym", f.tail_sym);
+		}
 		out_end(w);
 	}
 	out_array_end(w);
-	out_kv_bool(w, "window_mid_stack", t && !t->t.began);
+	out_kv_bool(w, "window_mid_stack", t && !t->t.began && !t->t.switched);
 	out_kv_bool(w, "deeper_than_window", t && t->t.deeper);
+	if (t && t->t.switched) {
+		out_kv_hex(w, "switched_from", t->t.switch_from);
+		json_sym(w, "switched_from_sym",
+			 symstr(buf, sizeof(buf), t->t.switch_sym,
+				t->t.switch_symoff));
+	}
 }
 
 static void json_branches(const struct crash_view *v, struct out *w)
