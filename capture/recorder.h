@@ -161,6 +161,9 @@ int rec_write_build_ids(struct qpt_recorder *rec);
  * (snapshot mode, or crash_signals); a process that cannot be traced is
  * recorded without (a warning).  Returns 0 or -ENOMEM. */
 int rec_crash_open(struct qpt_recorder *rec);
+/* Whether the recording may have crash facts (its output then has the
+ * crash event's attr): a crash watch or --snapshot-on. */
+bool rec_crash_wanted(const struct qpt_recorder *rec);
 /* Handle the targets' pending stops (rec->status once the command
  * ended): 1 when the target ended, 0, or an error. */
 int rec_crash_poll(struct qpt_recorder *rec);

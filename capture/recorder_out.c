@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/crash.h"
 #include "capture/recorder.h"
 #include "capture/hostinfo.h"
 #include "capture/synth.h"
@@ -237,6 +238,11 @@ int rec_open_output(struct qpt_recorder *rec)
 		err = qpt_writer_add_attr(rec->writer, &rec->evs[i].attr,
 					  rec->evs[i].ids, rec->evs[i].nr_ids,
 					  rec->evs[i].name);
+		if (err < 0)
+			return err;
+	}
+	if (rec_crash_wanted(rec)) {
+		err = crash_add_attr(rec->writer);
 		if (err < 0)
 			return err;
 	}

@@ -31,6 +31,7 @@ check() {
 	[ "$got" = "$want" ] ||
 		bad "$name: qpt record exits $got, the program alone $want"
 	perf script -i "$tmp/$name.data" --itrace=i0ns -F tid,ip,insnlen,flags \
+		-F sw: \
 		>"$tmp/ilen.txt" 2>"$tmp/perf.err" ||
 		bad "$name: perf script fails: $(head -1 "$tmp/perf.err")"
 	if [ "${opts[*]}" = "${small[*]}" ]; then
@@ -39,7 +40,7 @@ check() {
 		env -i QPT_TEST=1 "$QPT" record -q --emulate \
 			-o "$tmp/full.data" -- "$@" >/dev/null 2>&1
 		perf script -i "$tmp/full.data" --itrace=i0ns \
-			-F tid,ip,insnlen,flags >"$tmp/ilen.txt" 2>/dev/null
+			-F tid,ip,insnlen,flags -F sw: >"$tmp/ilen.txt" 2>/dev/null
 	fi
 	if ! "$QPT" crash -i "$tmp/$name.data" --json --last 16 --insns 8 \
 		>"$tmp/$name.json" 2>"$tmp/crash.err"; then
@@ -128,7 +129,7 @@ echo "--snapshot-on=lookup: $calls calls, $got triggers, $bufs snapshots"
 	bad "--snapshot-on: $got triggers for $calls calls"
 [ "$bufs" = $((calls + 1)) ] ||
 	bad "--snapshot-on: $bufs snapshots, want one per call and the end"
-perf script -i "$tmp/trig.data" --itrace=i0ns -F tid,ip 2>/dev/null |
+perf script -i "$tmp/trig.data" --itrace=i0ns -F tid,ip -F sw: 2>/dev/null |
 	awk '{ print $2 }' >"$tmp/trig.ips"
 # each snapshot decodes to the path that led to its trigger: perf's flow
 # is the ground truth's, but for a few instructions at each snapshot's
