@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/crash_print.h"
 #include "cli/crash_syms.h"
+#include "cli/crash_unwind.h"
 #include "cli/out.h"
 #include "cli/signals.h"
 #include "qpt/crash.h"
@@ -351,6 +352,7 @@ static void free_walk(struct crash_ctx *x)
 int cmd_crash(int argc, char **argv)
 {
 	static char buf[1 << 16];
+	static struct crash_unwound unw;
 	struct crash_ctx x;
 	struct crash_view v;
 	struct facts f;
@@ -396,6 +398,8 @@ int cmd_crash(int argc, char **argv)
 	v.all_threads = x.a.all_threads;
 	v.insns = x.a.insns;
 	v.syms = x.syms;
+	crash_unwind(x.syms, x.c, &unw);
+	v.unw = &unw;
 	out_init(&w, STDOUT_FILENO, x.a.json, buf, sizeof(buf));
 	if (x.a.json)
 		crash_print_json(&v, &w);

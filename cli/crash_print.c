@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/crash_print.h"
@@ -452,6 +453,204 @@ static void text_others(const struct crash_view *v, struct out *w)
 	}
 }
 
+/* ---- the second opinion: the stack copy unwound ---- */
+
+static void json_sym(struct out *w, const char *key, const char *s);
+
+/* The length of @sym's function name: without "+off", a version or
+ * "@plt", a ".cold" (or other) part's suffix. */
+static size_t fn_len(const char *sym)
+{
+	size_t n = strcspn(sym, "+@");
+	const char *dot = memchr(sym, '.', n);
+
+	return dot && dot != sym ? (size_t)(dot - sym) : n;
+}
+
+/* The start of the function of @ip whose symbol is @sym ("name+0xoff"),
+ * or 0. */
+static uint64_t fn_start(uint64_t ip, const char *sym)
+{
+	const char *plus = strrchr(sym, '+');
+
+	return plus ? ip - strtoull(plus + 1, NULL, 16) : 0;
+}
+
+/* Whether two frames are in one function: the same start (aliases have
+ * several names), else the same name. */
+static bool same_fn(uint64_t aip, const char *a, uint64_t bip, const char *b)
+{
+	uint64_t sa = fn_start(aip, a), sb = fn_start(bip, b);
+	size_t n = fn_len(a);
+
+	if (sa && sa == sb)
+		return true;
+	return *a && n == fn_len(b) && !memcmp(a, b, n);
+}
+
+/* Unwound frame @i's symbol ("" without one): of the faulting ip, or of
+ * the call before a return address. */
+static const char *unwound_sym(const struct crash_view *v, size_t i, char *buf,
+			       size_t len)
+{
+	uint64_t pc = v->unw->pc[i], off = 0;
+	bool ret = !v->unw->activation[i];
+	const char *s = ret ? crash_syms_name(v->syms, pc - 1, &off) : NULL;
+
+	if (s)
+		off++; /* of the return address itself */
+	else	       /* an activation, or a signal trampoline "returned" to */
+		s = crash_syms_name(v->syms, pc, &off);
+	return symstr(buf, len, s, off);
+}
+
+/* Where the trace's stack and the unwound one part: *@ti and *@ui the
+ * first frames that differ (the signal trampoline's frames the unwind
+ * shows are skipped).  Returns true when they differ before either
+ * ends. */
+static bool first_difference(const struct crash_view *v, size_t *ti, size_t *ui)
+{
+	size_t nt = nr_frames(v->t), nu = v->unw->nr;
+	char buf[256];
+	struct shown f;
+	const char *us;
+
+	for (*ti = 0, *ui = 0; *ti < nt && *ui < nu; ++*ti, ++*ui) {
+		frame(v, v->t, v->c->ip, *ti, &f);
+		us = unwound_sym(v, *ui, buf, sizeof(buf));
+		if (!strncmp(us, "__restore_rt+", 13) && *ui + 1 < nu) {
+			++*ui;
+			us = unwound_sym(v, *ui, buf, sizeof(buf));
+		}
+		if (!same_fn(f.ip, f.sym, v->unw->pc[*ui], us))
+			return true;
+	}
+	return false;
+}
+
+/* A SIGSEGV at the stack's end: the fault address within a page below
+ * rsp (a push or call past the stack's limit). */
+static bool stack_overflow(const struct qpt_crash *c)
+{
+	uint64_t sp = c->regs[19];
+
+	return c->signo == 11 && c->nr_regs == QPT_CRASH_MAX_REGS &&
+	       c->addr < sp + 64 && sp - c->addr <= 4096;
+}
+
+/* In words, how the unwound stack compares with the trace's; *@ti, *@ui
+ * where they part (or where one ends); *@differ whether they disagree. */
+static const char *verdict(const struct crash_view *v, size_t *ti, size_t *ui,
+			   bool *differ)
+{
+	size_t nt = nr_frames(v->t), nu = v->unw->nr;
+	enum crash_unwind_end end = v->unw->end;
+
+	*differ = first_difference(v, ti, ui);
+	if (*differ)
+		return end == CRASH_UNWIND_NO_CODE && *ui + 1 == nu
+			   ? "a return address in no code mapped: the stack "
+			     "was overwritten (the trace's stack is right)"
+			   : "the stack copy says another caller";
+	if (*ui < nu && v->t->t.switched)
+		return "control switched to this stack: the stack copy has "
+		       "what lies below its entry";
+	if (*ui < nu)
+		return v->t->t.began
+			   ? "the stack copy has frames past the trace's"
+			   : "the trace window is too short: the stack copy "
+			     "has callers it does not";
+	if (*ti == nt)
+		return "they agree";
+	if (stack_overflow(v->c))
+		return "a stack overflow: the fault is at the stack's end; "
+		       "the unwind stops where the bytes kept do";
+	/* the unwind stopped short of the trace's stack */
+	*differ = end != CRASH_UNWIND_MAXED && end != CRASH_UNWIND_COPY_END;
+	return crash_unwind_end_text(end);
+}
+
+static void text_unwound(const struct crash_view *v, struct out *w)
+{
+	const struct crash_unwound *u = v->unw;
+	char buf[256];
+	const char *why;
+	size_t i, ti, ui;
+	bool differ;
+
+	if (!u || !u->done || !v->t)
+		return;
+	why = verdict(v, &ti, &ui, &differ);
+	out_lit(w, "stack unwound from the stack bytes kept (libdw, CFI): ");
+	out_dec(w, u->nr);
+	out_lit(w, " frames");
+	if (!differ) {
+		out_lit(w, ", the same functions");
+		if (ui < u->nr || ti < nr_frames(v->t)) {
+			out_lit(w, " (");
+			out_cstr(w, why);
+			out_char(w, ')');
+		}
+		out_char(w, '\n');
+	} else {
+		out_char(w, '\n');
+		ui = 0;
+	}
+	/* all of a stack that disagrees, the frames past the trace's else */
+	for (i = ui; i < u->nr; i++) {
+		out_lit(w, "  #");
+		out_dec(w, i);
+		out_char(w, ' ');
+		text_at(w, u->pc[i], unwound_sym(v, i, buf, sizeof(buf)));
+		text_line(v, u->activation[i] ? u->pc[i] : u->pc[i] - 1, w);
+		out_char(w, '\n');
+	}
+	if (!differ)
+		return;
+	out_lit(w, "  [they disagree from the trace's frame #");
+	out_dec(w, ti);
+	out_lit(w, ": ");
+	out_cstr(w, why);
+	out_lit(w, "]\n");
+}
+
+static void json_unwound(const struct crash_view *v, struct out *w)
+{
+	const struct crash_unwound *u = v->unw;
+	char buf[256], lbuf[512];
+	const char *why;
+	size_t i, ti, ui;
+	bool differ;
+
+	if (!u || !u->done)
+		return;
+	out_array(w, "unwound");
+	for (i = 0; i < u->nr; i++) {
+		out_elem(w);
+		out_begin(w);
+		out_kv_hex(w, "ip", u->pc[i]);
+		json_sym(w, "sym", unwound_sym(v, i, buf, sizeof(buf)));
+		json_sym(w, "line",
+			 line_of(v, u->activation[i] ? u->pc[i] : u->pc[i] - 1,
+				 lbuf, sizeof(lbuf)));
+		out_end(w);
+	}
+	out_array_end(w);
+	out_kv_cstr(w, "unwound_end", crash_unwind_end_text(u->end));
+	if (!v->t)
+		return;
+	why = verdict(v, &ti, &ui, &differ);
+	out_kv_bool(w, "unwound_agrees", !differ);
+	if (!differ && ui == u->nr && ti == nr_frames(v->t))
+		return;
+	out_key(w, "unwound_vs_trace");
+	out_begin(w);
+	out_kv_u64(w, "trace_frame", ti);
+	out_kv_u64(w, "unwound_frame", ui);
+	out_kv_cstr(w, "why", why);
+	out_end(w);
+}
+
 void crash_print_text(const struct crash_view *v, struct out *w)
 {
 	text_head(v, w);
@@ -462,6 +661,7 @@ void crash_print_text(const struct crash_view *v, struct out *w)
 	}
 	out_lit(w, "call stack (innermost first, rebuilt from the trace):\n");
 	text_stack(v, v->t, v->c->ip, "  ", w);
+	text_unwound(v, w);
 	text_window(v, w);
 	text_branches(v, w);
 	text_insns(v, w);
@@ -606,6 +806,7 @@ void crash_print_json(const struct crash_view *v, struct out *w)
 	out_kv_cstr(w, "asm",
 		    asm_of(c->ip, c->insn, c->insn_len, buf, sizeof(buf)));
 	json_stack(v, v->t, c->ip, w);
+	json_unwound(v, w);
 	if (v->t) {
 		out_kv_u64(w, "window_insns", v->t->t.insns);
 		out_kv_hex(w, "window_start", v->t->t.first_ip);

@@ -91,6 +91,17 @@ const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line)
 	return l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
 }
 
+Dwfl *crash_syms_dwfl(struct crash_syms *s)
+{
+	if (!s)
+		return NULL;
+	if (s->reporting) {
+		dwfl_report_end(s->dwfl, NULL, NULL);
+		s->reporting = false;
+	}
+	return s->dwfl;
+}
+
 void crash_syms_free(struct crash_syms *s)
 {
 	if (!s)

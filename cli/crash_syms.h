@@ -23,6 +23,10 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off);
 /* The source file and *@line of @ip, or NULL. */
 const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line);
+/* The libdwfl session, its modules reported (NULL without one): for the
+ * unwind of the stack copy. */
+struct Dwfl;
+struct Dwfl *crash_syms_dwfl(struct crash_syms *s);
 void crash_syms_free(struct crash_syms *s);
 
 #endif

@@ -163,6 +163,18 @@ jq_() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$1)" "$2"
 	bad "recurse_window: not deeper than the window"
 [ "$(jq_ '["deeper_than_window"]' "$tmp/recurse.json")" = False ] ||
 	bad "recurse: the whole trace is deeper than the window?"
+# the stack copy unwound (libdw): the same functions, at a stack overflow
+# as far as the bytes kept go; past the start of a short window, the
+# callers the trace has not
+why_() { jq_ '.get("unwound_vs_trace", {}).get("why", "")' "$1"; }
+[ "$(jq_ '["unwound_agrees"]' "$tmp/recurse.json")" = True ] &&
+	why_ "$tmp/recurse.json" | grep -q "stack overflow" ||
+	bad "recurse: the unwind does not tell a stack overflow"
+[ "$(jq_ '["unwound_agrees"]' "$tmp/segv_window.json")" = True ] &&
+	why_ "$tmp/segv_window.json" | grep -q "window is too short" &&
+	[ "$(jq_ '["unwound"][-1]["sym"]' "$tmp/segv_window.json" |
+		cut -d+ -f1)" = _start ] ||
+	bad "segv_window: the unwind does not reach _start past the window"
 "$QPT" crash -i "$tmp/recurse_window.data" >"$tmp/rw.txt"
 grep -q "the stack is deeper than the window: lookup" "$tmp/rw.txt" ||
 	bad "recurse_window: the text does not say the stack is deeper"

@@ -14,6 +14,12 @@ comma-separated), gdb is not trusted (a smashed stack): its functions
 must be a strict prefix of KNOWN (its unwind stops or goes astray) and
 qpt's must be KNOWN.
 
+qpt's "unwound" stack (the stack bytes kept, unwound with libdw's CFI)
+must be gdb's (without the tail callers gdb adds from call-site info),
+and agree with the trace's ("unwound_agrees"), but with KNOWN, where
+the two unwinds fail alike and "unwound_vs_trace" must say the stack was
+overwritten.
+
 Also checked, with EXPECT (comma-separated): "tail:F" the frame of F is
 marked as entered by a tail call; "switched" the stack says control
 switched to it; "signal" it holds a signal frame.
@@ -92,6 +98,25 @@ def main():
             print("FAIL: %s: qpt %s, %s %s" % (name, shown, what,
                                                " <- ".join(g)))
             ok = False
+    # the second opinion: the stack copy unwound with libdw's CFI, as
+    # gdb unwinds (but for the tail callers gdb adds from call-site info)
+    tails = {fn for fn, opt in q if opt}
+    u = [fn for fn in (base(f.get("sym", "").split("+")[0])
+                       for f in j.get("unwound", [])) if fn in names]
+    g = [fn for fn in gdb_funcs(gdb_path, names) if fn not in tails]
+    if u != [fn for fn in u if fn not in tails] or u != g:
+        print("FAIL: %s: unwound %s, gdb %s" % (name, " <- ".join(u),
+                                               " <- ".join(g)))
+        ok = False
+    agrees = j.get("unwound_agrees")
+    why = j.get("unwound_vs_trace", {}).get("why", "")
+    if known and (agrees or "overwritten" not in why):
+        print("FAIL: %s: the unwind does not tell an overwritten stack: "
+              "%s" % (name, why))
+        ok = False
+    if not known and not agrees:
+        print("FAIL: %s: the unwind disagrees: %s" % (name, why))
+        ok = False
     if known and not matches(q, known):
         print("FAIL: %s: qpt %s, the known path %s" % (name, shown,
                                                       " <- ".join(known)))
