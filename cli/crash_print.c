@@ -651,6 +651,166 @@ static void json_unwound(const struct crash_view *v, struct out *w)
 	out_end(w);
 }
 
+/* ---- how control got here: the last throw and longjmp ---- */
+
+/* What @in does to register @reg (0..15; rsi is 6), as the throw sites
+ * load __cxa_throw's type argument: 1 with *@addr the address loaded
+ * (lea REG, [rip+d]; mov r32, imm32), or with *@got the address of a GOT
+ * slot holding it (mov REG, [rip+d]); 2 with *@reg the register copied
+ * (mov REG, SRC); 0 when @in does not write @reg in these ways. */
+static int loads(const struct qpt_crash_insn *in, int *reg, uint64_t *addr,
+		 bool *got)
+{
+	const uint8_t *b = in->raw;
+	uint8_t rex = (b[0] & 0xf0) == 0x40 ? b[0] : 0;
+	const uint8_t *op = rex ? b + 1 : b;
+	int32_t d;
+	uint32_t imm;
+
+	*got = false;
+	if ((op[0] & 0xf8) == 0xb8 && in->size == (rex ? 6 : 5) &&
+	    (op[0] & 7) + ((rex & 1) << 3) == *reg) {
+		memcpy(&imm, op + 1, 4);
+		*addr = imm;
+		return 1;
+	}
+	if (!(rex & 8) || in->size < 3)
+		return 0;
+	if ((op[0] == 0x8d || op[0] == 0x8b) && (op[1] & 0xc7) == 0x05 &&
+	    in->size == 7 && ((op[1] >> 3) & 7) + ((rex & 4) << 1) == *reg) {
+		memcpy(&d, op + 2, 4);
+		*addr = in->ip + 7 + (uint64_t)(int64_t)d;
+		*got = op[0] == 0x8b;
+		return 1;
+	}
+	if (op[0] == 0x89 && (op[1] & 0xc0) == 0xc0 && in->size == 3 &&
+	    (op[1] & 7) + ((rex & 1) << 3) == *reg) {
+		*reg = ((op[1] >> 3) & 7) + ((rex & 4) << 1);
+		return 2;
+	}
+	return 0;
+}
+
+/* The thrown type: the typeinfo symbol the throw site loads into rsi
+ * (through register copies, from the instructions the trace kept before
+ * the call: the code that ran, whatever the paths), or NULL. */
+static const char *thrown_type(const struct crash_view *v,
+			       const struct qpt_crash_throw *t)
+{
+	uint64_t a = 0, off = 0;
+	const char *s;
+	int reg = 6, r = 0;
+	bool got = false;
+	size_t i;
+
+	for (i = t->nr_insns; i-- > 0 && r != 1;)
+		r = loads(&t->insns[i], &reg, &a, &got);
+	if (r != 1)
+		return NULL;
+	s = got ? crash_syms_reloc(v->syms, a)
+		: crash_syms_name(v->syms, a, &off);
+	return s && !off ? s : NULL;
+}
+
+static bool get_throw(const struct crash_view *v, struct qpt_crash_throw *t)
+{
+	return v->t && qpt_crash_walk_throw(v->walk, v->t->i, t) == 1;
+}
+
+static bool get_exit(const struct crash_view *v, unsigned kind,
+		     struct qpt_crash_exit *e)
+{
+	return v->t && qpt_crash_walk_exit(v->walk, v->t->i, kind, e) == 1;
+}
+
+static void text_exits(const struct crash_view *v, struct out *w)
+{
+	struct qpt_crash_throw t;
+	struct qpt_crash_exit e;
+	char buf[256];
+	const char *type;
+
+	if (get_throw(v, &t)) {
+		out_cstr(w, t.rethrow ? "last exception rethrown: "
+				      : "last exception thrown: ");
+		text_at(w, t.site, symstr(buf, sizeof(buf), t.sym, t.symoff));
+		text_line(v, t.site, w);
+		type = thrown_type(v, &t);
+		if (type && !t.rethrow) {
+			out_lit(w, ", type ");
+			out_esc(w, type, strcspn(type, "@"));
+		}
+		out_char(w, '\n');
+		if (get_exit(v, QPT_CRASH_EXIT_EXCEPTION, &e) && e.at > t.at) {
+			out_lit(w, "  caught at ");
+			text_at(
+			    w, e.to,
+			    symstr(buf, sizeof(buf), e.to_sym, e.to_symoff));
+			text_line(v, e.to, w);
+			out_lit(w, " (");
+			out_dec(w, e.frames);
+			out_lit(w, " frames unwound)\n");
+		}
+	}
+	if (!get_exit(v, QPT_CRASH_EXIT_LONGJMP, &e))
+		return;
+	out_lit(w, "last longjmp: from ");
+	text_at(w, e.from, symstr(buf, sizeof(buf), e.from_sym, e.from_symoff));
+	text_line(v, e.from, w);
+	out_lit(w, " to ");
+	text_at(w, e.to, symstr(buf, sizeof(buf), e.to_sym, e.to_symoff));
+	text_line(v, e.to, w);
+	out_lit(w, " (");
+	out_dec(w, e.frames);
+	if (e.ambiguous)
+		out_lit(w, " frames left; the innermost frame of the function "
+			   "was taken, the trace does not say which)\n");
+	else
+		out_lit(w, " frames left)\n");
+}
+
+static void json_exits(const struct crash_view *v, struct out *w)
+{
+	struct qpt_crash_throw t;
+	struct qpt_crash_exit e;
+	char buf[256], lbuf[512];
+	const char *type;
+
+	if (get_throw(v, &t)) {
+		out_key(w, "last_throw");
+		out_begin(w);
+		out_kv_hex(w, "ip", t.site);
+		json_sym(w, "sym", symstr(buf, sizeof(buf), t.sym, t.symoff));
+		json_sym(w, "line", line_of(v, t.site, lbuf, sizeof(lbuf)));
+		out_kv_bool(w, "rethrow", t.rethrow);
+		type = t.rethrow ? NULL : thrown_type(v, &t);
+		if (type)
+			out_kv_str(w, "type", type, strcspn(type, "@"));
+		if (get_exit(v, QPT_CRASH_EXIT_EXCEPTION, &e) && e.at > t.at) {
+			out_kv_hex(w, "caught_at", e.to);
+			json_sym(
+			    w, "caught_sym",
+			    symstr(buf, sizeof(buf), e.to_sym, e.to_symoff));
+			out_kv_u64(w, "frames_unwound", e.frames);
+		}
+		out_end(w);
+	}
+	if (!get_exit(v, QPT_CRASH_EXIT_LONGJMP, &e))
+		return;
+	out_key(w, "last_longjmp");
+	out_begin(w);
+	out_kv_hex(w, "from", e.from);
+	json_sym(w, "from_sym",
+		 symstr(buf, sizeof(buf), e.from_sym, e.from_symoff));
+	json_sym(w, "from_line", line_of(v, e.from, lbuf, sizeof(lbuf)));
+	out_kv_hex(w, "to", e.to);
+	json_sym(w, "to_sym", symstr(buf, sizeof(buf), e.to_sym, e.to_symoff));
+	json_sym(w, "to_line", line_of(v, e.to, lbuf, sizeof(lbuf)));
+	out_kv_u64(w, "frames", e.frames);
+	out_kv_bool(w, "ambiguous", e.ambiguous);
+	out_end(w);
+}
+
 void crash_print_text(const struct crash_view *v, struct out *w)
 {
 	text_head(v, w);
@@ -662,6 +822,7 @@ void crash_print_text(const struct crash_view *v, struct out *w)
 	out_lit(w, "call stack (innermost first, rebuilt from the trace):\n");
 	text_stack(v, v->t, v->c->ip, "  ", w);
 	text_unwound(v, w);
+	text_exits(v, w);
 	text_window(v, w);
 	text_branches(v, w);
 	text_insns(v, w);
@@ -807,6 +968,7 @@ void crash_print_json(const struct crash_view *v, struct out *w)
 		    asm_of(c->ip, c->insn, c->insn_len, buf, sizeof(buf)));
 	json_stack(v, v->t, c->ip, w);
 	json_unwound(v, w);
+	json_exits(v, w);
 	if (v->t) {
 		out_kv_u64(w, "window_insns", v->t->t.insns);
 		out_kv_hex(w, "window_start", v->t->t.first_ip);

@@ -5,6 +5,7 @@
  * segments map at their file offset's distance from the bias).
  */
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,52 @@ const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line)
 		return NULL;
 	l = dwfl_module_getsrc(mod, ip);
 	return l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+}
+
+/* The symbol of relocation section @scn's entry at file address @a. */
+static const char *reloc_in(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, GElf_Addr a)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Rela r;
+	GElf_Sym sym;
+	Elf_Data *syms;
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr ssh;
+	size_t i, n;
+
+	if (!d || !symscn || !gelf_getshdr(symscn, &ssh) || !sh->sh_entsize)
+		return NULL;
+	syms = elf_getdata(symscn, NULL);
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; syms && i < n; i++) {
+		if (!gelf_getrela(d, (int)i, &r) || r.r_offset != a)
+			continue;
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+			return NULL;
+		return elf_strptr(elf, ssh.sh_link, sym.st_name);
+	}
+	return NULL;
+}
+
+const char *crash_syms_reloc(struct crash_syms *s, uint64_t addr)
+{
+	Dwfl_Module *mod = module(s, addr);
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Addr bias;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		name = reloc_in(elf, scn, &sh, addr - bias);
+		if (name)
+			return name;
+	}
+	return NULL;
 }
 
 Dwfl *crash_syms_dwfl(struct crash_syms *s)

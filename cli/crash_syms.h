@@ -23,6 +23,9 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off);
 /* The source file and *@line of @ip, or NULL. */
 const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line);
+/* The symbol a dynamic relocation binds to the pointer at @addr (a GOT
+ * slot), or NULL. */
+const char *crash_syms_reloc(struct crash_syms *s, uint64_t addr);
 /* The libdwfl session, its modules reported (NULL without one): for the
  * unwind of the stack copy. */
 struct Dwfl;

@@ -114,22 +114,32 @@ static int push(struct cs_stack *s, const struct cs_frame *f)
 	return 0;
 }
 
-int cs_call(struct cs_thread *t, uint64_t ip, uint8_t size, const char *sym,
-	    uint64_t symoff, const char *callee)
+/* A frame at @site (in @sym) returning to @ret: the function entered from
+ * it begins without a tail call. */
+static int enter(struct cs_thread *t, uint64_t site, const char *sym,
+		 uint64_t symoff, uint64_t ret, const char *callee,
+		 bool signal)
 {
 	struct cs_frame f;
 	int err;
 
 	memset(&f, 0, sizeof(f));
-	f.site = ip;
+	f.site = site;
 	f.sym = sym;
 	f.symoff = symoff;
-	f.ret = ip + size;
+	f.ret = ret;
 	f.callee = callee;
+	f.signal = signal;
 	f.tail = t->cur.tail;
 	err = push(&t->cur, &f);
 	memset(&t->cur.tail, 0, sizeof(t->cur.tail));
 	return err;
+}
+
+int cs_call(struct cs_thread *t, uint64_t ip, uint8_t size, const char *sym,
+	    uint64_t symoff, const char *callee)
+{
+	return enter(t, ip, sym, symoff, ip + size, callee, false);
 }
 
 /* Frames [@j, depth) are gone: control is back in frame @j's function. */
@@ -375,19 +385,7 @@ void cs_jump(struct cs_thread *t, uint64_t ip, const char *sym, uint64_t symoff,
 static int signal_frame(struct cs_thread *t, uint64_t at, const char *sym,
 			uint64_t symoff)
 {
-	struct cs_frame f;
-	int err;
-
-	memset(&f, 0, sizeof(f));
-	f.site = at;
-	f.sym = sym;
-	f.symoff = symoff;
-	f.ret = at;
-	f.signal = true;
-	f.tail = t->cur.tail;
-	err = push(&t->cur, &f);
-	memset(&t->cur.tail, 0, sizeof(t->cur.tail));
-	return err;
+	return enter(t, at, sym, symoff, at, NULL, true);
 }
 
 int cs_resume(struct cs_thread *t, uint64_t to, unsigned via, uint64_t end_ip,

@@ -51,10 +51,12 @@ for o in 0 1 2; do
 	[ $o = 2 ] && core=1
 	if [ "$LANG_" = c ]; then
 		p=$DIR/emu_unwind_O$o
-		for m in longjmp siglongjmp after_handler skip coroutine_main \
-			recurse recurse_crash thread; do
+		for m in after_handler skip coroutine_main recurse \
+			recurse_crash thread; do
 			check "$p" "$m"
 		done
+		check "$p" longjmp - longjmp:f2:main
+		check "$p" siglongjmp - longjmp:on_usr1_jump:main
 		check "$p" in_handler - signal
 		check "$p" coroutine - switched
 		tail=
@@ -63,9 +65,12 @@ for o in 0 1 2; do
 		check "$p" smash crash_here,smash,s1,main
 	else
 		p=$DIR/emu_unwind_cxx_O$o
-		for m in caught cleanup rethrow lib in_catch; do
-			check "$p" "$m"
-		done
+		rte=throw:_Z5checki:_ZTISt13runtime_error
+		check "$p" caught - $rte
+		check "$p" cleanup - $rte
+		check "$p" in_catch - $rte
+		check "$p" rethrow - rethrow:_Z3midR6Parseri:
+		check "$p" lib - throw:_Z9lib_parsei:_ZTISt16invalid_argument
 	fi
 done
 exit $fail

@@ -22,7 +22,10 @@ overwritten.
 
 Also checked, with EXPECT (comma-separated): "tail:F" the frame of F is
 marked as entered by a tail call; "switched" the stack says control
-switched to it; "signal" it holds a signal frame.
+switched to it; "signal" it holds a signal frame; "throw:F:TYPE" (or
+"rethrow:F:") the last exception was thrown in F (of TYPE: its typeinfo
+symbol) and caught in main; "longjmp:F:G" the last longjmp went from a
+call in F to G (the program's source says each).
 
 usage: unwind_vs_gdb.py NAME NAMES GDB.txt CORE.txt QPT.json [KNOWN|-]
        [EXPECT]
@@ -137,6 +140,25 @@ def main():
                                        for f in j["stack"]):
             print("FAIL: %s: no signal frame" % name)
             ok = False
+        elif e.startswith("throw:") or e.startswith("rethrow:"):
+            what, fn, typ = (e.split(":") + [""])[:3]
+            t = j.get("last_throw", {})
+            got = (base(t.get("sym", "").split("+")[0]), t.get("rethrow"),
+                   t.get("type", ""),
+                   base(t.get("caught_sym", "-").split("+")[0]))
+            if got != (fn, what == "rethrow", typ, "main"):
+                print("FAIL: %s: last throw %s, want %s" % (
+                    name, got, (fn, what == "rethrow", typ, "main")))
+                ok = False
+        elif e.startswith("longjmp:"):
+            _, src, dst = e.split(":")
+            lj = j.get("last_longjmp", {})
+            got = (base(lj.get("from_sym", "").split("+")[0]),
+                   base(lj.get("to_sym", "").split("+")[0]))
+            if got != (src, dst):
+                print("FAIL: %s: last longjmp %s, want %s" % (
+                    name, got, (src, dst)))
+                ok = False
     if ok:
         print("%s: ok: %s" % (name, shown))
     return 0 if ok else 1
