@@ -27,6 +27,7 @@ struct crash_args {
 	const char *input;
 	unsigned last, insns;
 	bool all_threads, json, force;
+	bool raw_names; /* --no-demangle */
 };
 
 struct crash_ctx {
@@ -55,6 +56,7 @@ static const char help[] =
     "      --insns K      instructions to show (default 16)\n"
     "      --all-threads  what every other thread was doing too\n"
     "      --json         one JSON object\n"
+    "      --no-demangle  C++, Rust and D names as in the binary\n"
     "  -f, --force        read a file another user owns\n"
     "Exit 1 when the file has no crash.\n";
 
@@ -82,6 +84,7 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 	    {"all-threads", no_argument, NULL, 'a'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"force", no_argument, NULL, 'f'},
+	    {"no-demangle", no_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -116,6 +119,9 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 			break;
 		case 'f':
 			a->force = true;
+			break;
+		case 'D':
+			a->raw_names = true;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -314,6 +320,7 @@ static int walk(struct crash_ctx *x)
 	qpt_decoder_opts_init(&dopts);
 	dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT |
 		     QPT_WANT_SYMBOLS;
+	dopts.demangle = !x->a.raw_names;
 	qpt_crash_walk_opts_init(&wopts);
 	wopts.last = x->a.last;
 	wopts.insns = x->a.insns;
@@ -365,7 +372,7 @@ int cmd_crash(int argc, char **argv)
 	rc = parse_args(argc, argv, &x.a);
 	if (rc >= 0)
 		return rc;
-	x.syms = crash_syms_new();
+	x.syms = crash_syms_new(!x.a.raw_names);
 	n = read_facts(&x, &f);
 	list = f.list;
 	if (n < 0) {

@@ -709,6 +709,9 @@ static const char *thrown_type(const struct crash_view *v,
 		return NULL;
 	s = got ? crash_syms_reloc(v->syms, a)
 		: crash_syms_name(v->syms, a, &off);
+	/* demangled, _ZTI... reads "typeinfo for TYPE": the type */
+	if (s && !strncmp(s, "typeinfo for ", 13))
+		s += 13;
 	return s && !off ? s : NULL;
 }
 

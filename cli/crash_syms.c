@@ -10,12 +10,49 @@
 #include <string.h>
 
 #include "cli/crash_syms.h"
+#include "qpt/decode.h"
 #include "qpt/reader.h"
+
+/* A name demangled, kept while the lookups last (by the raw name's
+ * address, which libdwfl and libelf keep as long). */
+struct demangled {
+	const char *raw;
+	char *name;
+	struct demangled *next;
+};
 
 struct crash_syms {
 	Dwfl *dwfl;
 	bool reporting;
+	bool demangle;
+	struct demangled *names;
 };
+
+/* @raw as the decoder names it: demangled unless asked not to. */
+static const char *shown(struct crash_syms *s, const char *raw)
+{
+	struct demangled *d;
+	char *name;
+
+	if (!raw || !s->demangle)
+		return raw;
+	for (d = s->names; d; d = d->next)
+		if (d->raw == raw)
+			return d->name;
+	name = qpt_demangle(raw);
+	if (!name)
+		return raw;
+	d = malloc(sizeof(*d));
+	if (!d) {
+		free(name);
+		return raw;
+	}
+	d->raw = raw;
+	d->name = name;
+	d->next = s->names;
+	s->names = d;
+	return name;
+}
 
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
@@ -23,12 +60,13 @@ static const Dwfl_Callbacks callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-struct crash_syms *crash_syms_new(void)
+struct crash_syms *crash_syms_new(bool demangle)
 {
 	struct crash_syms *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->demangle = demangle;
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl) {
 		free(s);
@@ -78,7 +116,7 @@ const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off)
 		return NULL;
 	name = dwfl_module_addrinfo(mod, ip, &o, &sym, NULL, NULL, NULL);
 	*off = o;
-	return name;
+	return shown(s, name);
 }
 
 const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line)
@@ -133,7 +171,7 @@ const char *crash_syms_reloc(struct crash_syms *s, uint64_t addr)
 			continue;
 		name = reloc_in(elf, scn, &sh, addr - bias);
 		if (name)
-			return name;
+			return shown(s, name);
 	}
 	return NULL;
 }
@@ -151,8 +189,15 @@ Dwfl *crash_syms_dwfl(struct crash_syms *s)
 
 void crash_syms_free(struct crash_syms *s)
 {
+	struct demangled *d, *n;
+
 	if (!s)
 		return;
+	for (d = s->names; d; d = n) {
+		n = d->next;
+		free(d->name);
+		free(d);
+	}
 	dwfl_end(s->dwfl);
 	free(s);
 }

@@ -8,13 +8,15 @@
 #ifndef QPT_CLI_CRASH_SYMS_H
 #define QPT_CLI_CRASH_SYMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct qpt_record;
 struct crash_syms;
 
-/* Returns NULL on allocation failure (then there are no lookups). */
-struct crash_syms *crash_syms_new(void);
+/* Names demangled when @demangle (qpt_demangle, as the decoder's).
+ * Returns NULL on allocation failure (then there are no lookups). */
+struct crash_syms *crash_syms_new(bool demangle);
 /* An MMAP/MMAP2 record of the file: the executable mappings of @pid go
  * in (files that cannot be read are left out). */
 void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,

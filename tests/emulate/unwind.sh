@@ -37,7 +37,8 @@ check() {
 		>/dev/null 2>"$tmp/rec.err"
 	local rc=$?
 	[ $rc = 139 ] || { bad "$name: qpt record exits $rc"; return; }
-	"$QPT" crash -i "$tmp/u.data" --json >"$tmp/u.json" 2>"$tmp/crash.err" ||
+	"$QPT" crash -i "$tmp/u.data" --json --no-demangle >"$tmp/u.json" \
+		2>"$tmp/crash.err" ||
 		{ bad "$name: qpt crash: $(cat "$tmp/crash.err")"; return; }
 	nm --defined-only "$prog" | awk '$2 ~ /^[tT]$/ && \
 		($3 !~ /^_/ || $3 ~ /^_Z/) { print $3 }' >"$tmp/names.txt"
