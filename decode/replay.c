@@ -110,6 +110,9 @@ static size_t key_range(const void *base, size_t n, size_t size, int32_t key,
 	struct key_probe k = {key, key_of, false};
 	const uint8_t *b = base;
 
+	*first = 0;
+	if (!n) /* @base may be NULL: no arithmetic on it */
+		return 0;
 	*first = qd_partition(base, n, size, key_before, &k);
 	k.upto = true;
 	return *first + qd_partition(b + *first * size, n - *first, size,
@@ -440,7 +443,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	if (q->cpu >= 0) {
 		k = key_range(s->sw, s->nr_sw, sizeof(*s->sw), q->cpu, sw_key,
 			      &first);
-		qr.sw = s->sw + first;
+		qr.sw = k > first ? s->sw + first : NULL;
 		qr.nr_sw = k - first;
 	}
 	err = queue_marks(&qr);

@@ -4,7 +4,7 @@
  * go through qpt_decoder_run_file (via a memfd), others are a bare PT
  * stream for qpt_decoder_run_raw over a small code image at 0x1000; the
  * x86 layer also decodes (and formats, at every 16th) every offset.  The same entry
- * point runs as a ctest regression test (tests/decode/CMakeLists.txt).
+ * point replays its seeds as the test fuzz_decode_replay (fuzz/replay.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

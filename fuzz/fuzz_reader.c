@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for the perf.data reader: open any bytes, walk every
- * record, parse samples, touch the features and the AUXTRACE index.  The
- * same entry point runs as a ctest regression test over
- * tests/auxfmt/corpus (tests/auxfmt/fuzz_replay.c).
+ * record, parse samples, touch the features and the AUXTRACE index.  Its
+ * seeds and corpus replay as the test fuzz_reader_replay (fuzz/replay.c).
  */
 #include <stddef.h>
 #include <stdint.h>
