@@ -763,15 +763,15 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	struct flow f;
 	int err;
 
+	fc->stats->trace_bytes += len;
+	if (!len) /* @buf may be NULL: no arithmetic on it */
+		return 0;
 	memset(&f, 0, sizeof(f));
 	f.fc = fc;
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
 	cfg.flags.variant.block.end_on_call = 1;
 	cfg.flags.variant.block.end_on_jump = 1;
-	fc->stats->trace_bytes += len;
-	if (!len)
-		return 0;
 	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
 	if (f.cache) /* entries of this space from earlier runs stay */
 		qx86_cache_use(f.cache, fc->space);
