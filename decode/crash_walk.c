@@ -11,12 +11,14 @@
 
 #include "auxfmt/sized.h"
 #include "decode/decoder.h"
+#include "decode/lbr_priv.h"
 #include "qpt/crash_walk.h"
 
 struct cw_thread {
 	int32_t pid, tid;
 	uint64_t insns;		     /* instructions in the window */
 	struct qpt_crash_insn *ring; /* the last k, ring[(n - 1) % k] newest */
+	size_t ring_cap; /* grows with the instructions, up to k */
 	struct qpt_crash_frame *stack; /* outermost first */
 	size_t depth, cap;
 	uint64_t below; /* returns below the window's first frame */
@@ -130,9 +132,6 @@ static struct cw_thread *get_thread(struct qpt_crash_walk *w,
 	}
 	t = &w->threads[w->nr];
 	memset(t, 0, sizeof(*t));
-	t->ring = calloc(w->k, sizeof(*t->ring));
-	if (!t->ring)
-		return NULL;
 	t->pid = it->pid;
 	t->tid = it->tid;
 	w->nr++;
@@ -228,9 +227,14 @@ static int on_branch(struct cw_thread *t, const struct qpt_item *it)
 	}
 }
 
-static void on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
-		    const struct qpt_item *it)
+static int on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
+		   const struct qpt_item *it)
 {
+	size_t i = t->insns % w->k; /* i == insns until the ring is full */
+
+	if (i >= t->ring_cap &&
+	    qd_grow(&t->ring, &t->ring_cap, i + 1, sizeof(*t->ring)))
+		return -ENOMEM;
 	if (!t->insns) {
 		fill_insn(&t->first, it);
 		t->base = t->first;
@@ -239,11 +243,12 @@ static void on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
 		fill_insn(&t->base, it);
 		t->base_next = false;
 	}
-	fill_insn(&t->ring[t->insns % w->k], it);
+	fill_insn(&t->ring[i], it);
 	t->insns++;
 	t->end_ip = it->ip;
 	t->end_sym = it->sym;
 	t->end_symoff = it->symoff;
+	return 0;
 }
 
 /* The first version's struct qpt_item ends with cycles. */
@@ -272,7 +277,7 @@ int qpt_crash_walk_item(const struct qpt_item *it, void *ctx)
 	if (it->type == QPT_ITEM_BRANCH)
 		return on_branch(t, it);
 	if (it->type == QPT_ITEM_INSN)
-		on_insn(w, t, it);
+		return on_insn(w, t, it);
 	return 0;
 }
 
