@@ -6,7 +6,7 @@
  * of fuzz/sysroot; other bytes are a bare PT stream for
  * qpt_decoder_run_raw over the sysroot's program, on one decoder kept for
  * every input (a raw run depends on nothing but its bytes and the image).
- * Seeds: fuzz/seeds/fuzz_decode (README.md there).
+ * Seeds: fuzz/seeds/fuzz_decode (see fuzz/seeds/README.md).
  */
 #include <string.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
  * looked up), the build-id readers of capture (capture/synth.c, on libelf)
  * and the ELF note walker both share (auxfmt/elfnote.c, on the raw bytes
  * too), and capture's reader of /proc maps lines (each line of the input).
- * Seeds: fuzz/seeds/fuzz_elf (README.md there).
+ * Seeds: fuzz/seeds/fuzz_elf (see fuzz/seeds/README.md).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * Input: a flags byte (bit 0: a big-endian file), then sections: the
  * feature bit (0..255), its size (u16, little-endian) and its bytes.
  * Seeds: fuzz/seeds/fuzz_features, the sections of real recordings
- * (fuzz/mkseeds.sh).
+ * (see fuzz/seeds/README.md).
  */
 #include <stdlib.h>
 #include <string.h>

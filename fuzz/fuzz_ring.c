@@ -6,7 +6,7 @@
  * by the input's steps (between the consumer's loads), enable/disable
  * calls and a sink that fail, and drains, reads and snapshots in any
  * order.  The consumer must stay inside its rings and hand on only whole
- * records of them.  Seeds: fuzz/seeds/fuzz_ring (fuzz/mkseeds.sh).
+ * records of them.  Seeds: fuzz/seeds/fuzz_ring (see fuzz/seeds/README.md).
  *
  * Input (80 bytes, then the data ring's bytes and the AUX area's):
  *   [0] ring sizes: data 8 << (b & 7), AUX 8 << (b >> 3 & 7); bit 6: AUX

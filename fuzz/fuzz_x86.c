@@ -6,7 +6,7 @@
  * addresses, one where a target wraps; and the tables must decline every
  * cut of the instruction); then the register effects (regs.c), the decode
  * of each mode and the Intel-syntax text, each checked against the decode.
- * Seeds: fuzz/seeds/fuzz_x86 (README.md there).
+ * Seeds: fuzz/seeds/fuzz_x86 (see fuzz/seeds/README.md).
  */
 #include <stdio.h>
 #include <string.h>

@@ -226,7 +226,7 @@ def x86_seeds(qpt):
                 continue
             seen.add(key)
             put("fuzz_x86", "%03d-%s" % (len(seen), mnem), b)
-            if len(seen) >= 300:
+            if len(seen) >= 120:
                 return
 
 
