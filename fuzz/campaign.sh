@@ -43,6 +43,7 @@ while read -r name rest; do
 	names+=("$name")
 	for w in $rest; do
 		case $w in
+		-dict=*) opts[$name]+=" -dict=$src/${w#-dict=}" ;;
 		-*) opts[$name]+=" $w" ;;
 		shared:*) [ -e "$shared/${w#shared:}" ] &&
 			seeds[$name]+=" $shared/${w#shared:}" ;;
@@ -86,7 +87,6 @@ run() {
 	args="-max_total_time=$time -timeout=10 -rss_limit_mb=2048"
 	args+=" -print_final_stats=1 -artifact_prefix=$dir/found/"
 	[ "$execs" != 0 ] && args+=" -runs=$execs"
-	[ -e "$src/fuzz/$t.dict" ] && args+=" -dict=$src/fuzz/$t.dict"
 	ASAN_OPTIONS=detect_leaks=1:malloc_context_size=8 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$build/fuzz/$t" $args ${opts[$t]:-} "$dir/corpus" \
