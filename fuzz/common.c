@@ -61,8 +61,8 @@ struct qpt_decoder *fz_decoder(unsigned want)
 	opts.log = log_msg;
 	if (qpt_decoder_new(&opts, &dec))
 		return NULL;
-	if (qpt_decoder_add_image(dec, QPT_FUZZ_SYSROOT CODE_PATH,
-				  CODE_ADDR) == -ENOMEM) {
+	if (qpt_decoder_add_image(dec, QPT_FUZZ_SYSROOT CODE_PATH, CODE_ADDR) ==
+	    -ENOMEM) {
 		qpt_decoder_free(dec);
 		return NULL;
 	}
@@ -104,7 +104,7 @@ size_t fz_touch_features(const struct qpt_reader *r)
 		n += fz_str(QPT_FEATURES_AT(f, build_ids, i)->filename);
 	for (i = 0; i < f->nr_event_desc; i++) {
 		const struct qpt_event_desc *e =
-			QPT_FEATURES_AT(f, event_desc, i);
+		    QPT_FEATURES_AT(f, event_desc, i);
 
 		n += fz_str(e->name);
 		for (j = 0; j < e->nr_ids; j++)
@@ -134,8 +134,8 @@ size_t fz_touch_features(const struct qpt_reader *r)
 		size_t len;
 
 		if (qpt_feature_is_string((enum qpt_feature)k))
-			n += fz_str(qpt_reader_feature_string(
-				r, (enum qpt_feature)k));
+			n += fz_str(
+			    qpt_reader_feature_string(r, (enum qpt_feature)k));
 		if (qpt_reader_feature_raw(r, (enum qpt_feature)k, &raw,
 					   &len) >= 0 &&
 		    len)

@@ -13,7 +13,7 @@
 
 #include "fuzz/common.h"
 
-#define WANT                                                               \
+#define WANT                                                                   \
 	(QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT | QPT_WANT_SYMBOLS | \
 	 QPT_WANT_CYCLES)
 

@@ -53,7 +53,7 @@ out:
 /* The decoder's loader, on the input as the file a recording names. */
 static void load(const uint8_t *data, size_t size)
 {
-	struct qd_files files = { 0 };
+	struct qd_files files = {0};
 	struct qd_file *file;
 	char path[64], name[16];
 	int fd;

@@ -19,8 +19,8 @@
 #include "qpt/crash.h"
 
 #define HEADER 104
-#define ATTR 64	      /* PERF_ATTR_SIZE_VER0 */
-#define ATTRS HEADER  /* an attr, its ids section, its id */
+#define ATTR 64	     /* PERF_ATTR_SIZE_VER0 */
+#define ATTRS HEADER /* an attr, its ids section, its id */
 #define DATA (ATTRS + ATTR + 16 + 8)
 #define TABLE (DATA + 8) /* a FINISHED_ROUND record */
 
@@ -35,14 +35,14 @@ static void put(struct file *f, size_t at, uint64_t v, unsigned w)
 	unsigned i;
 
 	for (i = 0; i < w; i++)
-		f->b[at + i] = (uint8_t)(v >> (f->be ? 8 * (w - 1 - i) : 8 * i));
+		f->b[at + i] =
+		    (uint8_t)(v >> (f->be ? 8 * (w - 1 - i) : 8 * i));
 }
 
 /* A perf.data of sections @sec[bit] (@len[bit] bytes; NULL: absent). */
-static struct file build(const uint8_t *const *sec, const size_t *len,
-			 bool be)
+static struct file build(const uint8_t *const *sec, const size_t *len, bool be)
 {
-	struct file f = { NULL, TABLE, be };
+	struct file f = {NULL, TABLE, be};
 	size_t bit, nr = 0, at, off;
 
 	for (bit = 0; bit < 256; bit++)
@@ -92,11 +92,11 @@ static struct file build(const uint8_t *const *sec, const size_t *len,
  * order, as qpt convert writes them). */
 static void crash_roundtrip(const struct qpt_reader *r)
 {
-	const uint8_t *sec[256] = { NULL };
+	const uint8_t *sec[256] = {NULL};
 	struct qpt_crash *list = NULL, *back = NULL;
 	struct qpt_reader *r2 = NULL;
-	size_t len[256] = { 0 };
-	struct file f = { NULL, 0, false };
+	size_t len[256] = {0};
+	struct file f = {NULL, 0, false};
 	void *buf = NULL;
 	int n, m;
 
@@ -122,8 +122,8 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *sec[256] = { NULL };
-	size_t len[256] = { 0 }, i = 1;
+	const uint8_t *sec[256] = {NULL};
+	size_t len[256] = {0}, i = 1;
 	struct qpt_reader *r = NULL;
 	struct file f;
 

@@ -21,7 +21,7 @@
 
 static volatile size_t sink;
 
-static const char *const syms[4] = { NULL, "f", "g", "_start" };
+static const char *const syms[4] = {NULL, "f", "g", "_start"};
 
 static int on_lbr(const struct qpt_lbr_record *r, void *ctx)
 {
@@ -50,14 +50,14 @@ static uint64_t addr(const uint8_t *p)
  * step, value, why a trace ended, and its first instruction bytes. */
 static void item(const uint8_t *p, uint64_t *time, struct qpt_item *it)
 {
-	static const uint8_t modes[4] = { 0, 16, 32, 64 };
+	static const uint8_t modes[4] = {0, 16, 32, 64};
 
 	memset(it, 0, sizeof(*it));
 	it->struct_size = sizeof(*it);
 	it->type = (enum qpt_item_type)(p[0] % 3);
 	it->flags = p[0] >> 2;
-	it->kind = p[1] % (it->type == QPT_ITEM_EVENT ? QPT_EV_NR + 1
-						      : QPT_BR_NR + 1);
+	it->kind =
+	    p[1] % (it->type == QPT_ITEM_EVENT ? QPT_EV_NR + 1 : QPT_BR_NR + 1);
 	it->tid = p[2] & 3;
 	it->pid = p[2] & 4 ? it->tid : 1;
 	it->cpu = p[2] >> 4;
@@ -133,8 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wo.last = data[2] % 33;
 	wo.insns = data[3] & 63;
 	points = data[3] >> 6;
-	if (qpt_lbr_new(&lo, on_lbr, NULL, &lbr) ||
-	    qpt_crash_walk_new(&wo, &w))
+	if (qpt_lbr_new(&lo, on_lbr, NULL, &lbr) || qpt_crash_walk_new(&wo, &w))
 		goto out;
 	for (i = 4; i + ITEM <= size; i += ITEM) {
 		item(data + i, &time, &it);

@@ -50,8 +50,8 @@ static void lbr_read(const char *path, bool stitch)
 	if (qpt_lbr_reader_new(&o, &r))
 		return;
 	if (qpt_lbr_reader_run(r, path, on_sample, NULL) < 0)
-		sink += qpt_lbr_reader_errpos(r) +
-			fz_str(qpt_lbr_reader_errmsg(r));
+		sink +=
+		    qpt_lbr_reader_errpos(r) + fz_str(qpt_lbr_reader_errmsg(r));
 	qpt_lbr_reader_free(r);
 }
 
@@ -76,8 +76,8 @@ static void inject(const char *path, unsigned depth)
 
 static void crash_walk(const char *path)
 {
-	struct qpt_decoder *dec = fz_decoder(
-		QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_SYMBOLS);
+	struct qpt_decoder *dec =
+	    fz_decoder(QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_SYMBOLS);
 	struct qpt_crash_walk *w = NULL;
 	struct qpt_crash_thread t;
 	size_t i;

@@ -130,9 +130,9 @@ static void rounds(struct qpt_consumer *c, uint8_t ops, uint64_t snap)
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 {
-	const struct qpt_ring_ops ops = { load, NULL, enable, disable, NULL };
+	const struct qpt_ring_ops ops = {load, NULL, enable, disable, NULL};
 	struct hostile h;
-	struct qpt_sink sink = { rec_ok, aux_ok, &h };
+	struct qpt_sink sink = {rec_ok, aux_ok, &h};
 	struct perf_event_mmap_page *page;
 	struct qpt_consumer *c;
 	struct qpt_ring ring;

@@ -51,7 +51,8 @@ static void sample(struct qpt_lbr_stitch *st, int32_t tid,
 
 	memset(in, 0, sizeof(in));
 	for (i = 0; i < nr; i++)
-		memcpy(in + i * esz, &e[i], esz < sizeof(*e) ? esz : sizeof(*e));
+		memcpy(in + i * esz, &e[i],
+		       esz < sizeof(*e) ? esz : sizeof(*e));
 	n = qpt_lbr_stitch_sample_sized(st, tid, (const void *)in, nr, hw_idx,
 					&frames, &stitched, esz);
 	if (n < 0)
@@ -72,10 +73,10 @@ static void sample(struct qpt_lbr_stitch *st, int32_t tid,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t esz[4] = {
-		sizeof(struct qpt_lbr_entry),
-		offsetof(struct qpt_lbr_entry, flags) + 2, /* the first's */
-		sizeof(struct qpt_lbr_entry) + 16,	   /* a later one's */
-		sizeof(struct qpt_lbr_entry),
+	    sizeof(struct qpt_lbr_entry),
+	    offsetof(struct qpt_lbr_entry, flags) + 2, /* the first's */
+	    sizeof(struct qpt_lbr_entry) + 16,	       /* a later one's */
+	    sizeof(struct qpt_lbr_entry),
 	};
 	struct qpt_lbr_entry e[64];
 	struct qpt_lbr_stitch_opts so;

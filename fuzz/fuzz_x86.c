@@ -44,7 +44,7 @@ static void effects(const uint8_t *p, size_t n, int bits, uint64_t ip)
 {
 	struct qx86_gpr_fx fx;
 	struct qx86_insn in;
-	char text[160];
+	char text[256]; /* twice the 128 bytes the longest texts take */
 	int len, l2;
 
 	len = qx86_decode(x86(), p, n, bits, ip, &in);

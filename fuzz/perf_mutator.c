@@ -132,12 +132,12 @@ static size_t mutate_one(const struct perf *p, size_t i, uint8_t *out,
 }
 
 /* Record @i's unit (into @out, its length), changed by @op. */
-static size_t unit(const struct perf *p, size_t i, unsigned op,
-		   uint32_t *x, uint8_t *out, size_t room)
+static size_t unit(const struct perf *p, size_t i, unsigned op, uint32_t *x,
+		   uint8_t *out, size_t room)
 {
 	static const uint32_t types[] = {
-		1, 2, 3, 4, 7, 9, 10, 11, 14, 15, 16, 67, 68, 69, 70, 71, 72,
-		73, 74, 75, 77, 79, 80, 81, 82,
+	    1,	2,  3,	4,  7,	9,  10, 11, 14, 15, 16, 67, 68,
+	    69, 70, 71, 72, 73, 74, 75, 77, 79, 80, 81, 82,
 	};
 	const struct rec *r = &p->r[i];
 
@@ -174,7 +174,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 	memcpy(out, data, p.begin);
 	n = p.begin;
 	for (i = 0; i < p.nr; i++) {
-		size_t j = op == 4 && i == pick ? other
+		size_t j = op == 4 && i == pick	   ? other
 			   : op == 4 && i == other ? pick
 						   : i;
 
@@ -197,7 +197,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 
 		wr(&p, out + 48, rd(&p, 48, 8) + delta, 8);
 		for (i = 0; i < 4; i++)
-			feats += (size_t)__builtin_popcountll(rd(&p, 72 + 8 * i, 8));
+			feats +=
+			    (size_t)__builtin_popcountll(rd(&p, 72 + 8 * i, 8));
 		/* the section table just past the data: its offsets too */
 		for (t = 0; t < feats; t++) {
 			size_t at = p.end + delta + 16 * t;

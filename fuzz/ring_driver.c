@@ -32,12 +32,12 @@ int main(void)
 		in[1] = (uint8_t)rnd(&x);
 		in[2] = rnd(&x) % 8 ? 0 : (uint8_t)rnd(&x);
 		base = rnd(&x);
-		w[0] = base + rnd(&x) % 600;	/* data_head */
-		w[1] = base + rnd(&x) % 300;	/* data_tail */
+		w[0] = base + rnd(&x) % 600; /* data_head */
+		w[1] = base + rnd(&x) % 300; /* data_tail */
 		w[2] = base % 1024 + rnd(&x) % 600;
 		w[3] = base % 1024;
-		w[4] = rnd(&x) % 1100;		/* snapshot size */
-		for (j = 5; j < 9; j++)		/* steps */
+		w[4] = rnd(&x) % 1100;	/* snapshot size */
+		for (j = 5; j < 9; j++) /* steps */
 			w[j] = rnd(&x) % 4 ? 0 : 8 * (rnd(&x) % 16);
 		memcpy(in + 8, w, sizeof(w));
 		for (j = 80; j < (int)sizeof(in); j++)
