@@ -461,7 +461,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
-	struct qx86_cache *cache = qx86_cache_new(QD_ICACHE_ORDER);
+	struct qx86_cache *cache = qd_decoder_icache(s->dec);
 	struct lost_index li;
 	size_t i;
 	int err;
@@ -479,6 +479,5 @@ int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 		err = tell_untold(s, fn, ctx);
 	free(li.by_cpu);
 	free(li.by_tid);
-	qx86_cache_free(cache);
 	return err;
 }

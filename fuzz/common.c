@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "decode/decoder.h"
 #include "fuzz/common.h"
 
 /* The recordings' files: the program the seeds recorded (fuzz/sysroot). */
@@ -67,6 +68,35 @@ struct qpt_decoder *fz_decoder(unsigned want)
 		return NULL;
 	}
 	return dec;
+}
+
+struct qpt_decoder *fz_file_decoder(unsigned want)
+{
+	static struct {
+		unsigned want, uses;
+		struct qpt_decoder *dec;
+	} kept[4];
+	struct qpt_decoder_opts opts;
+	size_t i;
+
+	for (i = 0; i < 3 && kept[i].dec && kept[i].want != want; i++)
+		;
+	if (kept[i].dec && kept[i].want == want && ++kept[i].uses < 4096) {
+		qd_decoder_reset_results(kept[i].dec);
+		qd_files_free(&kept[i].dec->files);
+		return kept[i].dec;
+	}
+	qpt_decoder_free(kept[i].dec);
+	memset(&kept[i], 0, sizeof(kept[i]));
+	qpt_decoder_opts_init(&opts);
+	opts.want = want;
+	opts.sysroot = QPT_FUZZ_SYSROOT;
+	opts.buildid_dir = QPT_FUZZ_SYSROOT;
+	opts.log = log_msg;
+	if (qpt_decoder_new(&opts, &kept[i].dec))
+		return NULL;
+	kept[i].want = want;
+	return kept[i].dec;
 }
 
 int fz_item_sink(const struct qpt_item *it, void *ctx)

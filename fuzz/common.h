@@ -31,6 +31,16 @@ int fz_memfd(const uint8_t *data, size_t size, char *path, size_t len);
  */
 struct qpt_decoder *fz_decoder(unsigned want);
 
+/*
+ * A decoder for recordings that wants @want, as fz_decoder() makes it but
+ * without the image added by hand, kept across inputs (its 1 MiB cache of
+ * decoded instructions and libipt's section cache are made once) and as
+ * new for each: its results and its cache of files are emptied at each
+ * call (a recording's files are looked up again); made anew every 4096
+ * calls (libipt's section cache only grows).  NULL when out of memory.
+ */
+struct qpt_decoder *fz_file_decoder(unsigned want);
+
 /* An item callback that reads every field and string of the item. */
 int fz_item_sink(const struct qpt_item *it, void *ctx);
 

@@ -2,8 +2,9 @@
 /*
  * libFuzzer target for the decoder.  Bytes that start like a perf.data
  * file (file or pipe mode, either byte order) go through
- * qpt_decoder_run_file (a memfd) with a new decoder whose files are those
- * of fuzz/sysroot; other bytes are a bare PT stream for
+ * qpt_decoder_run_file (a memfd) with a decoder that finds the files of
+ * fuzz/sysroot, kept across inputs but with no file looked up yet (as
+ * new: fz_file_decoder); other bytes are a bare PT stream for
  * qpt_decoder_run_raw over the sysroot's program, on one decoder kept for
  * every input (a raw run depends on nothing but its bytes and the image).
  * Seeds: fuzz/seeds/fuzz_decode (see fuzz/seeds/README.md).
@@ -19,7 +20,7 @@
 
 static void run_file(const uint8_t *data, size_t size)
 {
-	struct qpt_decoder *dec = fz_decoder(WANT);
+	struct qpt_decoder *dec = fz_file_decoder(WANT);
 	const struct qpt_missing_image *m;
 	struct qpt_decode_stats st;
 	char path[64];
@@ -38,7 +39,6 @@ static void run_file(const uint8_t *data, size_t size)
 	for (i = 0; i < n; i++)
 		fz_str(m[i].path);
 	qpt_decoder_stats(dec, &st);
-	qpt_decoder_free(dec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

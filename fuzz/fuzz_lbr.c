@@ -57,7 +57,8 @@ static void lbr_read(const char *path, bool stitch)
 
 static void inject(const char *path, unsigned depth)
 {
-	struct qpt_decoder *dec = fz_decoder(QPT_WANT_INSN | QPT_WANT_BRANCH);
+	struct qpt_decoder *dec =
+	    fz_file_decoder(QPT_WANT_INSN | QPT_WANT_BRANCH);
 	struct qpt_lbr_inject_opts o;
 	struct qpt_writer *w = NULL;
 
@@ -71,13 +72,12 @@ static void inject(const char *path, unsigned depth)
 		qpt_writer_close(w);
 	}
 	qpt_writer_free(w);
-	qpt_decoder_free(dec);
 }
 
 static void crash_walk(const char *path)
 {
 	struct qpt_decoder *dec =
-	    fz_decoder(QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_SYMBOLS);
+	    fz_file_decoder(QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_SYMBOLS);
 	struct qpt_crash_walk *w = NULL;
 	struct qpt_crash_thread t;
 	size_t i;
@@ -88,7 +88,6 @@ static void crash_walk(const char *path)
 			if (!qpt_crash_walk_thread(w, i, &t))
 				sink += fz_str(t.end_sym) + t.nr_frames;
 	qpt_crash_walk_free(w);
-	qpt_decoder_free(dec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

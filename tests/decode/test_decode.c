@@ -3,7 +3,8 @@
  * The decoder on traces written by libipt's packet encoder over a small
  * hand-assembled code image: instructions, branches (jcc, call, ret,
  * async, trace begin/end via syscall) and events (enabled, disabled,
- * overflow) against hand-written expectations; and the API's contracts.
+ * overflow) against hand-written expectations; one decoder for several
+ * runs; and the API's contracts.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -233,6 +234,50 @@ static void test_contracts(void **state)
 }
 
 /* An instruction item's text, and what is not one. */
+/* The second byte of the instruction at 0x1000, as the items give it. */
+static int first_insn(const struct qpt_item *it, void *ctx)
+{
+	if (it->type == QPT_ITEM_INSN && it->ip == 0x1000)
+		*(int *)ctx = it->raw[1];
+	return 0;
+}
+
+/*
+ * One decoder for several runs (its cache of decoded instructions is made
+ * once and emptied at each run): the same run gives the same items, and
+ * code that changed between runs is decoded anew, not taken from what the
+ * cache kept of the earlier run.
+ */
+static void test_runs_share_decoder(void **state)
+{
+	struct fixture *fx = *state;
+	char path[64] = "/tmp/qpt-test-code-XXXXXX";
+	struct log one = { .len = 0 }, again = { .len = 0 };
+	struct qpt_decoder *dec;
+	uint8_t patched[sizeof(code)];
+	int b = -1;
+
+	assert_int_equal(qpt_decoder_new(NULL, &dec), 0);
+	assert_int_equal(qpt_decoder_add_image(dec, fx->path, 0x1000), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
+					     collect, &one), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
+					     collect, &again), 0);
+	assert_string_equal(one.text, again.text);
+	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
+					     first_insn, &b), 0);
+	assert_int_equal(b, 0xc0); /* xor eax, eax */
+	memcpy(patched, code, sizeof(code));
+	patched[1] = 0xc9; /* xor ecx, ecx: the same length and flow */
+	pt_code_file(path, patched, sizeof(patched));
+	assert_int_equal(qpt_decoder_add_image(dec, path, 0x1000), 0);
+	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
+					     first_insn, &b), 0);
+	assert_int_equal(b, 0xc9);
+	qpt_decoder_free(dec);
+	unlink(path);
+}
+
 static void test_item_asm(void **state)
 {
 	struct qpt_item it;
@@ -273,6 +318,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_share_decoder, setup,
+						teardown),
 		cmocka_unit_test(test_contracts),
 	};
 
