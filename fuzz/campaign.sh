@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The fuzzing campaign: every target of fuzz/targets.txt (or those named)
-# runs for TIME seconds, or until it has run -n EXECS inputs, as one
-# libFuzzer process (ASan + UBSan), -j of them at once (one per core); its
-# working corpus grows in out/fuzz/NAME across runs.  Then each target's
+# runs for TIME seconds, or until it has run -n EXECS inputs in all its
+# runs (a campaign may run in pieces), as one libFuzzer process (ASan +
+# UBSan), -j of them at once (one per core); its working corpus grows in
+# out/fuzz/NAME across runs.  Then each target's
 # corpus is merged and minimised into fuzz/corpus/NAME (what its seeds do
 # not already cover), and a table gives per target: execs and seconds of
 # this run and of all runs so far, exec/s, coverage (libFuzzer's edges and
@@ -14,7 +15,8 @@
 #
 # -b: the clang build to use (default build-fuzz; configured and built
 # here); -M: no merge into fuzz/corpus.  TIME 0 with -n: run until EXECS.
-# Run it with nice -n 19 on a shared machine.
+# Run it with nice -n 19 on a shared machine, from a copy if you may edit
+# the tree meanwhile (bash reads a script as it runs).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc) execs=0 build=$src/build-fuzz merge=1
@@ -81,12 +83,25 @@ seed_dirs() {
 	echo "$d"
 }
 
+# The inputs target $1 ran in all its runs so far.
+total() {
+	if [ -e "$out/$1/history" ]; then
+		awk '{ e += $2 } END { print e + 0 }' "$out/$1/history"
+	else
+		echo 0
+	fi
+}
+
 run() {
-	local t=$1 dir=$out/$1 args
+	local t=$1 dir=$out/$1 args left
 	mkdir -p "$dir/corpus" "$dir/found"
 	args="-max_total_time=$time -timeout=10 -rss_limit_mb=2048"
 	args+=" -print_final_stats=1 -artifact_prefix=$dir/found/"
-	[ "$execs" != 0 ] && args+=" -runs=$execs"
+	if [ "$execs" != 0 ]; then
+		left=$((execs - $(total "$t")))
+		[ "$left" -gt 0 ] || return 0
+		args+=" -runs=$left"
+	fi
 	ASAN_OPTIONS=detect_leaks=1:malloc_context_size=8 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$build/fuzz/$t" $args ${opts[$t]:-} "$dir/corpus" \
@@ -140,6 +155,7 @@ printf '%-14s %12s %7s %12s %8s %8s %6s %6s %8s %s\n' target execs s \
 	total-execs total-s exec/s cov ft corpus found
 for t in "${names[@]}"; do
 	dir=$out/$t
+	[ -e "$dir/history" ] || continue
 	last=$(tail -n 1 "$dir/history")
 	read -r _ e s c f <<<"$last"
 	read -r te ts <<<"$(awk '{ e += $2; s += $3 } END { print e, s }' \

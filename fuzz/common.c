@@ -50,7 +50,8 @@ static void log_msg(enum qpt_log_level level, const char *msg, void *ctx)
 	sink += fz_str(msg) + level;
 }
 
-struct qpt_decoder *fz_decoder(unsigned want)
+/* A decoder that wants @want and finds files under fuzz/sysroot only. */
+static struct qpt_decoder *decoder_new(unsigned want)
 {
 	struct qpt_decoder_opts opts;
 	struct qpt_decoder *dec;
@@ -60,10 +61,15 @@ struct qpt_decoder *fz_decoder(unsigned want)
 	opts.sysroot = QPT_FUZZ_SYSROOT;
 	opts.buildid_dir = QPT_FUZZ_SYSROOT;
 	opts.log = log_msg;
-	if (qpt_decoder_new(&opts, &dec))
-		return NULL;
-	if (qpt_decoder_add_image(dec, QPT_FUZZ_SYSROOT CODE_PATH, CODE_ADDR) ==
-	    -ENOMEM) {
+	return qpt_decoder_new(&opts, &dec) ? NULL : dec;
+}
+
+struct qpt_decoder *fz_decoder(unsigned want)
+{
+	struct qpt_decoder *dec = decoder_new(want);
+
+	if (dec && qpt_decoder_add_image(dec, QPT_FUZZ_SYSROOT CODE_PATH,
+					 CODE_ADDR) == -ENOMEM) {
 		qpt_decoder_free(dec);
 		return NULL;
 	}
@@ -76,7 +82,6 @@ struct qpt_decoder *fz_file_decoder(unsigned want)
 		unsigned want, uses;
 		struct qpt_decoder *dec;
 	} kept[4];
-	struct qpt_decoder_opts opts;
 	size_t i;
 
 	for (i = 0; i < 3 && kept[i].dec && kept[i].want != want; i++)
@@ -87,15 +92,9 @@ struct qpt_decoder *fz_file_decoder(unsigned want)
 		return kept[i].dec;
 	}
 	qpt_decoder_free(kept[i].dec);
-	memset(&kept[i], 0, sizeof(kept[i]));
-	qpt_decoder_opts_init(&opts);
-	opts.want = want;
-	opts.sysroot = QPT_FUZZ_SYSROOT;
-	opts.buildid_dir = QPT_FUZZ_SYSROOT;
-	opts.log = log_msg;
-	if (qpt_decoder_new(&opts, &kept[i].dec))
-		return NULL;
 	kept[i].want = want;
+	kept[i].uses = 0;
+	kept[i].dec = decoder_new(want);
 	return kept[i].dec;
 }
 
