@@ -406,8 +406,11 @@ static int decode_run(struct qrun *qr, struct qd_flow_ctx *fc,
 		qr->base = from;
 		fc->offset_base = from - r->start;
 		fc->space = locate(fc, 0, false, 0, qr);
-		err = qd_flow_run(fc, &qr->s->cfg, r->data + (from - r->start),
-				  (size_t)(to - from));
+		/* an empty run's data may be NULL: no arithmetic on it */
+		err = to == from ? 0
+				 : qd_flow_run(fc, &qr->s->cfg,
+					       r->data + (from - r->start),
+					       (size_t)(to - from));
 		if (err || to == end)
 			return err;
 		from = to;
