@@ -19,7 +19,7 @@ uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
 {
 	uint64_t quot, rem;
 
-	if (!tc->valid)
+	if (!tc->valid || tc->shift >= 64) /* a shift no clock has */
 		return tsc;
 	quot = tsc >> tc->shift;
 	rem = tsc & (((uint64_t)1 << tc->shift) - 1);
