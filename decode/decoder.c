@@ -106,8 +106,9 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 	dec->errmsg[0] = '\0';
 }
 
-struct qx86_cache *qd_decoder_icache(struct qpt_decoder *dec)
+struct qx86_cache *qd_decoder_caches(struct qpt_decoder *dec)
 {
+	qd_runs_forget(dec->runs);
 	if (dec->icache)
 		qx86_cache_forget(dec->icache);
 	else
@@ -164,7 +165,7 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.space = dec->manual;
 	fc.pid = fc.tid = fc.cpu = -1;
 	fc.stats = &dec->stats;
-	fc.cache = qd_decoder_icache(dec);
+	fc.cache = qd_decoder_caches(dec);
 	if (!fc.cache)
 		return -ENOMEM;
 	pt_config_init(&cfg);

@@ -464,7 +464,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
-	struct qx86_cache *cache = qd_decoder_icache(s->dec);
+	struct qx86_cache *cache = qd_decoder_caches(s->dec);
 	struct lost_index li;
 	size_t i;
 	int err;

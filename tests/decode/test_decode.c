@@ -234,48 +234,52 @@ static void test_contracts(void **state)
 }
 
 /* An instruction item's text, and what is not one. */
-/* The second byte of the instruction at 0x1000, as the items give it. */
-static int first_insn(const struct qpt_item *it, void *ctx)
+/* The items of a run over @path at 0x1000 on @dec (NULL: a new decoder). */
+static void run_image(struct qpt_decoder *dec, struct fixture *fx,
+		      const char *path, struct log *l)
 {
-	if (it->type == QPT_ITEM_INSN && it->ip == 0x1000)
-		*(int *)ctx = it->raw[1];
-	return 0;
+	struct qpt_decoder *own = NULL;
+
+	if (!dec)
+		assert_int_equal(qpt_decoder_new(NULL, &own), 0);
+	assert_int_equal(qpt_decoder_add_image(dec ? dec : own, path, 0x1000),
+			 0);
+	memset(l, 0, sizeof(*l));
+	assert_int_equal(qpt_decoder_run_raw(dec ? dec : own, fx->trace,
+					     fx->len, collect, l), 0);
+	qpt_decoder_free(own);
 }
 
 /*
- * One decoder for several runs (its cache of decoded instructions is made
- * once and emptied at each run): the same run gives the same items, and
- * code that changed between runs is decoded anew, not taken from what the
- * cache kept of the earlier run.
+ * One decoder for several runs (its caches of decoded instructions and
+ * of straight-line runs are made once) gives what a new decoder gives,
+ * also when the code at an address changed between runs: the same
+ * lengths (xor ecx, ecx for xor eax, eax), then others (two nops).
  */
 static void test_runs_share_decoder(void **state)
 {
+	static const uint8_t edit[][2] = {
+		{ 0x31, 0xc0 }, { 0x31, 0xc0 }, { 0x31, 0xc9 }, { 0x90, 0x90 },
+	};
 	struct fixture *fx = *state;
-	char path[64] = "/tmp/qpt-test-code-XXXXXX";
-	struct log one = { .len = 0 }, again = { .len = 0 };
+	struct log shared, fresh;
 	struct qpt_decoder *dec;
 	uint8_t patched[sizeof(code)];
-	int b = -1;
+	char path[64];
+	size_t i;
 
 	assert_int_equal(qpt_decoder_new(NULL, &dec), 0);
-	assert_int_equal(qpt_decoder_add_image(dec, fx->path, 0x1000), 0);
-	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
-					     collect, &one), 0);
-	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
-					     collect, &again), 0);
-	assert_string_equal(one.text, again.text);
-	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
-					     first_insn, &b), 0);
-	assert_int_equal(b, 0xc0); /* xor eax, eax */
-	memcpy(patched, code, sizeof(code));
-	patched[1] = 0xc9; /* xor ecx, ecx: the same length and flow */
-	pt_code_file(path, patched, sizeof(patched));
-	assert_int_equal(qpt_decoder_add_image(dec, path, 0x1000), 0);
-	assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
-					     first_insn, &b), 0);
-	assert_int_equal(b, 0xc9);
+	for (i = 0; i < sizeof(edit) / sizeof(edit[0]); i++) {
+		memcpy(patched, code, sizeof(code));
+		memcpy(patched, edit[i], 2);
+		snprintf(path, sizeof(path), "/tmp/qpt-test-code-XXXXXX");
+		pt_code_file(path, patched, sizeof(patched));
+		run_image(dec, fx, path, &shared);
+		run_image(NULL, fx, path, &fresh);
+		assert_string_equal(shared.text, fresh.text);
+		unlink(path);
+	}
 	qpt_decoder_free(dec);
-	unlink(path);
 }
 
 static void test_item_asm(void **state)
