@@ -18,7 +18,7 @@ struct cw_thread {
 	int32_t pid, tid;
 	uint64_t insns;		     /* instructions in the window */
 	struct qpt_crash_insn *ring; /* the last k, ring[(n - 1) % k] newest */
-	size_t ring_cap; /* grows with the instructions, up to k */
+	size_t ring_cap;	     /* grows with the instructions, up to k */
 	struct qpt_crash_frame *stack; /* outermost first */
 	size_t depth, cap;
 	uint64_t below; /* returns below the window's first frame */

@@ -259,8 +259,7 @@ static void run_image(struct qpt_decoder *dec, struct fixture *fx,
 static void test_runs_share_decoder(void **state)
 {
 	static const uint8_t edit[][2] = {
-		{ 0x31, 0xc0 }, { 0x31, 0xc0 }, { 0x31, 0xc9 }, { 0x90, 0x90 },
-	};
+	    {0x31, 0xc0}, {0x31, 0xc0}, {0x31, 0xc9}, {0x90, 0x90}};
 	struct fixture *fx = *state;
 	struct log shared, fresh;
 	struct qpt_decoder *dec;
