@@ -3,11 +3,12 @@
 # runs for TIME seconds, or until it has run -n EXECS inputs in all its
 # runs (a campaign may run in pieces), as one libFuzzer process (ASan +
 # UBSan), -j of them at once (one per core); its working corpus grows in
-# out/fuzz/NAME across runs.  Then each target's
-# corpus is merged and minimised into fuzz/corpus/NAME (what its seeds do
-# not already cover), and a table gives per target: execs and seconds of
+# out/fuzz/NAME across runs.  Then each target's corpus is merged and
+# minimised into fuzz/corpus/NAME (what its seeds do not already cover),
+# and a table gives per target: execs and seconds of
 # this run and of all runs so far, exec/s, coverage (libFuzzer's edges and
-# features), corpus size, and what failed (crash, leak, timeout, oom: the
+# features), corpus size, and what failed (crash, leak, timeout (an input
+# that runs 60 s: a shared machine stalls a process for seconds), oom: the
 # inputs are kept in out/fuzz/NAME/found; each becomes a regression input
 # in fuzz/regress/NAME with its fix).
 #
@@ -95,7 +96,7 @@ total() {
 run() {
 	local t=$1 dir=$out/$1 args left
 	mkdir -p "$dir/corpus" "$dir/found"
-	args="-max_total_time=$time -timeout=10 -rss_limit_mb=2048"
+	args="-max_total_time=$time -timeout=60 -rss_limit_mb=2048"
 	args+=" -print_final_stats=1 -artifact_prefix=$dir/found/"
 	if [ "$execs" != 0 ]; then
 		left=$((execs - $(total "$t")))
