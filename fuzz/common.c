@@ -57,7 +57,8 @@ static struct qpt_decoder *decoder_new(unsigned want)
 	struct qpt_decoder *dec;
 
 	qpt_decoder_opts_init(&opts);
-	opts.want = want;
+	opts.want = want & ~FZ_LIBIPT;
+	opts.libipt_only = want & FZ_LIBIPT;
 	opts.sysroot = QPT_FUZZ_SYSROOT;
 	opts.buildid_dir = QPT_FUZZ_SYSROOT;
 	opts.log = log_msg;
@@ -86,7 +87,9 @@ struct qpt_decoder *fz_file_decoder(unsigned want)
 
 	for (i = 0; i < 3 && kept[i].dec && kept[i].want != want; i++)
 		;
-	if (kept[i].dec && kept[i].want == want && ++kept[i].uses < 4096) {
+	/* a profile adds up every run's: a new decoder at each call */
+	if (kept[i].dec && kept[i].want == want && ++kept[i].uses < 4096 &&
+	    !(want & QPT_WANT_PROFILE)) {
 		qd_decoder_reset_results(kept[i].dec);
 		qd_files_free(&kept[i].dec->files);
 		return kept[i].dec;

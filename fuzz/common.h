@@ -23,6 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 int fz_memfd(const uint8_t *data, size_t size, char *path, size_t len);
 
+/* In a want of the functions below: decode with libipt's block decoder
+ * alone (opts.libipt_only), not qpt's fast one. */
+#define FZ_LIBIPT (1u << 31)
+
 /*
  * A decoder that wants @want and finds the recordings' files under
  * fuzz/sysroot (and nowhere else: no build-id cache, no host file), with
@@ -37,7 +41,9 @@ struct qpt_decoder *fz_decoder(unsigned want);
  * decoded instructions and libipt's section cache are made once) and as
  * new for each: its results and its cache of files are emptied at each
  * call (a recording's files are looked up again); made anew every 4096
- * calls (libipt's section cache only grows).  NULL when out of memory.
+ * calls (libipt's section cache only grows), and at each with
+ * QPT_WANT_PROFILE (a profile adds up every run's).  NULL when out of
+ * memory.
  */
 struct qpt_decoder *fz_file_decoder(unsigned want);
 

@@ -7,7 +7,8 @@
  * new: fz_file_decoder); other bytes are a bare PT stream for
  * qpt_decoder_run_raw over the sysroot's program, on one decoder kept for
  * every input (a raw run depends on nothing but its bytes and the image).
- * Seeds: fuzz/seeds/fuzz_decode (see fuzz/seeds/README.md).
+ * Each engine and mode (wants[]) decodes a quarter of the inputs.  Seeds:
+ * fuzz/seeds/fuzz_decode (see fuzz/seeds/README.md).
  */
 #include <string.h>
 #include <unistd.h>
@@ -15,12 +16,37 @@
 #include "fuzz/common.h"
 
 #define WANT                                                                   \
-	(QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT | QPT_WANT_SYMBOLS | \
-	 QPT_WANT_CYCLES)
+	(QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT | QPT_WANT_SYMBOLS)
 
-static void run_file(const uint8_t *data, size_t size)
+/* What an input is decoded with, by its size: qpt's fast block decoder;
+ * libipt's alone; libipt's with cycles (the fast one counts none); the
+ * profile of --stats. */
+static const unsigned wants[4] = {
+    WANT,
+    WANT | FZ_LIBIPT,
+    WANT | QPT_WANT_CYCLES,
+    QPT_WANT_PROFILE | QPT_WANT_EVENT,
+};
+
+/* Read the profile (QPT_WANT_PROFILE) of @dec's last run. */
+static void profile(const struct qpt_decoder *dec)
 {
-	struct qpt_decoder *dec = fz_file_decoder(WANT);
+	const struct qpt_profile_thread *t;
+	const struct qpt_profile_func *f;
+	size_t i, n, sum = 0;
+
+	n = qpt_decoder_profile_threads(dec, &t);
+	for (i = 0; i < n; i++)
+		sum += t[i].insns + t[i].branches;
+	n = qpt_decoder_profile_funcs(dec, &f);
+	for (i = 0; i < n; i++)
+		sum += fz_str(f[i].name) + fz_str(f[i].image) + f[i].calls;
+	fz_str(sum ? "" : NULL);
+}
+
+static void run_file(const uint8_t *data, size_t size, unsigned want)
+{
+	struct qpt_decoder *dec = fz_file_decoder(want);
 	const struct qpt_missing_image *m;
 	struct qpt_decode_stats st;
 	char path[64];
@@ -39,19 +65,30 @@ static void run_file(const uint8_t *data, size_t size)
 	for (i = 0; i < n; i++)
 		fz_str(m[i].path);
 	qpt_decoder_stats(dec, &st);
+	profile(dec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct qpt_decoder *raw; /* made once for every input */
+	static struct qpt_decoder *raw[3]; /* made once for every input */
+	unsigned v = size % 4;
+	struct qpt_decoder *dec;
 
 	if (size >= 8 &&
 	    (!memcmp(data, "PERFILE2", 8) || !memcmp(data, "2ELIFREP", 8))) {
-		run_file(data, size);
+		run_file(data, size, wants[v]);
 		return 0;
 	}
-	if (!raw && !(raw = fz_decoder(WANT)))
+	/* a profile adds up every run's: a decoder of its own */
+	dec = v < 3 ? raw[v] : NULL;
+	if (!dec && !(dec = fz_decoder(wants[v])))
 		return 0;
-	qpt_decoder_run_raw(raw, data, size, fz_item_sink, NULL);
+	if (v < 3)
+		raw[v] = dec;
+	qpt_decoder_run_raw(dec, data, size, fz_item_sink, NULL);
+	if (v == 3) {
+		profile(dec);
+		qpt_decoder_free(dec);
+	}
 	return 0;
 }
