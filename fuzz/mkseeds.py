@@ -118,6 +118,7 @@ def decode_seeds(perf):
     for k in ("plain.data", "timed.data"):  # the bare trace bytes
         pt = b"".join(r[48:] for t, _, r in records(perf[k]) if t == 71)
         put("fuzz_decode", k.replace(".data", ".pt"), pt)
+        put("fuzz_fastpt", k.replace(".data", ".pt"), pt)
     for k in ("lbr.data", "timed.data", "snap.data"):
         put("fuzz_lbr", k, perf[k])
 
