@@ -13,12 +13,14 @@
 #include "auxfmt/sized.h"
 #include "decode/crash_stack.h"
 #include "decode/decoder.h"
+#include "decode/lbr_priv.h"
 #include "qpt/crash_walk.h"
 
 struct cw_thread {
 	int32_t pid, tid;
 	uint64_t insns;		     /* instructions in the window */
 	struct qpt_crash_insn *ring; /* the last k, ring[(n - 1) % k] newest */
+	size_t ring_cap;	     /* grows with the instructions, up to k */
 	struct cs_thread cs;	     /* the stack */
 	struct qpt_crash_insn first; /* the window's first instruction */
 	bool began;		     /* the window begins with the trace */
@@ -131,9 +133,6 @@ static struct cw_thread *get_thread(struct qpt_crash_walk *w,
 	}
 	t = &w->threads[w->nr];
 	memset(t, 0, sizeof(*t));
-	t->ring = calloc(w->k, sizeof(*t->ring));
-	if (!t->ring)
-		return NULL;
 	t->pid = it->pid;
 	t->tid = it->tid;
 	t->cs.cur.base_next = true; /* the first instruction */
@@ -255,18 +254,24 @@ static int on_branch(const struct qpt_crash_walk *w, struct cw_thread *t,
 	}
 }
 
-static void on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
-		    const struct qpt_item *it)
+static int on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
+		   const struct qpt_item *it)
 {
+	size_t i = t->insns % w->k; /* i == insns until the ring is full */
+
+	if (i >= t->ring_cap &&
+	    qd_grow(&t->ring, &t->ring_cap, i + 1, sizeof(*t->ring)))
+		return -ENOMEM;
 	if (!t->insns)
 		fill_insn(&t->first, it);
 	t->cs.insns = t->insns;
 	cs_insn(&t->cs, it->ip, it->sym, it->symoff);
-	fill_insn(&t->ring[t->insns % w->k], it);
+	fill_insn(&t->ring[i], it);
 	t->insns++;
 	t->end_ip = it->ip;
 	t->end_sym = it->sym;
 	t->end_symoff = it->symoff;
+	return 0;
 }
 
 /* The first version's struct qpt_item ends with cycles. */
@@ -295,7 +300,7 @@ int qpt_crash_walk_item(const struct qpt_item *it, void *ctx)
 	if (it->type == QPT_ITEM_BRANCH)
 		return on_branch(w, t, it);
 	if (it->type == QPT_ITEM_INSN)
-		on_insn(w, t, it);
+		return on_insn(w, t, it);
 	return 0;
 }
 

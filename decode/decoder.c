@@ -60,6 +60,7 @@ void qpt_decoder_free(struct qpt_decoder *dec)
 	qd_space_free(dec->manual);
 	qd_runs_free(dec->runs);
 	qd_prof_free(dec->prof);
+	qx86_cache_free(dec->icache);
 	free(dec->missing);
 	qd_files_free(&dec->files);
 	pt_iscache_free(dec->iscache);
@@ -103,6 +104,16 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 	dec->nr_missing = 0;
 	dec->errpos = 0;
 	dec->errmsg[0] = '\0';
+}
+
+struct qx86_cache *qd_decoder_caches(struct qpt_decoder *dec)
+{
+	qd_runs_forget(dec->runs);
+	if (dec->icache)
+		qx86_cache_forget(dec->icache);
+	else
+		dec->icache = qx86_cache_new(QD_ICACHE_ORDER);
+	return dec->icache;
 }
 
 int qd_decoder_collect_missing(struct qpt_decoder *dec)
@@ -154,6 +165,9 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.space = dec->manual;
 	fc.pid = fc.tid = fc.cpu = -1;
 	fc.stats = &dec->stats;
+	fc.cache = qd_decoder_caches(dec);
+	if (!fc.cache)
+		return -ENOMEM;
 	pt_config_init(&cfg);
 	return qd_flow_run(&fc, &cfg, buf, len);
 }

@@ -28,6 +28,7 @@ struct qd_run_ent {
 	uint64_t end_ip; /* the last instruction's address */
 	uint64_t target; /* the last one's, for JCC, LOOP, JMP, CALL */
 	uint32_t ninsn;
+	uint32_t gen;	     /* the table's generation when it was made */
 	uint8_t cls;	     /* the last one's qx86 class */
 	uint8_t last_len;    /* its length */
 	const uint8_t *lens; /* each instruction's length */
@@ -40,6 +41,9 @@ struct qd_runs;
 
 struct qd_runs *qd_runs_new(void);
 void qd_runs_free(struct qd_runs *r);
+/* Forget every run (the code may differ from now on: another run of a
+ * decoder); a new generation, no memory cleared. */
+void qd_runs_forget(struct qd_runs *r);
 /*
  * The run at @ip in @space (64-bit code): cached, else decoded from the
  * space's code.  NULL where libipt would find no code or no instruction

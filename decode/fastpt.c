@@ -683,7 +683,7 @@ static const uint8_t *find_psb(const struct qd_fpt *d, const uint8_t *from)
 		if (v != 0x8202820282028202ull && v != 0x0282028202820282ull)
 			continue;
 		p = pos;
-		if (*p != 0x02)
+		if (p < d->end && *p != 0x02) /* the word may end the buffer */
 			p++;
 		for (; p + 1 < d->end; p += 2)
 			if (p[0] != 0x02 || p[1] != 0x82)

@@ -19,7 +19,7 @@ uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
 {
 	uint64_t quot, rem;
 
-	if (!tc->valid)
+	if (!tc->valid || tc->shift >= 64) /* a shift no clock has */
 		return tsc;
 	quot = tsc >> tc->shift;
 	rem = tsc & (((uint64_t)1 << tc->shift) - 1);
@@ -763,15 +763,15 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	struct flow f;
 	int err;
 
+	fc->stats->trace_bytes += len;
+	if (!len) /* @buf may be NULL: no arithmetic on it */
+		return 0;
 	memset(&f, 0, sizeof(f));
 	f.fc = fc;
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
 	cfg.flags.variant.block.end_on_call = 1;
 	cfg.flags.variant.block.end_on_jump = 1;
-	fc->stats->trace_bytes += len;
-	if (!len)
-		return 0;
 	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
 	if (f.cache) /* entries of this space from earlier runs stay */
 		qx86_cache_use(f.cache, fc->space);

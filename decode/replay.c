@@ -110,6 +110,9 @@ static size_t key_range(const void *base, size_t n, size_t size, int32_t key,
 	struct key_probe k = {key, key_of, false};
 	const uint8_t *b = base;
 
+	*first = 0;
+	if (!n) /* @base may be NULL: no arithmetic on it */
+		return 0;
 	*first = qd_partition(base, n, size, key_before, &k);
 	k.upto = true;
 	return *first + qd_partition(b + *first * size, n - *first, size,
@@ -403,8 +406,11 @@ static int decode_run(struct qrun *qr, struct qd_flow_ctx *fc,
 		qr->base = from;
 		fc->offset_base = from - r->start;
 		fc->space = locate(fc, 0, false, 0, qr);
-		err = qd_flow_run(fc, &qr->s->cfg, r->data + (from - r->start),
-				  (size_t)(to - from));
+		/* an empty run's data may be NULL: no arithmetic on it */
+		err = to == from ? 0
+				 : qd_flow_run(fc, &qr->s->cfg,
+					       r->data + (from - r->start),
+					       (size_t)(to - from));
 		if (err || to == end)
 			return err;
 		from = to;
@@ -440,7 +446,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	if (q->cpu >= 0) {
 		k = key_range(s->sw, s->nr_sw, sizeof(*s->sw), q->cpu, sw_key,
 			      &first);
-		qr.sw = s->sw + first;
+		qr.sw = k > first ? s->sw + first : NULL;
 		qr.nr_sw = k - first;
 	}
 	err = queue_marks(&qr);
@@ -458,7 +464,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
-	struct qx86_cache *cache = qx86_cache_new(QD_ICACHE_ORDER);
+	struct qx86_cache *cache = qd_decoder_caches(s->dec);
 	struct lost_index li;
 	size_t i;
 	int err;
@@ -476,6 +482,5 @@ int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 		err = tell_untold(s, fn, ctx);
 	free(li.by_cpu);
 	free(li.by_tid);
-	qx86_cache_free(cache);
 	return err;
 }
