@@ -16,7 +16,7 @@ bash "$here/asm.sh" "$GT" "$tmp/work" $(seq 1 18) >"$tmp/log"
 want=18
 if command -v csmith >/dev/null; then
 	RANDOM_GT=all RANDOM_BUILDS=O1s bash "$here/csmith.sh" "$GT" \
-		"$tmp/work" 7 >>"$tmp/log"
+		"$tmp/work" 5 >>"$tmp/log"
 	RANDOM_GT=all RANDOM_BUILDS=O2d bash "$here/csmith.sh" "$GT" \
 		"$tmp/work" 11 >>"$tmp/log"
 	want=20
