@@ -741,11 +741,13 @@ hex:	.ascii "0123456789abcdef"
 out:	.ascii "0123456789abcdef\n"
 	.p2align 3
 /* rt_sigaction's: handler, SA_SIGINFO | SA_RESTORER | SA_RESTART,
-   restorer, mask */
+   restorer, mask; SIGTRAP's with SA_NODEFER too: a trap in a handler that
+   blocks SIGTRAP (a tracer's step) makes the kernel reset the handler to
+   SIG_DFL, and the next int3 kills the program under any ptrace stepper */
 sa_segv: .quad on_segv, 0x14000004, restore, 0
 sa_ill:	.quad on_ill, 0x14000004, restore, 0
 sa_fpe:	.quad on_fpe, 0x14000004, restore, 0
-sa_trap: .quad on_trap, 0x14000004, restore, 0
+sa_trap: .quad on_trap, 0x54000004, restore, 0
 sa_alrm: .quad on_alrm, 0x14000004, restore_alrm, 0
 {more}
 	.p2align 6
