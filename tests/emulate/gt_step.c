@@ -10,7 +10,8 @@
  * An instruction counts when the step that runs it completes.  It does not
  * count when a signal stop arrives with the IP still on it (a fault or an
  * asynchronous signal taken before it) and a handler runs; a rep-prefixed
- * string instruction, trapping once per iteration, counts once.  A SIGTRAP
+ * string instruction, trapping once per iteration, counts once, when it
+ * ends (not before a handler cuts it short, as Intel PT).  A SIGTRAP
  * of the program's own (int3, int n, kill: told from a step's trap by its
  * siginfo) is a signal like any other.  A new thread's (or, with -f,
  * child's) first instruction is the one after the clone (fork) that made
@@ -111,8 +112,6 @@ static bool caught(pid_t tid, int sig)
 static void retire_insn(struct thr *t, const struct gt_insn *in)
 {
 	steps++;
-	if (in->ip == t->last && in->rep)
-		return;
 	t->last = in->ip;
 	total++;
 	if (!count_only)
@@ -128,10 +127,16 @@ static void complete(struct thr *t, const struct user_regs_struct *regs)
 
 	if (!t->pending)
 		return;
+	if (cur == t->in.ip && t->in.rep) {
+		/* an iteration: the instruction retires when it ends (one a
+		 * signal's handler cuts short runs again after, as a whole) */
+		steps++;
+		return;
+	}
 	t->pending = false;
 	retire_insn(t, &t->in);
 	if (!t->next_known || cur == t->next ||
-	    (cur == t->in.ip && (t->in.rep || t->in.kind == GT_SYSCALL)))
+	    (cur == t->in.ip && t->in.kind == GT_SYSCALL))
 		return;
 	/* the trap after it was swallowed: more ran, from t->next */
 	lost++;
