@@ -578,8 +578,10 @@ static void print_summary(struct qpt_recorder *rec, const char *out,
 		fprintf(stderr,
 			"[ qpt record --emulate: %" PRIu64 " instructions in "
 			"%" PRIu64 " thread(s), %" PRIu64 " stops, %" PRIu64
+			" loops run natively (%" PRIu64 " trips), %" PRIu64
 			" lost single-step traps recovered ]\n",
-			st.insns, st.threads, st.stops, st.lost_traps);
+			st.insns, st.threads, st.stops, st.loops,
+			st.loop_trips, st.lost_traps);
 	/* bytes overwritten are counted; a truncation's bytes are not (the
 	 * kernel does not say how many) */
 	if (st.aux_truncated)

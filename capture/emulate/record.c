@@ -688,6 +688,8 @@ static void emu_stats(const struct qpt_recorder *rec,
 	st->stops = er->tres.stops;
 	st->lost_traps = er->tres.lost_traps;
 	st->trace_gaps = er->tres.gaps;
+	st->loops = er->tres.loops;
+	st->loop_trips = er->tres.loop_trips;
 }
 
 static void emu_free(struct qpt_recorder *rec)

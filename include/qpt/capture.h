@@ -74,6 +74,8 @@ struct qpt_capture_stats {
 			      * instructions were recovered) */
 	uint64_t trace_gaps; /* where they could not be: OVF in the trace */
 	uint64_t stops;	     /* ptrace stops of traced threads */
+	uint64_t loops;	     /* loops the breakpoint engine ran natively */
+	uint64_t loop_trips; /* their whole trips (told from a register) */
 };
 
 /*
