@@ -86,7 +86,7 @@ static int ioctl_all(struct qpt_recorder *rec, unsigned long req)
 	int err;
 
 	for (i = 0; i < rec->nr_fds; i++) {
-		err = rec->sys->ioctl(rec->sys->ctx, rec->fds[i], req, NULL);
+		err = rec_sys_ioctl(rec, rec->fds[i], req, NULL);
 		if (err < 0)
 			return err;
 	}
@@ -143,6 +143,20 @@ static int target_done(struct qpt_recorder *rec)
 	return 0;
 }
 
+/* Wait for ring data: 0 (an interruption or a passing shortage too), or
+ * -errno. */
+static int wait_rings(struct qpt_recorder *rec, int timeout_ms)
+{
+	const struct rec_pmu_sys *sys = rec->sys;
+	int n;
+
+	if (sys->poll)
+		n = sys->poll(sys->ctx, rec->pfds, rec->nr_rings, timeout_ms);
+	else if ((n = poll(rec->pfds, rec->nr_rings, timeout_ms)) < 0)
+		n = -errno;
+	return n < 0 && n != -EINTR && n != -EAGAIN ? n : 0;
+}
+
 static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 {
 	int done = target_done(rec), err;
@@ -150,9 +164,11 @@ static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 	if (done < 0)
 		return done;
 	timeout_ms = rec_crash_timeout(rec, timeout_ms);
-	if (!done && poll(rec->pfds, rec->nr_rings, timeout_ms) < 0 &&
-	    errno != EINTR)
-		return -errno;
+	if (!done) {
+		err = wait_rings(rec, timeout_ms);
+		if (err < 0)
+			return err;
+	}
 	err = drain_all(rec);
 	if (!err)
 		err = rec_uprobe_fire(rec);

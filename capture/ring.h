@@ -42,7 +42,8 @@ struct qpt_writer;
  * The system seam.  Every member may be NULL: loads/stores then use C11
  * atomics on the mapping (acquire/release), enable/disable do nothing and
  * succeed, reference returns 0.  Return values of enable/disable follow the
- * library convention (0 or -errno).
+ * library convention (0 or -errno); one that fails with -EINTR or -EAGAIN
+ * is tried again, a few times at most.
  */
 struct qpt_ring_ops {
 	uint64_t (*load_acquire)(const uint64_t *word, void *ctx);
