@@ -133,8 +133,10 @@ struct qpt_recorder {
 	size_t nr_ctl;
 	struct qpt_sysring *rings;
 	struct qpt_consumer **consumers;
-	struct pollfd *pfds;
+	struct pollfd *pfds; /* fd -1: the kernel ended the ring's events */
 	size_t nr_rings;
+	size_t nr_ended;   /* rings whose events the kernel ended (POLLHUP) */
+	uint64_t ended_ns; /* when the last of them ended (CLOCK_MONOTONIC) */
 	uint64_t data_pages, aux_pages;
 	size_t id_hdr_size;
 	struct qpt_writer *writer;

@@ -11,6 +11,8 @@
 #  - ENOSPC and EIO on every write of the output: one line, exit 1; once
 #    the recording had started, the file reads whole in perf and qpt and
 #    holds every unit drained before the failure;
+#  - the PMU going away mid-run: one line, exit 1, the command ended, the
+#    file reads up to there.
 # Every run ends (a timeout would fail it), and leaves no fd open and no
 # child unreaped (checked through /proc by sim_fault).  Oracles: perf
 # report -D (its warnings, the units' numbers in the TSC packets of each
@@ -180,4 +182,13 @@ cut eagain-forever "Resource temporarily unavailable" \
 	-f write:$((N[write] / 2)):EAGAIN:0 && n=$((n + 1))
 echo "write errors: ok: $n runs"
 
+# The PMU goes away after the second poll: the command (which would run
+# on) is ended, the file holds what was drained.
+cut gone "did the PMU go away" -g 2 -P 1000
+[ "$(val status)" = 15 ] || bad "gone: the command's status $(val status), want SIGTERM"
+[ "$(grep -c '^info the kernel ended the events of ring' "$tmp/out.txt")" = 2 ] ||
+	bad "gone: $(grep -c '^info the kernel' "$tmp/out.txt") rings said ended, want 2"
+! grep -q '^warning' "$tmp/out.txt" || bad "gone: $(grep '^warning' "$tmp/out.txt")"
+cut gone-snapshot "" -S -g 2 -P 1000
+echo "gone: ok: $(xargs <"$tmp/err.txt")"
 exit $fail
