@@ -312,7 +312,7 @@ static bool aux_wrapped(struct qpt_consumer *c, uint64_t head)
 
 int64_t qpt_consumer_snapshot(struct qpt_consumer *c, uint64_t size)
 {
-	uint64_t head, from, avail;
+	uint64_t head, from, avail, skipped = 0;
 	bool wrapped;
 	int err, err2;
 
@@ -339,14 +339,17 @@ int64_t qpt_consumer_snapshot(struct qpt_consumer *c, uint64_t size)
 		else
 			avail = head - c->snap_prev;
 	}
-	if (size && size < avail)
+	if (size && size < avail) {
+		skipped = avail - size;
 		avail = size;
+	}
 	from = head - avail;
 	err = 0;
 	if (avail)
 		err = emit_auxtrace(c, from, head);
 	if (err >= 0) {
 		c->snap_prev = head;
+		c->stats.aux_skipped += skipped;
 		c->stats.snapshots++;
 		if (wrapped)
 			c->stats.snapshot_wrapped++;
