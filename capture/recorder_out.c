@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "capture/crash.h"
+#include "auxfmt/writer_io.h"
 #include "capture/recorder.h"
 #include "capture/hostinfo.h"
 #include "capture/synth.h"
@@ -210,7 +211,9 @@ int rec_open_writer(struct qpt_recorder *rec)
 	wo.compress = rec->o.compress;
 	wo.log = rec->o.log;
 	wo.log_ctx = rec->o.log_ctx;
-	err = qpt_writer_open(rec->o.output, &wo, &rec->writer);
+	err = qpt_writer_open_io(rec->o.output, &wo,
+				 rec->sys ? rec->sys->out : NULL,
+				 &rec->writer);
 	if (err < 0)
 		return rec_fail(rec, err, "%s: %s", rec->o.output,
 				qpt_strerror(err));
