@@ -45,7 +45,9 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	dec->manual = qd_space_new(-1);
 	dec->runs = qd_runs_new();
 	dec->prof = qd_prof_new();
-	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof) {
+	dec->cov = qd_cov_new();
+	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof ||
+	    !dec->cov) {
 		qpt_decoder_free(dec);
 		return -ENOMEM;
 	}
@@ -60,6 +62,7 @@ void qpt_decoder_free(struct qpt_decoder *dec)
 	qd_space_free(dec->manual);
 	qd_runs_free(dec->runs);
 	qd_prof_free(dec->prof);
+	qd_cov_free(dec->cov);
 	free(dec->missing);
 	qd_files_free(&dec->files);
 	pt_iscache_free(dec->iscache);
@@ -96,6 +99,7 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 
 	memset(&dec->stats, 0, sizeof(dec->stats));
 	qd_prof_reset(dec->prof);
+	qd_cov_reset(dec->cov);
 	for (f = dec->files.head; f; f = f->next)
 		f->errors = f->bytes = 0;
 	free(dec->missing);
@@ -148,6 +152,7 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.want = dec->opts.want;
 	fc.runs = dec->runs;
 	fc.prof = dec->prof;
+	fc.cov = dec->cov;
 	fc.libipt_only = dec->opts.libipt_only;
 	fc.fn = fn;
 	fc.fn_ctx = ctx;

@@ -87,6 +87,9 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	f->fc->stats->branches++;
 	if (f->fc->want & QPT_WANT_PROFILE)
 		prof_branch(f, kind, to);
+	if ((f->fc->want & QPT_WANT_COVERAGE) && kind != QPT_BR_TRACE_BEGIN &&
+	    kind != QPT_BR_TRACE_END)
+		cov_edge(f, from, to);
 	if (f->cyc) /* direct jumps and calls read no packet */
 		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
 				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
@@ -145,6 +148,8 @@ static int resolve(struct flow *f, uint64_t next, bool known)
 	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size) {
 		if (f->cyc)
 			qd_cyc_pass(f->cyc);
+		if (f->fc->want & QPT_WANT_COVERAGE)
+			cov_fallthrough(f, f->p_ip, next);
 		return 0;
 	}
 	err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
@@ -216,6 +221,7 @@ static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
 		err = 0;
 	}
 	f->enabled = false;
+	cov_close(f);
 	if (!err)
 		err = emit_event(f, QPT_EV_DISABLED, from, from != 0, 0, NULL);
 	if (!err)
@@ -230,6 +236,7 @@ static int on_trace_enabled(struct flow *f, const struct pt_event *ev)
 
 	f->pending = false;
 	f->enabled = true;
+	cov_close(f);
 	err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip, true,
 			 ev->variant.enabled.resumed, NULL);
 	return err ? err : emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
@@ -242,6 +249,7 @@ static int on_async_branch(struct flow *f, const struct pt_event *ev)
 	int err;
 
 	err = resolve(f, from, true);
+	cov_close(f);
 	return err ? err : emit_branch(f, QPT_BR_ASYNC, from,
 				       ev->ip_suppressed
 					   ? 0
@@ -256,6 +264,7 @@ static int on_overflow(struct flow *f, const struct pt_event *ev)
 	int err;
 
 	f->pending = false;
+	cov_close(f);
 	err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
 			 !ev->ip_suppressed, 0,
 			 "trace overflow: packets were dropped");
@@ -274,6 +283,7 @@ static int on_tsx(struct flow *f, const struct pt_event *ev)
 
 	if (ev->variant.tsx.aborted) {
 		err = resolve(f, ev->variant.tsx.ip, !ev->ip_suppressed);
+		cov_close(f);
 		f->pending = !ev->ip_suppressed;
 		f->p_ip = ev->variant.tsx.ip;
 		f->p_size = 0;
@@ -425,6 +435,7 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 	const struct qd_map *m = NULL;
 
 	f->pending = false;
+	cov_close(f);
 	fc->stats->errors++;
 	if (status == -pte_nomap && ip_valid && fc->space)
 		m = qd_space_find(fc->space, ip);
@@ -514,6 +525,7 @@ const struct qx86_cached *flow_insn_at(struct flow *f,
 static int undecodable(struct flow *f, uint64_t ip)
 {
 	f->pending = false;
+	cov_close(f);
 	f->fc->stats->errors++;
 	snprintf(f->msg, sizeof(f->msg),
 		 "cannot decode the instruction at 0x%llx",
@@ -566,6 +578,8 @@ static int count_block(struct flow *f, const struct pt_block *b, int bits)
 	f->p_size = len;
 	f->p_kind = branch_kind[cls];
 	f->next_ip = ip + len;
+	if (f->fc->want & QPT_WANT_COVERAGE)
+		cov_walked(f, b->ip);
 	return 0;
 }
 
@@ -574,7 +588,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 	int bits = mode_bits(b->mode);
 	uint64_t ip = b->ip;
 	struct qpt_item it;
-	unsigned k = 0;
+	unsigned k = 0, k0;
 	int err;
 
 	if (!(f->fc->want & QPT_WANT_INSN) && f->fast && !f->skip_insn)
@@ -604,11 +618,13 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 		k = b->ninsn - 1u;
 		ip = b->end_ip;
 	}
-	for (; k < b->ninsn; k++) {
+	for (k0 = k; k < b->ninsn; k++) {
 		const struct qx86_cached *e;
 		struct qx86_cached tmp;
 
 		e = flow_insn_at(f, b, k + 1 == b->ninsn, ip, bits, &tmp);
+		if (!e && k > k0 && (f->fc->want & QPT_WANT_COVERAGE))
+			cov_walked(f, b->ip); /* up to the one before */
 		if (!e)
 			return undecodable(f, ip);
 		if (f->pending) {
@@ -631,6 +647,8 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 			ip += e->insn.len;
 	}
 	f->next_ip = ip;
+	if (f->fc->want & QPT_WANT_COVERAGE)
+		cov_walked(f, b->ip);
 	return 0;
 }
 
@@ -778,6 +796,9 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		err = -ENOMEM;
 	if (!err)
 		err = decode_loop(&f, len);
+	cov_close(&f);
+	if (!err && fc->cov && (fc->want & QPT_WANT_COVERAGE))
+		err = qd_cov_err(fc->cov);
 	qd_cyc_free(f.cyc);
 	qx86_cache_free(own);
 	eng_fini(&f);

@@ -18,6 +18,9 @@ struct flow_snap {
 	enum pt_exec_mode mode;
 	struct qd_space *space, *next_space;
 	int32_t pid, tid;
+	bool cov_open;
+	uint64_t cov_ip, cov_end;
+	struct qd_space *cov_space;
 };
 
 /* A locate() answer, given again when libipt decodes the same part. */
@@ -67,8 +70,16 @@ struct flow {
 		uint64_t lo, hi;
 	} pf[4];
 	struct qpt_profile_thread *pth;
+	/* QPT_WANT_COVERAGE: the block being walked (open: its last
+	 * instruction is no branch, the next block may go on with it);
+	 * blocks and fall-through edges counted since the last PSB */
+	bool cov_open;
+	uint64_t cov_ip, cov_end;
+	struct qd_space *cov_space;
+	uint64_t n_cov;
 	bool replay; /* libipt decodes what the fast decoder did: */
 	uint64_t skip_insn, skip_branch, skip_event; /* not told again */
+	uint64_t skip_cov;
 };
 
 /* flow_engine.c: the block decoder calls, on the decoder in use. */
@@ -95,6 +106,13 @@ int eng_resume(struct flow *f, int status);
 void prof_insns(struct flow *f, uint64_t ip, uint64_t n);
 void prof_branch(struct flow *f, unsigned kind, uint64_t to);
 void prof_block(struct flow *f, const struct pt_block *b, int bits);
+/* flow_cov.c (QPT_WANT_COVERAGE): a block was walked from @ip to the
+ * pending instruction; the block being walked ends here; an edge from a
+ * branch to @to, taken or not; the tables' error at the end of a run. */
+void cov_walked(struct flow *f, uint64_t ip);
+void cov_close(struct flow *f);
+void cov_edge(struct flow *f, uint64_t from, uint64_t to);
+void cov_fallthrough(struct flow *f, uint64_t from, uint64_t to);
 /* flow.c: the instruction at @ip (of @b; @last: its last), or NULL */
 const struct qx86_cached *flow_insn_at(struct flow *f,
 				       const struct pt_block *b, bool last,
