@@ -570,9 +570,9 @@ static int count_block(struct flow *f, const struct pt_block *b, int bits)
 		if (err)
 			return err;
 	}
-	err = emit_insn(f, NULL, ip, NULL, len);
-	if (err)
-		return err;
+	if (f->fc->want & QPT_WANT_PROFILE) /* as emit_insn counts it */
+		prof_insns(f, ip, 1);
+	count_insns(f, 1);
 	f->pending = true;
 	f->p_ip = ip;
 	f->p_size = len;
@@ -676,6 +676,45 @@ static void cyc_sync(struct flow *f)
 		qd_cyc_sync(f->cyc, eng_sync_offset(f));
 }
 
+int flow_walk(struct flow *f, const struct pt_block *b)
+{
+	int err;
+
+	if (b->ninsn) {
+		update_time(f);
+		err = walk_block(f, b);
+		if (err)
+			return err;
+		use_space(f, f->next_space);
+		f->next_space = NULL;
+	}
+	eng_after(f);
+	return 0;
+}
+
+bool flow_path_ready(struct flow *f)
+{
+	uint64_t tsc;
+
+	return !trace_tsc(f, &tsc) || tsc == f->loc_tsc;
+}
+
+int flow_path_enter(struct flow *f, uint64_t ip)
+{
+	update_time(f);
+	return resolve(f, ip, true);
+}
+
+/* Whether the flow may take paths: counts only, on the fast decoder. */
+static bool paths_on(const struct flow *f)
+{
+	unsigned want = f->fc->want;
+
+	return f->fc->paths && f->fast &&
+	       (want & (QPT_WANT_PROFILE | QPT_WANT_COVERAGE)) &&
+	       !(want & (QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_CYCLES));
+}
+
 /* The fast decoder bailed out: libipt from its last PSB. */
 static int fall_back(struct flow *f)
 {
@@ -689,8 +728,9 @@ static int fall_back(struct flow *f)
 
 static int decode_loop(struct flow *f, size_t len)
 {
+	bool paths = paths_on(f);
 	struct pt_block block;
-	int status, err;
+	int status, err, st;
 
 	status = eng_sync_forward(f);
 	if (status >= 0)
@@ -721,21 +761,22 @@ static int decode_loop(struct flow *f, size_t len)
 				break;
 			}
 			memset(&block, 0, sizeof(block));
-			status = eng_next(f, &block);
+			st = paths && f->fast ? path_step(f, &block, &status)
+					      : 0;
+			if (st < 0)
+				return st;
+			if (st == PATH_DONE)
+				continue;
+			if (!st)
+				status = eng_next(f, &block);
 			if (status == QD_FAST_BAIL) {
 				status = fall_back(f);
 				if (status >= 0)
 					continue;
 			}
-			if (block.ninsn) {
-				update_time(f);
-				err = walk_block(f, &block);
-				if (err)
-					return err;
-				use_space(f, f->next_space);
-				f->next_space = NULL;
-			}
-			eng_after(f);
+			err = flow_walk(f, &block);
+			if (err)
+				return err;
 			if (status >= 0)
 				continue;
 			if (status == -pte_eos) {

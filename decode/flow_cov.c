@@ -27,6 +27,7 @@ void cov_close(struct flow *f)
 {
 	struct qd_cov *c = f->fc->cov;
 	uint64_t size = f->cov_end - f->cov_ip;
+	uint32_t i;
 
 	if (!f->cov_open)
 		return;
@@ -35,8 +36,10 @@ void cov_close(struct flow *f)
 		return;
 	if (size > UINT32_MAX)
 		size = UINT32_MAX;
-	qd_cov_count_block(
-	    c, qd_cov_block(c, f->cov_space, f->cov_ip, (uint32_t)size), 1);
+	i = qd_cov_block(c, f->cov_space, f->cov_ip, (uint32_t)size);
+	qd_cov_count_block(c, i, 1);
+	if (f->rec)
+		path_rec_cov(f, false, i);
 }
 
 void cov_walked(struct flow *f, uint64_t ip)
@@ -58,9 +61,14 @@ void cov_walked(struct flow *f, uint64_t ip)
 void cov_edge(struct flow *f, uint64_t from, uint64_t to)
 {
 	struct qd_cov *c = f->fc->cov;
+	uint32_t i;
 
-	if (from && to)
-		qd_cov_count_edge(c, qd_cov_edge(c, from, to), 1);
+	if (!from || !to)
+		return;
+	i = qd_cov_edge(c, from, to);
+	qd_cov_count_edge(c, i, 1);
+	if (f->rec)
+		path_rec_cov(f, true, i);
 }
 
 void cov_fallthrough(struct flow *f, uint64_t from, uint64_t to)

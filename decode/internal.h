@@ -282,6 +282,8 @@ struct qd_flow_ctx {
 	bool libipt_only; /* decode with libipt's block decoder alone */
 	struct qd_prof *prof; /* QPT_WANT_PROFILE: counted here */
 	struct qd_cov *cov;   /* QPT_WANT_COVERAGE: counted here */
+	struct qd_paths *paths; /* optional: the path cache (count-only
+				 * flows), whose counts go to prof and cov */
 };
 
 /*
