@@ -410,9 +410,6 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 				       &o->last))
 				return QPT_EXIT_USAGE;
 			break;
-		case OPT_LBR:
-		case OPT_LBR_PERIOD:
-		case OPT_FORMAT:
 		case OPT_COVERAGE:
 			if (!optarg || !strcmp(optarg, "drcov"))
 				a->cov = COV_DRCOV;
@@ -421,6 +418,9 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 			else
 				return cli_usage_error("decode", "--coverage wants drcov or edges, not '%s'", optarg);
 			break;
+		case OPT_LBR:
+		case OPT_LBR_PERIOD:
+		case OPT_FORMAT:
 		case 'o':
 			if (parse_lbr(c, &a->lbr))
 				return QPT_EXIT_USAGE;
