@@ -100,6 +100,14 @@ static size_t path_size(const struct qd_path *h)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* @n bytes of @src at @at (a NULL @src when none); past them. */
+static uint8_t *put(uint8_t *at, const void *src, size_t n)
+{
+	if (n)
+		memcpy(at, src, n);
+	return at + n;
+}
+
 int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
 		 const struct qd_path_fn *fn, const uint64_t *push,
 		 const uint32_t *blk, const uint32_t *edge)
@@ -121,13 +129,10 @@ int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
 	e = (struct qd_path *)at;
 	*e = *h;
 	at += sizeof(*e);
-	memcpy(at, fn, h->nr_fn * sizeof(*fn));
-	at += h->nr_fn * sizeof(*fn);
-	memcpy(at, push, h->nr_push * sizeof(*push));
-	at += h->nr_push * sizeof(*push);
-	memcpy(at, blk, h->nr_blk * sizeof(*blk));
-	at += h->nr_blk * sizeof(*blk);
-	memcpy(at, edge, h->nr_edge * sizeof(*edge));
+	at = put(at, fn, h->nr_fn * sizeof(*fn));
+	at = put(at, push, h->nr_push * sizeof(*push));
+	at = put(at, blk, h->nr_blk * sizeof(*blk));
+	put(at, edge, h->nr_edge * sizeof(*edge));
 	p->slot[i] = (uint32_t)p->used + 1;
 	p->used += size;
 	p->nr++;
