@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/decode_cov.h"
 #include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
 #include "cli/decode_stats.h"
@@ -265,6 +266,8 @@ static void usage(FILE *f)
 		"      --format=perfmon -o FILE  write the LBR records as a perfmon buffer\n"
 		"      --stats             counts only: instructions and taken branches per\n"
 		"                          thread, instructions and calls per function\n"
+		"      --coverage[=drcov|edges]  basic blocks as a drcov log (Lighthouse,\n"
+		"                          bncov), or edges: from, to and count (-o FILE)\n"
 		"      --engine=fast|libipt  qpt's fast block decoder (default), or libipt's\n"
 		"                          alone (the same output; the reference)\n");
 }
@@ -274,7 +277,7 @@ enum {
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
 	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
-	OPT_DEBUGINFOD, OPT_DISASM,
+	OPT_DEBUGINFOD, OPT_DISASM, OPT_COVERAGE,
 };
 
 static const struct option longopts[] = {
@@ -306,6 +309,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "coverage", optional_argument, NULL, OPT_COVERAGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -319,6 +323,7 @@ struct args {
 	bool mode_given; /* --insn, --branches or --calls */
 	bool stats;	 /* --stats */
 	bool disasm;	 /* --disasm */
+	enum cov_form cov; /* --coverage */
 	struct qpt_decoder_opts dopts;
 	struct lbr_args lbr;
 };
@@ -409,6 +414,14 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 				       &o->last))
 				return QPT_EXIT_USAGE;
 			break;
+		case OPT_COVERAGE:
+			if (!optarg || !strcmp(optarg, "drcov"))
+				a->cov = COV_DRCOV;
+			else if (!strcmp(optarg, "edges"))
+				a->cov = COV_EDGES;
+			else
+				return cli_usage_error("decode", "--coverage wants drcov or edges, not '%s'", optarg);
+			break;
 		case OPT_LBR:
 		case OPT_LBR_PERIOD:
 		case OPT_FORMAT:
@@ -436,9 +449,16 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		return cli_usage_error("decode", "--stats counts the whole trace: no --insn, --branches, --calls, --lbr, --events, --tid, --cpu, --time, --sym or --last");
 	if (a->disasm && o->no_asm)
 		return cli_usage_error("decode", "--disasm and --no-asm: one or the other");
-	if ((a->lbr.period || a->lbr.perfmon || a->lbr.output) && !a->lbr.depth)
-		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr");
-	if (a->lbr.perfmon != !!a->lbr.output)
+	if (a->cov && (a->stats || a->mode_given || a->lbr.depth ||
+		       o->nr_tids || o->nr_cpus || o->has_time || o->sym ||
+		       o->last || o->events))
+		return cli_usage_error("decode", "--coverage counts the whole trace: no --stats, --insn, --branches, --calls, --lbr, --events, --tid, --cpu, --time, --sym or --last");
+	if (a->cov == COV_DRCOV && o->json)
+		return cli_usage_error("decode", "--coverage=drcov writes drcov's own format: no --json");
+	if ((a->lbr.period || a->lbr.perfmon || (a->lbr.output && !a->cov)) &&
+	    !a->lbr.depth)
+		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr (-o also with --coverage)");
+	if (!a->cov && a->lbr.perfmon != !!a->lbr.output)
 		return cli_usage_error("decode", "--format=perfmon needs -o FILE, and -o --format=perfmon");
 	if (a->raw && a->input)
 		return cli_usage_error("decode", "--raw and -i exclude each other");
@@ -592,9 +612,9 @@ static int run(struct args *a, struct printer *o)
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
 	if (a->lbr.depth)
 		a->dopts.want = lbr_want(&a->lbr);
-	if (a->stats) {
-		a->dopts.want = QPT_WANT_PROFILE;
-		fn = stats_item;
+	if (a->stats || a->cov) {
+		a->dopts.want = a->stats ? QPT_WANT_PROFILE : QPT_WANT_COVERAGE;
+		fn = stats_item; /* errors and overflows counted, not shown */
 		ctx = &st;
 	}
 	err = qpt_decoder_new(&a->dopts, &dec);
@@ -636,6 +656,8 @@ static int run(struct args *a, struct printer *o)
 	rc = finish(dec, name, err, o);
 	if (!rc && a->lbr.depth)
 		rc = lbr_save(&lr);
+	if (!rc && a->cov)
+		rc = cov_print(dec, a->cov, a->lbr.output, &o->w);
 out:
 	if (buf)
 		munmap(buf, len);

@@ -8,6 +8,7 @@
 
 #include "auxfmt/sized.h"
 #include "decode/decoder.h"
+#include "decode/paths.h"
 
 void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *out, size_t size)
 {
@@ -45,7 +46,10 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	dec->manual = qd_space_new(-1);
 	dec->runs = qd_runs_new();
 	dec->prof = qd_prof_new();
-	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof) {
+	dec->cov = qd_cov_new();
+	dec->paths = qd_paths_new();
+	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof ||
+	    !dec->cov || !dec->paths) {
 		qpt_decoder_free(dec);
 		return -ENOMEM;
 	}
@@ -61,6 +65,8 @@ void qpt_decoder_free(struct qpt_decoder *dec)
 	qd_runs_free(dec->runs);
 	qd_prof_free(dec->prof);
 	qx86_cache_free(dec->icache);
+	qd_cov_free(dec->cov);
+	qd_paths_free(dec->paths);
 	free(dec->missing);
 	qd_files_free(&dec->files);
 	pt_iscache_free(dec->iscache);
@@ -97,6 +103,8 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 
 	memset(&dec->stats, 0, sizeof(dec->stats));
 	qd_prof_reset(dec->prof);
+	qd_cov_reset(dec->cov);
+	qd_paths_reset(dec->paths); /* they point into prof and cov */
 	for (f = dec->files.head; f; f = f->next)
 		f->errors = f->bytes = 0;
 	free(dec->missing);
@@ -159,6 +167,8 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.want = dec->opts.want;
 	fc.runs = dec->runs;
 	fc.prof = dec->prof;
+	fc.cov = dec->cov;
+	fc.paths = dec->paths;
 	fc.libipt_only = dec->opts.libipt_only;
 	fc.fn = fn;
 	fc.fn_ctx = ctx;

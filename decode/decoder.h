@@ -15,6 +15,8 @@ struct qpt_decoder {
 	struct qpt_decode_stats stats;
 	struct qd_runs *runs; /* the fast decoder's, across runs */
 	struct qd_prof *prof; /* QPT_WANT_PROFILE */
+	struct qd_cov *cov;   /* QPT_WANT_COVERAGE */
+	struct qd_paths *paths; /* the path cache, per run */
 	struct qpt_missing_image *missing;
 	size_t nr_missing;
 	uint64_t errpos;

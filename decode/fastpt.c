@@ -747,3 +747,13 @@ const uint8_t *fq_next_psb(const struct qd_fpt *d)
 	pos -= space >= 16 ? 15 : space;
 	return find_psb(d, pos);
 }
+
+int fq_read_pkt(const struct qd_fpt *d, const uint8_t *p, struct fq_pkt *k)
+{
+	return read_pkt(d, p, k);
+}
+
+int fq_status(const struct qd_fpt *d)
+{
+	return status_flags(d);
+}

@@ -438,6 +438,8 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	fc.stats = &s->dec->stats;
 	fc.runs = s->dec->runs;
 	fc.prof = s->dec->prof;
+	fc.cov = s->dec->cov;
+	fc.paths = s->dec->paths;
 	fc.libipt_only = s->dec->opts.libipt_only;
 	fc.cache = cache;
 	fc.locate = locate;
