@@ -21,6 +21,7 @@
 #include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
 #include "cli/decode_stats.h"
+#include "cli/views.h"
 #include "qpt/decode.h"
 
 static bool in_list(const int32_t *list, unsigned n, int32_t v)
@@ -263,6 +264,9 @@ static void usage(FILE *f)
 		"                          branches at the end of each thread, each sample\n"
 		"      --lbr-period INSNS  ... and every INSNS instructions of a thread\n"
 		"      --format=perfmon -o FILE  write the LBR records as a perfmon buffer\n"
+		"      --format=chrome-trace|flame|folded [-o FILE]  with --calls: the call\n"
+		"                          flow as Chrome trace-event JSON (a slice per call),\n"
+		"                          an SVG flame graph or folded stacks (qpt flame)\n"
 		"      --stats             counts only: instructions and taken branches per\n"
 		"                          thread, instructions and calls per function\n"
 		"      --engine=fast|libipt  qpt's fast block decoder (default), or libipt's\n"
@@ -319,6 +323,7 @@ struct args {
 	bool mode_given; /* --insn, --branches or --calls */
 	bool stats;	 /* --stats */
 	bool disasm;	 /* --disasm */
+	enum view_kind view; /* --format=chrome-trace, flame, folded */
 	struct qpt_decoder_opts dopts;
 	struct lbr_args lbr;
 };
@@ -335,7 +340,7 @@ static int parse_lbr(int c, struct lbr_args *l)
 	}
 	if (c == OPT_FORMAT) {
 		if (strcmp(optarg, "perfmon"))
-			return cli_usage_error("decode", "--format wants perfmon, not '%s'", optarg);
+			return cli_usage_error("decode", "--format wants perfmon, chrome-trace, flame or folded, not '%s'", optarg);
 		l->perfmon = true;
 		return 0;
 	}
@@ -409,9 +414,13 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 				       &o->last))
 				return QPT_EXIT_USAGE;
 			break;
+		case OPT_FORMAT:
+			a->view = view_kind(optarg);
+			if (a->view == VIEW_NONE && parse_lbr(c, &a->lbr))
+				return QPT_EXIT_USAGE;
+			break;
 		case OPT_LBR:
 		case OPT_LBR_PERIOD:
-		case OPT_FORMAT:
 		case 'o':
 			if (parse_lbr(c, &a->lbr))
 				return QPT_EXIT_USAGE;
@@ -436,9 +445,14 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		return cli_usage_error("decode", "--stats counts the whole trace: no --insn, --branches, --calls, --lbr, --events, --tid, --cpu, --time, --sym or --last");
 	if (a->disasm && o->no_asm)
 		return cli_usage_error("decode", "--disasm and --no-asm: one or the other");
-	if ((a->lbr.period || a->lbr.perfmon || a->lbr.output) && !a->lbr.depth)
+	if (a->view && (a->lbr.depth || a->stats || o->mode != MODE_CALLS ||
+			o->json || o->nr_tids || o->nr_cpus || o->has_time ||
+			o->sym || o->last || o->events))
+		return cli_usage_error("decode", "--format=%s draws the whole call flow: --calls, and no --lbr, --stats, --json, --events, --tid, --cpu, --time, --sym or --last", a->view == VIEW_CHROME ? "chrome-trace" : a->view == VIEW_FLAME ? "flame" : "folded");
+	if ((a->lbr.period || a->lbr.perfmon || (a->lbr.output && !a->view)) &&
+	    !a->lbr.depth)
 		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr");
-	if (a->lbr.perfmon != !!a->lbr.output)
+	if (!a->view && a->lbr.perfmon != !!a->lbr.output)
 		return cli_usage_error("decode", "--format=perfmon needs -o FILE, and -o --format=perfmon");
 	if (a->raw && a->input)
 		return cli_usage_error("decode", "--raw and -i exclude each other");
@@ -569,6 +583,7 @@ static int finish(struct qpt_decoder *dec, const char *name, int err,
 
 static int run(struct args *a, struct printer *o)
 {
+	struct view *view = NULL;
 	struct qpt_decoder *dec = NULL;
 	struct lbr_run lr = { 0 };
 	struct stats_run st = { 0 };
@@ -596,6 +611,19 @@ static int run(struct args *a, struct printer *o)
 		a->dopts.want = QPT_WANT_PROFILE;
 		fn = stats_item;
 		ctx = &st;
+	}
+	if (a->view) {
+		a->dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH |
+				QPT_WANT_SYMBOLS;
+		view = calloc(1, sizeof(*view));
+		if (!view || view_open(view, a->view, a->lbr.output)) {
+			if (!view)
+				cli_error(NULL, "out of memory");
+			free(view);
+			return QPT_EXIT_ERROR;
+		}
+		fn = view_item;
+		ctx = view;
 	}
 	err = qpt_decoder_new(&a->dopts, &dec);
 	if (err) {
@@ -633,12 +661,21 @@ static int run(struct args *a, struct printer *o)
 		err = lbr_end(&lr, err);
 	if (a->stats && !err)
 		err = stats_print(&st, dec, &o->w, o->json);
+	if (view && !err && (err = view_finish(view)) < 0 && err > -4096) {
+		cli_error(a->lbr.output ? a->lbr.output : "standard output",
+			  "%s", strerror(-err));
+		rc = QPT_EXIT_ERROR;
+		goto out;
+	}
 	rc = finish(dec, name, err, o);
 	if (!rc && a->lbr.depth)
 		rc = lbr_save(&lr);
 out:
 	if (buf)
 		munmap(buf, len);
+	if (view)
+		view_free(view);
+	free(view);
 	lbr_free(&lr);
 	stats_free(&st);
 	qpt_decoder_free(dec);
