@@ -19,7 +19,7 @@ static const char help[] =
 	"  -o, --output FILE       where to write (default standard output)\n"
 	"      --format=svg|folded an SVG picture (default), or folded stacks\n"
 	"                          (flamegraph.pl's and speedscope's input)\n"
-	"      --sysroot DIR       find recorded paths under DIR (also --symfs)\n"
+	"      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
 	"      --buildid-dir DIR   the build-id cache (default ~/.debug)\n"
 	"  -f, --force             read a perf.data not owned by you or root\n"
 	"  -h, --help              this help\n";
