@@ -23,7 +23,7 @@
 #include "qpt/reader.h"
 
 struct crash_args {
-	const char *input;
+	const char *input, *sysroot;
 	unsigned last, insns;
 	bool all_threads, json, force;
 };
@@ -40,7 +40,7 @@ struct crash_ctx {
 
 static const char help[] =
     "usage: qpt crash [-i FILE] [--last N] [--insns K] [--all-threads] "
-    "[--json]\n"
+    "[--json] [--sysroot DIR]\n"
     "The last moments of a program that died of a signal, from a "
     "recording made\n"
     "with qpt record --emulate [--snapshot]: signal and si_code, fault "
@@ -54,6 +54,7 @@ static const char help[] =
     "      --insns K      instructions to show (default 16)\n"
     "      --all-threads  what every other thread was doing too\n"
     "      --json         one JSON object\n"
+    "      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
     "  -f, --force        read a file another user owns\n"
     "Exit 1 when the file has no crash.\n";
 
@@ -81,6 +82,8 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 	    {"all-threads", no_argument, NULL, 'a'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"force", no_argument, NULL, 'f'},
+	    {"sysroot", required_argument, NULL, 's'},
+	    {"symfs", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -115,6 +118,9 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 			break;
 		case 'f':
 			a->force = true;
+			break;
+		case 's':
+			a->sysroot = optarg;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -175,11 +181,17 @@ static int walk(struct crash_ctx *x)
 {
 	struct qpt_decoder_opts dopts;
 	struct qpt_crash_walk_opts wopts;
+	struct cli_meter meter;
 	int err;
 
 	qpt_decoder_opts_init(&dopts);
 	dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT |
 		     QPT_WANT_SYMBOLS;
+	dopts.sysroot = x->a.sysroot;
+	if (cli_meter_start(&meter, "qpt crash")) {
+		dopts.progress = cli_meter_tell;
+		dopts.progress_ctx = &meter;
+	}
 	qpt_crash_walk_opts_init(&wopts);
 	wopts.last = x->a.last;
 	wopts.insns = x->a.insns;
@@ -188,6 +200,7 @@ static int walk(struct crash_ctx *x)
 		err = qpt_crash_walk_new(&wopts, &x->walk);
 	if (!err)
 		err = qpt_crash_walk_run_file(x->walk, x->dec, x->a.input);
+	cli_meter_end(&meter);
 	if (!err)
 		return 0;
 	cli_error_at(x->a.input, x->dec ? qpt_decoder_errpos(x->dec) : 0, "%s",
@@ -228,7 +241,9 @@ int cmd_crash(int argc, char **argv)
 	rc = parse_args(argc, argv, &x.a);
 	if (rc >= 0)
 		return rc;
-	x.syms = crash_syms_new();
+	if (cli_check_dir("--sysroot", x.a.sysroot))
+		return QPT_EXIT_ERROR;
+	x.syms = crash_syms_new(x.a.sysroot);
 	n = read_facts(&x, &list);
 	if (n < 0) {
 		crash_syms_free(x.syms);

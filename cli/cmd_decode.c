@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -111,21 +110,6 @@ static int ring_push(struct printer *o, const struct qpt_item *it)
 	return 0;
 }
 
-static void progress(struct printer *o)
-{
-	struct timespec now;
-	double el;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	el = (double)(now.tv_sec - o->t0.tv_sec) +
-	     (double)(now.tv_nsec - o->t0.tv_nsec) / 1e9;
-	if (el < 1.0 || now.tv_sec == o->tlast.tv_sec)
-		return;
-	o->tlast = now;
-	o->shown = true;
-	cli_progress("qpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
-}
-
 /* An item that is no plain instruction: filtered, kept for --last or
  * printed. */
 static __attribute__((noinline)) int on_other(struct printer *o,
@@ -145,8 +129,6 @@ static int on_item(const struct qpt_item *it, void *ctx)
 {
 	struct printer *o = ctx;
 
-	if (o->progress && !(++o->seen & 0xfffff))
-		progress(o);
 	if (it->type != QPT_ITEM_INSN || !o->plain)
 		return on_other(o, it);
 	print_insn(o, it);
@@ -242,7 +224,7 @@ static void usage(FILE *f)
 		"  -f, --force             read a perf.data not owned by you or root\n"
 		"      --raw FILE          a bare Intel PT stream (like ptxed --raw)\n"
 		"      --image FILE@ADDR   load FILE as raw memory at ADDR (repeatable)\n"
-		"      --sysroot DIR       find recorded paths under DIR (perf --symfs)\n"
+		"      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
 		"      --buildid-dir DIR   the build-id cache (default ~/.debug)\n"
 		"      --debuginfod[=URLS] fetch missing binaries by build-id from\n"
 		"                          these debuginfod servers (default:\n"
@@ -495,24 +477,6 @@ static int map_raw(const char *path, void **buf, size_t *len)
 	return why ? QPT_EXIT_ERROR : 0;
 }
 
-/* An explicit --sysroot or --buildid-dir must be a directory. */
-static int check_dir(const char *opt, const char *dir)
-{
-	struct stat st;
-
-	if (!dir)
-		return 0;
-	if (stat(dir, &st)) {
-		cli_error(dir, "%s: %s", opt, strerror(errno));
-		return QPT_EXIT_ERROR;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		cli_error(dir, "%s: not a directory", opt);
-		return QPT_EXIT_ERROR;
-	}
-	return 0;
-}
-
 /* Missing images the trace ran into, one line each; the others counted. */
 static void report_missing(struct qpt_decoder *dec, const char *name)
 {
@@ -563,8 +527,7 @@ static int finish(struct qpt_decoder *dec, const char *name, int err,
 	if (o->last)
 		flush_rings(o);
 	out_flush(&o->w);
-	if (o->shown)
-		cli_progress_end();
+	cli_meter_end(&o->meter);
 	if (o->w.err)
 		return cli_write_error(o->w.err);
 	if (err)
@@ -596,8 +559,8 @@ static int run(struct args *a, struct printer *o)
 	int err, rc = QPT_EXIT_OK;
 
 	name = a->raw ? a->raw : a->input ? a->input : "perf.data";
-	if ((rc = check_dir("--sysroot", a->dopts.sysroot)) ||
-	    (rc = check_dir("--buildid-dir", a->dopts.buildid_dir)) ||
+	if ((rc = cli_check_dir("--sysroot", a->dopts.sysroot)) ||
+	    (rc = cli_check_dir("--buildid-dir", a->dopts.buildid_dir)) ||
 	    (!a->raw && (rc = cli_check_owner(name, a->force))))
 		return rc;
 	a->dopts.log = cli_log_warn;
@@ -625,6 +588,10 @@ static int run(struct args *a, struct printer *o)
 		fn = view_item;
 		ctx = view;
 	}
+	if (cli_meter_start(&o->meter, "qpt decode")) {
+		a->dopts.progress = cli_meter_tell;
+		a->dopts.progress_ctx = &o->meter;
+	}
 	err = qpt_decoder_new(&a->dopts, &dec);
 	if (err) {
 		cli_error(NULL, "%s", qpt_strerror(err));
@@ -648,7 +615,6 @@ static int run(struct args *a, struct printer *o)
 		fn = qpt_lbr_item;
 		ctx = lr.lbr;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &o->t0);
 	if (a->raw) {
 		rc = map_raw(a->raw, &buf, &len);
 		if (rc)
@@ -711,7 +677,6 @@ int cmd_decode(int argc, char **argv)
 		rc = rc < 0 ? QPT_EXIT_OK : rc;
 		goto out;
 	}
-	o->progress = cli_show_progress();
 	o->plain = !o->nr_tids && !o->nr_cpus && !o->has_time && !o->sym &&
 		   !o->last;
 	decode_print_init(o);

@@ -5,6 +5,7 @@
  * segments map at their file offset's distance from the bias).
  */
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 struct crash_syms {
 	Dwfl *dwfl;
 	bool reporting;
+	const char *sysroot;
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -22,12 +24,13 @@ static const Dwfl_Callbacks callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-struct crash_syms *crash_syms_new(void)
+struct crash_syms *crash_syms_new(const char *sysroot)
 {
 	struct crash_syms *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->sysroot = sysroot;
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl) {
 		free(s);
@@ -42,15 +45,18 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 		    int32_t pid)
 {
 	struct qpt_mmap_event m;
-	char path[4096];
+	char path[4096], file[4096 + 256];
 
 	if (!s || !s->reporting || qpt_mmap_parse(rec, &m) || m.pid != pid ||
 	    !m.exec || m.filename_len >= sizeof(path) || m.filename[0] != '/')
 		return;
 	memcpy(path, m.filename, m.filename_len);
 	path[m.filename_len] = '\0';
+	if ((size_t)snprintf(file, sizeof(file), "%s%s",
+			     s->sysroot ? s->sysroot : "", path) >= sizeof(file))
+		return;
 	/* one module per file: a file already reported is kept */
-	if (dwfl_report_elf(s->dwfl, path, path, -1, m.start - m.pgoff, false))
+	if (dwfl_report_elf(s->dwfl, path, file, -1, m.start - m.pgoff, false))
 		return;
 	dwfl_errno(); /* a file that cannot be read: no symbols there */
 }

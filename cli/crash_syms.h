@@ -13,8 +13,9 @@
 struct qpt_record;
 struct crash_syms;
 
-/* Returns NULL on allocation failure (then there are no lookups). */
-struct crash_syms *crash_syms_new(void);
+/* Recorded paths are read under @sysroot (NULL: as recorded; borrowed).
+ * Returns NULL on allocation failure (then there are no lookups). */
+struct crash_syms *crash_syms_new(const char *sysroot);
 /* An MMAP/MMAP2 record of the file: the executable mappings of @pid go
  * in (files that cannot be read are left out). */
 void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,

@@ -105,6 +105,19 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 	dec->errmsg[0] = '\0';
 }
 
+struct qd_progress *qd_decoder_progress(struct qpt_decoder *dec, uint64_t total)
+{
+	struct qd_progress *p = &dec->progress;
+
+	if (!dec->opts.progress)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->fn = dec->opts.progress;
+	p->ctx = dec->opts.progress_ctx;
+	p->total = total;
+	return p;
+}
+
 int qd_decoder_collect_missing(struct qpt_decoder *dec)
 {
 	struct qd_file *f;
@@ -154,6 +167,7 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.space = dec->manual;
 	fc.pid = fc.tid = fc.cpu = -1;
 	fc.stats = &dec->stats;
+	fc.progress = qd_decoder_progress(dec, len);
 	pt_config_init(&cfg);
 	return qd_flow_run(&fc, &cfg, buf, len);
 }

@@ -13,6 +13,7 @@ struct qpt_decoder {
 	struct qpt_decode_stats stats;
 	struct qd_runs *runs; /* the fast decoder's, across runs */
 	struct qd_prof *prof; /* QPT_WANT_PROFILE */
+	struct qd_progress progress; /* of the current run */
 	struct qpt_missing_image *missing;
 	size_t nr_missing;
 	uint64_t errpos;
@@ -20,6 +21,10 @@ struct qpt_decoder {
 };
 
 void qd_decoder_reset_results(struct qpt_decoder *dec);
+/* The run's progress context for its flows (NULL: nobody asked), its
+ * total set to @total trace bytes. */
+struct qd_progress *qd_decoder_progress(struct qpt_decoder *dec,
+					uint64_t total);
 int qd_decoder_collect_missing(struct qpt_decoder *dec);
 
 #endif

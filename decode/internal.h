@@ -232,6 +232,15 @@ struct qd_time_conv {
 	uint64_t zero;
 };
 
+/* A run's progress: the bytes of the flows before the current one, of
+ * @total; the blocks decoded (the callback is told every few thousand). */
+struct qd_progress {
+	qpt_progress_fn fn;
+	void *ctx;
+	uint64_t done, total;
+	unsigned blocks;
+};
+
 struct qd_flow_ctx {
 	unsigned want;
 	qpt_item_fn fn;
@@ -263,6 +272,7 @@ struct qd_flow_ctx {
 	struct qd_runs *runs;
 	bool libipt_only; /* decode with libipt's block decoder alone */
 	struct qd_prof *prof; /* QPT_WANT_PROFILE: counted here */
+	struct qd_progress *progress; /* optional */
 };
 
 /*
