@@ -4,7 +4,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential cmake pkg-config libipt-dev libelf-dev libzstd-dev
       libcmocka-dev linux-perf clang zstd libc6-dbg python3 libzydis-dev
-      libdw-dev libiberty-dev libdebuginfod-dev chromium python3-jsonschema python3-pil scdoc man-db"
+      libdw-dev libiberty-dev libdebuginfod-dev chromium python3-jsonschema
+      python3-pil scdoc man-db"
 missing=""
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
