@@ -24,7 +24,7 @@
 #include "qpt/reader.h"
 
 struct crash_args {
-	const char *input;
+	const char *input, *sysroot;
 	unsigned last, insns;
 	bool all_threads, json, force;
 	bool raw_names; /* --no-demangle */
@@ -42,7 +42,7 @@ struct crash_ctx {
 
 static const char help[] =
     "usage: qpt crash [-i FILE] [--last N] [--insns K] [--all-threads] "
-    "[--json]\n"
+    "[--json] [--sysroot DIR]\n"
     "The last moments of a program that died of a signal, from a "
     "recording made\n"
     "with qpt record --emulate [--snapshot]: signal and si_code, fault "
@@ -56,6 +56,7 @@ static const char help[] =
     "      --insns K      instructions to show (default 16)\n"
     "      --all-threads  what every other thread was doing too\n"
     "      --json         one JSON object\n"
+    "      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
     "      --no-demangle  C++, Rust and D names as in the binary\n"
     "  -f, --force        read a file another user owns\n"
     "Exit 1 when the file has no crash.\n";
@@ -84,6 +85,8 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 	    {"all-threads", no_argument, NULL, 'a'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"force", no_argument, NULL, 'f'},
+	    {"sysroot", required_argument, NULL, 's'},
+	    {"symfs", required_argument, NULL, 's'},
 	    {"no-demangle", no_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -119,6 +122,9 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 			break;
 		case 'f':
 			a->force = true;
+			break;
+		case 's':
+			a->sysroot = optarg;
 			break;
 		case 'D':
 			a->raw_names = true;
@@ -315,12 +321,18 @@ static int walk(struct crash_ctx *x)
 {
 	struct qpt_decoder_opts dopts;
 	struct qpt_crash_walk_opts wopts;
+	struct cli_meter meter;
 	int err;
 
 	qpt_decoder_opts_init(&dopts);
 	dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT |
 		     QPT_WANT_SYMBOLS;
 	dopts.demangle = !x->a.raw_names;
+	dopts.sysroot = x->a.sysroot;
+	if (cli_meter_start(&meter, "qpt crash")) {
+		dopts.progress = cli_meter_tell;
+		dopts.progress_ctx = &meter;
+	}
 	qpt_crash_walk_opts_init(&wopts);
 	wopts.last = x->a.last;
 	wopts.insns = x->a.insns;
@@ -329,6 +341,7 @@ static int walk(struct crash_ctx *x)
 		err = qpt_crash_walk_new(&wopts, &x->walk);
 	if (!err)
 		err = qpt_crash_walk_run_file(x->walk, x->dec, x->a.input);
+	cli_meter_end(&meter);
 	if (!err)
 		return 0;
 	cli_error_at(x->a.input, x->dec ? qpt_decoder_errpos(x->dec) : 0, "%s",
@@ -372,7 +385,9 @@ int cmd_crash(int argc, char **argv)
 	rc = parse_args(argc, argv, &x.a);
 	if (rc >= 0)
 		return rc;
-	x.syms = crash_syms_new(!x.a.raw_names);
+	if (cli_check_dir("--sysroot", x.a.sysroot))
+		return QPT_EXIT_ERROR;
+	x.syms = crash_syms_new(x.a.sysroot, !x.a.raw_names);
 	n = read_facts(&x, &f);
 	list = f.list;
 	if (n < 0) {

@@ -6,6 +6,7 @@
  */
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct demangled {
 struct crash_syms {
 	Dwfl *dwfl;
 	bool reporting;
+	const char *sysroot;
 	bool demangle;
 	struct demangled *names;
 };
@@ -60,12 +62,13 @@ static const Dwfl_Callbacks callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-struct crash_syms *crash_syms_new(bool demangle)
+struct crash_syms *crash_syms_new(const char *sysroot, bool demangle)
 {
 	struct crash_syms *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->sysroot = sysroot;
 	s->demangle = demangle;
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl) {
@@ -81,15 +84,18 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 		    int32_t pid)
 {
 	struct qpt_mmap_event m;
-	char path[4096];
+	char path[4096], file[4096 + 256];
 
 	if (!s || !s->reporting || qpt_mmap_parse(rec, &m) || m.pid != pid ||
 	    !m.exec || m.filename_len >= sizeof(path) || m.filename[0] != '/')
 		return;
 	memcpy(path, m.filename, m.filename_len);
 	path[m.filename_len] = '\0';
+	if ((size_t)snprintf(file, sizeof(file), "%s%s",
+			     s->sysroot ? s->sysroot : "", path) >= sizeof(file))
+		return;
 	/* one module per file: a file already reported is kept */
-	if (dwfl_report_elf(s->dwfl, path, path, -1, m.start - m.pgoff, false))
+	if (dwfl_report_elf(s->dwfl, path, file, -1, m.start - m.pgoff, false))
 		return;
 	dwfl_errno(); /* a file that cannot be read: no symbols there */
 }

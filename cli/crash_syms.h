@@ -14,9 +14,10 @@
 struct qpt_record;
 struct crash_syms;
 
-/* Names demangled when @demangle (qpt_demangle, as the decoder's).
+/* Recorded paths are read under @sysroot (NULL: as recorded; borrowed);
+ * names demangled when @demangle (qpt_demangle, as the decoder's).
  * Returns NULL on allocation failure (then there are no lookups). */
-struct crash_syms *crash_syms_new(bool demangle);
+struct crash_syms *crash_syms_new(const char *sysroot, bool demangle);
 /* An MMAP/MMAP2 record of the file: the executable mappings of @pid go
  * in (files that cannot be read are left out). */
 void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,

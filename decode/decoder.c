@@ -124,6 +124,19 @@ struct qx86_cache *qd_decoder_caches(struct qpt_decoder *dec)
 	return dec->icache;
 }
 
+struct qd_progress *qd_decoder_progress(struct qpt_decoder *dec, uint64_t total)
+{
+	struct qd_progress *p = &dec->progress;
+
+	if (!dec->opts.progress)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->fn = dec->opts.progress;
+	p->ctx = dec->opts.progress_ctx;
+	p->total = total;
+	return p;
+}
+
 int qd_decoder_collect_missing(struct qpt_decoder *dec)
 {
 	struct qd_file *f;
@@ -178,6 +191,7 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.cache = qd_decoder_caches(dec);
 	if (!fc.cache)
 		return -ENOMEM;
+	fc.progress = qd_decoder_progress(dec, len);
 	pt_config_init(&cfg);
 	return qd_flow_run(&fc, &cfg, buf, len);
 }

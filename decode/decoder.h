@@ -17,6 +17,7 @@ struct qpt_decoder {
 	struct qd_prof *prof; /* QPT_WANT_PROFILE */
 	struct qd_cov *cov;   /* QPT_WANT_COVERAGE */
 	struct qd_paths *paths; /* the path cache, per run */
+	struct qd_progress progress; /* of the current run */
 	struct qpt_missing_image *missing;
 	size_t nr_missing;
 	uint64_t errpos;
@@ -32,6 +33,10 @@ void qd_decoder_reset_results(struct qpt_decoder *dec);
  * at the first run, not at each); NULL when out of memory.
  */
 struct qx86_cache *qd_decoder_caches(struct qpt_decoder *dec);
+/* The run's progress context for its flows (NULL: nobody asked), its
+ * total set to @total trace bytes. */
+struct qd_progress *qd_decoder_progress(struct qpt_decoder *dec,
+					uint64_t total);
 int qd_decoder_collect_missing(struct qpt_decoder *dec);
 
 #endif

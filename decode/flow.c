@@ -728,6 +728,15 @@ static int fall_back(struct flow *f)
 	return status;
 }
 
+/* Every 4096 blocks: the bytes decoded so far, of the run's total. */
+static void tell_progress(struct flow *f)
+{
+	struct qd_progress *p = f->fc->progress;
+
+	if (!(++p->blocks & 0xfff))
+		p->fn(p->done + eng_offset(f), p->total, p->ctx);
+}
+
 static int decode_loop(struct flow *f, size_t len)
 {
 	bool paths = paths_on(f);
@@ -779,6 +788,8 @@ static int decode_loop(struct flow *f, size_t len)
 			err = flow_walk(f, &block);
 			if (err)
 				return err;
+			if (f->fc->progress)
+				tell_progress(f);
 			if (status >= 0)
 				continue;
 			if (status == -pte_eos) {
@@ -842,6 +853,8 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	cov_close(&f);
 	if (!err && fc->cov && (fc->want & QPT_WANT_COVERAGE))
 		err = qd_cov_err(fc->cov);
+	if (fc->progress)
+		fc->progress->done += len;
 	qd_cyc_free(f.cyc);
 	qx86_cache_free(own);
 	eng_fini(&f);

@@ -250,6 +250,15 @@ struct qd_time_conv {
 	uint64_t zero;
 };
 
+/* A run's progress: the bytes of the flows before the current one, of
+ * @total; the blocks decoded (the callback is told every few thousand). */
+struct qd_progress {
+	qpt_progress_fn fn;
+	void *ctx;
+	uint64_t done, total;
+	unsigned blocks;
+};
+
 struct qd_flow_ctx {
 	unsigned want;
 	qpt_item_fn fn;
@@ -284,6 +293,7 @@ struct qd_flow_ctx {
 	struct qd_cov *cov;   /* QPT_WANT_COVERAGE: counted here */
 	struct qd_paths *paths; /* optional: the path cache (count-only
 				 * flows), whose counts go to prof and cov */
+	struct qd_progress *progress; /* optional */
 };
 
 /*

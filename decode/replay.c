@@ -440,6 +440,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	fc.prof = s->dec->prof;
 	fc.cov = s->dec->cov;
 	fc.paths = s->dec->paths;
+	fc.progress = s->progress;
 	fc.libipt_only = s->dec->opts.libipt_only;
 	fc.cache = cache;
 	fc.locate = locate;
@@ -464,6 +465,18 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	return err;
 }
 
+/* The trace bytes of the session's queues. */
+static uint64_t trace_total(const struct qd_session *s)
+{
+	uint64_t n = 0;
+	size_t i, k;
+
+	for (i = 0; i < s->nr_queues; i++)
+		for (k = 0; k < s->queues[i].nr_runs; k++)
+			n += s->queues[i].runs[k].len;
+	return n;
+}
+
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
 	struct qx86_cache *cache = qd_decoder_caches(s->dec);
@@ -478,6 +491,7 @@ int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 	if (s->sw)
 		qsort(s->sw, s->nr_sw, sizeof(*s->sw), sw_cmp);
 	err = lost_index(s, &li);
+	s->progress = qd_decoder_progress(s->dec, trace_total(s));
 	for (i = 0; !err && i < s->nr_queues; i++)
 		err = decode_queue(s, &s->queues[i], &li, cache, fn, ctx);
 	if (!err)

@@ -5,7 +5,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential cmake pkg-config libipt-dev libelf-dev libzstd-dev
       libcmocka-dev linux-perf clang libclang-rt-14-dev zstd libc6-dbg
       python3 libzydis-dev libdw-dev libiberty-dev libdebuginfod-dev csmith
-      libcsmith-dev gdb"
+      libcsmith-dev gdb chromium python3-jsonschema python3-pil scdoc man-db"
 missing=""
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

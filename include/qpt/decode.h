@@ -55,6 +55,10 @@ enum qpt_decode_want {
 	QPT_WANT_COVERAGE = 1u << 6,
 };
 
+/* A run's progress: @done of the run's @total trace bytes are decoded
+ * (a file's total: its AUXTRACE data, known once the file is read). */
+typedef void (*qpt_progress_fn)(uint64_t done, uint64_t total, void *ctx);
+
 struct qpt_decoder_opts {
 	size_t size;	 /* sizeof(struct qpt_decoder_opts) */
 	qpt_log_fn log;	 /* optional; warnings about images */
@@ -72,6 +76,10 @@ struct qpt_decoder_opts {
 	/* Symbol names demangled (C++, Rust, D: qpt_demangle), as perf
 	 * script prints them. */
 	bool demangle;
+	/* Optional: told during a run, every few thousand blocks, between
+	 * items (the library never prints: the caller shows it). */
+	qpt_progress_fn progress;
+	void *progress_ctx;
 };
 
 /* Initialise @opts to defaults (instructions and errors), setting size. */
