@@ -151,7 +151,8 @@ typedef int (*read_elem_fn)(struct qpt_cursor *c, void *elem);
 /*
  * A u32 count, then that many elements of at least @min bytes each in the
  * section, each read by @read into an array of @size-byte elements that
- * the features own.  Returns the array and sets *@nr, or NULL and *@err.
+ * the features own.  Returns the array and sets *@nr, or NULL, *@nr 0 and
+ * *@err.
  */
 static void *read_array(struct qpt_reader *r, struct qpt_cursor *c, size_t min,
 			size_t size, read_elem_fn read, size_t *nr, int *err)
@@ -159,6 +160,7 @@ static void *read_array(struct qpt_reader *r, struct qpt_cursor *c, size_t min,
 	uint8_t *v;
 	uint32_t n, i;
 
+	*nr = 0; /* an earlier record's count goes with the array */
 	if ((*err = count32(c, min, &n)))
 		return NULL;
 	v = qpt_reader_alloc(r, n, size);

@@ -198,8 +198,6 @@ void qpt_reader_free(struct qpt_reader *r)
 	}
 	free(r->attrs);
 	qpt_idmap_free(&r->idmap);
-	for (i = 0; i < QPT_HEADER_FEAT_BITS; i++)
-		free(r->feat[i].owned);
 	qpt_features_free(r->features);
 	free(r->auxidx);
 	qpt_zstd_free(r->zstd);

@@ -47,7 +47,6 @@ struct qpt_idmap {
 struct qpt_feat_sect {
 	uint64_t offset, size;
 	const uint8_t *data; /* NULL when absent */
-	uint8_t *owned;	     /* pipe mode: a copy from HEADER_FEATURE */
 };
 
 struct qpt_reader {

@@ -60,14 +60,17 @@ static int header_feature(struct qpt_reader *r, const uint8_t *rec,
 	memcpy(&feat, rec + 8, 8);
 	if (feat >= QPT_HEADER_FEAT_BITS)
 		return 0; /* unknown: skipped, as perf does */
-	copy = malloc(size - 16 ? size - 16 : 1);
+	/*
+	 * The features' own (freed with them): an earlier record of this
+	 * feature stays, as its parsed strings point into it, whether or not
+	 * this one parses.
+	 */
+	copy = qpt_reader_alloc(r, size - 16, 1);
 	if (!copy)
 		return -ENOMEM;
 	/* the feature bytes keep the stream's byte order (the cursor swaps) */
 	memcpy(copy, rec + 16, size - 16);
 	s = &r->feat[feat];
-	free(s->owned);
-	s->owned = copy;
 	s->data = copy;
 	s->size = size - 16;
 	s->offset = pos + 16;

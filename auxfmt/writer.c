@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "auxfmt/sized.h"
+#include "auxfmt/writer_io.h"
 #include "auxfmt/writer_priv.h"
 #include "qpt/crash.h"
 #include "qpt/reader.h"
@@ -99,9 +100,9 @@ static int writer_start(struct qpt_writer *w)
 	return 0;
 }
 
-int qpt_writer_open_fd(int fd, const char *name,
-		       const struct qpt_writer_opts *opts,
-		       struct qpt_writer **writer)
+static int writer_new(int fd, const char *name,
+		      const struct qpt_writer_opts *opts,
+		      const struct qpt_writer_io *io, struct qpt_writer **writer)
 {
 	struct qpt_writer_opts o;
 	struct qpt_writer *w;
@@ -119,6 +120,7 @@ int qpt_writer_open_fd(int fd, const char *name,
 	if (!w)
 		return -ENOMEM;
 	w->fd = fd;
+	w->io = io;
 	w->name = strdup(name ? name : "-");
 	w->log = o.log;
 	w->log_ctx = o.log_ctx;
@@ -149,8 +151,22 @@ err_free:
 	return err;
 }
 
+int qpt_writer_open_fd(int fd, const char *name,
+		       const struct qpt_writer_opts *opts,
+		       struct qpt_writer **writer)
+{
+	return writer_new(fd, name, opts, NULL, writer);
+}
+
 int qpt_writer_open(const char *path, const struct qpt_writer_opts *opts,
 		    struct qpt_writer **writer)
+{
+	return qpt_writer_open_io(path, opts, NULL, writer);
+}
+
+int qpt_writer_open_io(const char *path, const struct qpt_writer_opts *opts,
+		       const struct qpt_writer_io *io,
+		       struct qpt_writer **writer)
 {
 	struct qpt_writer_opts o;
 	int fd, err;
@@ -165,12 +181,12 @@ int qpt_writer_open(const char *path, const struct qpt_writer_opts *opts,
 		return err;
 	if (!strcmp(path, "-")) {
 		o.pipe = true;
-		return qpt_writer_open_fd(STDOUT_FILENO, "-", &o, writer);
+		return writer_new(STDOUT_FILENO, "-", &o, io, writer);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	err = qpt_writer_open_fd(fd, path, &o, writer);
+	err = writer_new(fd, path, &o, io, writer);
 	if (err) {
 		close(fd);
 		return err;

@@ -14,32 +14,62 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "auxfmt/writer_io.h"
 #include "auxfmt/writer_priv.h"
 
-/* Write all of @iov at @off (file mode) or at the stream's end (pipe
- * mode).  @iov is consumed. */
+/* Tries in a row that write nothing (EINTR, EAGAIN) before giving up. */
+#define OUT_RETRIES 64
+
+/* One write of the output (the test seam's, or the system's): the bytes
+ * written or -errno. */
+static ssize_t out_write(struct qpt_writer *w, const struct iovec *iov,
+			 int cnt, uint64_t off)
+{
+	ssize_t n;
+
+	if (w->io)
+		return w->io->write(w->io->ctx, w->fd, iov, cnt,
+				    w->pipe ? -1 : (int64_t)off);
+	if (w->pipe)
+		n = writev(w->fd, iov, cnt);
+	else
+		n = pwritev(w->fd, iov, cnt, (off_t)off);
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * Write all of @iov at @off (file mode) or at the stream's end (pipe
+ * mode).  @iov is consumed.  A short write goes on from where it stopped;
+ * an interrupted one is tried again, and one that would block (an output
+ * set non-blocking by whoever shares it) waits for room first, each up to
+ * OUT_RETRIES times in a row.
+ */
 int qpt_writer_write_iov(struct qpt_writer *w, struct iovec *iov, int cnt,
 			 uint64_t off)
 {
+	struct pollfd pfd = {.fd = w->fd, .events = POLLOUT};
+	unsigned int idle = 0;
+
 	while (cnt > 0) {
 		int n_iov = cnt < IOV_MAX ? cnt : IOV_MAX;
-		ssize_t n;
+		ssize_t n = out_write(w, iov, n_iov, off);
 
-		if (w->pipe)
-			n = writev(w->fd, iov, n_iov);
-		else
-			n = pwritev(w->fd, iov, n_iov, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
+		if ((n == -EINTR || n == -EAGAIN) && ++idle < OUT_RETRIES) {
+			if (n == -EAGAIN && poll(&pfd, 1, -1) < 0 &&
+			    errno != EINTR)
+				return -errno;
+			continue;
 		}
+		if (n < 0)
+			return (int)n;
 		if (n == 0)
 			return -EIO;
+		idle = 0;
 		off += (uint64_t)n;
 		while (cnt > 0 && (size_t)n >= iov->iov_len) {
 			n -= (ssize_t)iov->iov_len;

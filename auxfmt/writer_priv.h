@@ -60,9 +60,11 @@ struct qpt_writer_attr {
 };
 
 struct qpt_wzstd;
+struct qpt_writer_io;
 
 struct qpt_writer {
 	int fd;
+	const struct qpt_writer_io *io; /* a test's output calls, or NULL */
 	bool own_fd;
 	bool pipe;
 	char *name;

@@ -9,8 +9,9 @@
 #
 # At the end, ratios in alternating pairs (PAIRS, default 9; medians):
 # --insn, --branches and --insn --json against perf script on one copy
-# and on N copies (goal 20x), and --stats against libipt's block decoder
-# alone (bench/blk_loop.c, built here) on the same raw stream.
+# and on N copies (goal 20x), and --stats and --coverage against
+# libipt's block decoder alone (bench/blk_loop.c, built here) on the
+# same raw stream (with BENCH_IR=1 also by callgrind's counts).
 #
 # With BENCH_IR=1 (needs valgrind) it also counts the instructions each
 # side executes (callgrind) on 1 and 4 copies and prints the ratio of the
@@ -227,9 +228,31 @@ fig_stats() {
 			"$QPT" decode --stats --raw "$tmp/raw$c.pt" "${qi[@]}" -- \
 			"$tmp/blk_loop" "$tmp/raw$c.pt" "${bi[@]}"
 	done
+	pair_ratio "--coverage vs libipt block loop ($n copies)" 1 \
+		"$QPT" decode --coverage -o /dev/null --raw "$tmp/raw$n.pt" "${qi[@]}" -- \
+		"$tmp/blk_loop" "$tmp/raw$n.pt" "${bi[@]}"
 	pair_ratio "--stats vs --stats --engine=libipt ($n copies)" 0 \
 		"$QPT" decode --stats --raw "$tmp/raw$n.pt" "${qi[@]}" -- \
 		"$QPT" decode --stats --engine=libipt --raw "$tmp/raw$n.pt" "${qi[@]}"
+	[ "${BENCH_IR:-0}" = 1 ] && command -v valgrind >/dev/null || return 0
+	# instructions executed (callgrind): load-independent
+	for c in 1 "$n"; do
+		for m in "--stats" "--coverage -o /dev/null"; do
+			# shellcheck disable=SC2086
+			q=$(ir_count "$QPT" decode $m --raw "$tmp/raw$c.pt" "${qi[@]}")
+			p=$(ir_count "$tmp/blk_loop" "$tmp/raw$c.pt" "${bi[@]}")
+			awk -v l="${m%% *} vs libipt block loop ($c cop$([ "$c" = 1 ] && echo y || echo ies))" \
+				-v q="$q" -v p="$p" 'BEGIN {
+				printf "%-44s %7.1fx  (instructions: qpt %.1fM, peer %.1fM)\n",
+					l, (q > 0 ? p / q : 0), q / 1e6, p / 1e6 }'
+		done
+	done
+}
+
+# ir_count CMD...: the instructions CMD executes (callgrind)
+ir_count() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
+		>/dev/null | sed -n 's/.*Collected : //p'
 }
 
 echo "ratios (peer time / qpt time):"

@@ -30,6 +30,7 @@ struct rec_file {
 };
 
 struct qpt_recorder;
+struct qpt_writer_io;
 
 /*
  * A source of a recording's events, driven by the recorder: the PMUs
@@ -69,8 +70,8 @@ extern const struct rec_source_ops rec_source_qemu;
 /*
  * The PMU source's calls into the kernel, a seam for tests: the real ones
  * (rec_pmu_sys_real) or a simulated kernel's (capture/simkern.h) behind
- * real, pollable fds.  Each returns as the call it stands for, -errno on
- * failure.
+ * real, pollable fds, with faults injected where a test asks.  Each
+ * returns as the call it stands for, -errno on failure.
  */
 struct rec_pmu_sys {
 	/* perf_event_open(@attr, @pid, @cpu, no group, FD_CLOEXEC) */
@@ -81,10 +82,26 @@ struct rec_pmu_sys {
 		   uint64_t data_pages, uint64_t aux_pages, bool aux_overwrite,
 		   uint64_t (*reference)(void *ctx));
 	void (*unmap)(void *ctx, struct qpt_sysring *sr);
+	/* poll(2) on the rings' fds: how many have events, or -errno
+	 * (NULL: the real one) */
+	int (*poll)(void *ctx, struct pollfd *fds, nfds_t nfds, int timeout_ms);
+	/* the output's writes (auxfmt/writer_io.h; NULL: the real ones) */
+	const struct qpt_writer_io *out;
 	void *ctx;
 };
 
 extern const struct rec_pmu_sys rec_pmu_sys_real;
+
+/*
+ * The seam's open, ioctl and map, tried again while they fail with EINTR
+ * (a signal came) or EAGAIN (a passing shortage), a few times at most:
+ * then their error.
+ */
+int rec_sys_open(struct qpt_recorder *rec, struct perf_event_attr *attr,
+		 int pid, int cpu);
+int rec_sys_ioctl(struct qpt_recorder *rec, int fd, unsigned long req,
+		  void *arg);
+int rec_sys_map(struct qpt_recorder *rec, struct qpt_sysring *sr, int fd);
 
 /* qpt_recorder_new with the PMU source (whatever opts->source says) over
  * @sys (borrowed until qpt_recorder_free). */
@@ -117,8 +134,10 @@ struct qpt_recorder {
 	size_t nr_ctl;
 	struct qpt_sysring *rings;
 	struct qpt_consumer **consumers;
-	struct pollfd *pfds;
+	struct pollfd *pfds; /* fd -1: the kernel ended the ring's events */
 	size_t nr_rings;
+	size_t nr_ended;   /* rings whose events the kernel ended (POLLHUP) */
+	uint64_t ended_ns; /* when the last of them ended (CLOCK_MONOTONIC) */
 	uint64_t data_pages, aux_pages;
 	size_t id_hdr_size;
 	struct qpt_writer *writer;
@@ -162,6 +181,9 @@ int rec_write_build_ids(struct qpt_recorder *rec);
  * (snapshot mode, or crash_signals); a process that cannot be traced is
  * recorded without (a warning).  Returns 0 or -ENOMEM. */
 int rec_crash_open(struct qpt_recorder *rec);
+/* Whether the recording may have crash facts (its output then has the
+ * crash event's attr): a crash watch or --snapshot-on. */
+bool rec_crash_wanted(const struct qpt_recorder *rec);
 /* Handle the targets' pending stops (rec->status once the command
  * ended): 1 when the target ended, 0, or an error. */
 int rec_crash_poll(struct qpt_recorder *rec);

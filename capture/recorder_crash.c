@@ -4,8 +4,9 @@
  * under ptrace (watch.h); when a thread is about to die of a fatal
  * signal, every AUX area is snapshotted through the source's snapshot
  * while the thread is still held, its facts are kept, and the signal
- * goes on.  The facts are written as qpt's crash feature (qpt/crash.h)
- * when the recording stops, by the collector the emulated source uses.
+ * goes on.  The facts (with the thread's stack) are written as samples of
+ * qpt's crash event (qpt/crash.h) when the recording stops, by the
+ * collector the emulated source uses.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ struct rec_crash {
 	struct watch *watch;
 	struct crash_list facts;
 	bool stopping; /* events disabled, last snapshot taken: facts only */
+	uint8_t stack[QPT_CRASH_STACK_MAX];
 };
 
 /* perf time of the crash, as the emulated source's: CLOCK_MONOTONIC. */
@@ -38,12 +40,11 @@ static int on_crash(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
 {
 	struct qpt_recorder *rec = ctx;
 	struct rec_crash *rc = rec->crash;
+	size_t len;
 	int64_t n;
 
-	if (!strcmp(rec->o.output, "-") && !rc->facts.nr)
-		rec_log(rec, QPT_LOG_WARN,
-			"the crash facts cannot travel in a pipe (perf knows "
-			"no record for them)");
+	/* the stack as the thread left it, while it is held */
+	len = crash_read_stack(tid, regs->rsp, rc->stack, sizeof(rc->stack));
 	/* the trace up to the fault, before the kernel kills the program */
 	if (rec->o.snapshot && !rc->stopping) {
 		n = rec->src->snapshot(rec);
@@ -51,7 +52,7 @@ static int on_crash(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
 			return (int)n;
 	}
 	return crash_add(&rc->facts, QPT_CRASH_SIGNAL, pid, tid, si, regs, insn,
-			 insn_len, now_ns());
+			 insn_len, now_ns(), rc->stack, len);
 }
 
 static int seize(struct qpt_recorder *rec, struct watch *w)
@@ -59,6 +60,14 @@ static int seize(struct qpt_recorder *rec, struct watch *w)
 	if (rec->child)
 		return watch_seize(w, rec->child);
 	return watch_seize_all(w, "/proc");
+}
+
+bool rec_crash_wanted(const struct qpt_recorder *rec)
+{
+	pid_t pid = rec->child ? rec->child : rec->o.pid;
+
+	return rec->uprobe ||
+	       (pid > 0 && (rec->o.snapshot || rec->o.crash_signals));
 }
 
 int rec_crash_open(struct qpt_recorder *rec)

@@ -108,6 +108,12 @@ static int open_error(struct qpt_recorder *rec, int err,
 		return rec_fail(rec, err,
 				"%s: too many open files: raise ulimit -n",
 				ev->name);
+	case E2BIG:
+		return rec_fail(rec, err,
+				"%s: this kernel does not know some of the "
+				"event's attributes (E2BIG: its "
+				"perf_event_attr is older than qpt's)",
+				ev->name);
 	default:
 		return rec_fail(rec, err,
 				"%s: perf_event_open (pid %d, cpu %d): %s",
@@ -235,9 +241,7 @@ static int map_ring(struct qpt_recorder *rec, size_t slot, int fd)
 	struct qpt_sysring *sr = &rec->rings[slot];
 	int err;
 
-	err = rec->sys->map(rec->sys->ctx, sr, fd, rec->data_pages,
-			    rec->aux_ev ? rec->aux_pages : 0, rec->o.snapshot,
-			    rec->aux_ev ? rec->aux_ev->aux->reference : NULL);
+	err = rec_sys_map(rec, sr, fd);
 	if (err < 0)
 		return map_error(rec, err);
 	sr->ring.idx = (uint32_t)slot;
@@ -254,7 +258,6 @@ static int map_ring(struct qpt_recorder *rec, size_t slot, int fd)
 static int join_ring(struct qpt_recorder *rec, struct rec_event *e,
 		     size_t slot, int fd, int leader)
 {
-	const struct rec_pmu_sys *sys = rec->sys;
 	uint64_t id;
 	int err;
 
@@ -263,8 +266,8 @@ static int join_ring(struct qpt_recorder *rec, struct rec_event *e,
 		if (err < 0)
 			return err;
 	} else {
-		err = sys->ioctl(sys->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT,
-				 (void *)(long)leader);
+		err = rec_sys_ioctl(rec, fd, PERF_EVENT_IOC_SET_OUTPUT,
+				    (void *)(long)leader);
 		if (err < 0)
 			return rec_fail(rec, err,
 					"%s: cannot share the ring buffer: %s",
@@ -272,7 +275,7 @@ static int join_ring(struct qpt_recorder *rec, struct rec_event *e,
 	}
 	if (e->aux)
 		rec->ctl_fds[rec->nr_ctl++] = fd;
-	err = sys->ioctl(sys->ctx, fd, PERF_EVENT_IOC_ID, &id);
+	err = rec_sys_ioctl(rec, fd, PERF_EVENT_IOC_ID, &id);
 	if (err < 0)
 		return rec_fail(rec, err, "PERF_EVENT_IOC_ID: %s",
 				strerror(-err));
@@ -300,7 +303,7 @@ static int open_ring_events(struct qpt_recorder *rec, size_t slot)
 			if (e->uprobe) /* uprobe_path, for the call only */
 				attr.config1 =
 				    (uint64_t)(uintptr_t)rec_uprobe_path(rec);
-			fd = rec->sys->open(rec->sys->ctx, &attr, pid, cpu);
+			fd = rec_sys_open(rec, &attr, pid, cpu);
 			if (fd < 0)
 				return open_error(rec, fd, e, pid, cpu);
 			err = push_fd(rec, fd);
@@ -342,6 +345,53 @@ static int sys_map(void *ctx, struct qpt_sysring *sr, int fd,
 {
 	return qpt_sysring_map(sr, fd, data_pages, aux_pages, aux_overwrite,
 			       reference);
+}
+
+/* Tries of a call that fails with EINTR or EAGAIN. */
+#define SYS_TRIES 8
+
+static bool transient(int err)
+{
+	return err == -EINTR || err == -EAGAIN;
+}
+
+int rec_sys_open(struct qpt_recorder *rec, struct perf_event_attr *attr,
+		 int pid, int cpu)
+{
+	const struct rec_pmu_sys *sys = rec->sys;
+	int fd, i = 0;
+
+	do
+		fd = sys->open(sys->ctx, attr, pid, cpu);
+	while (transient(fd) && ++i < SYS_TRIES);
+	return fd;
+}
+
+int rec_sys_ioctl(struct qpt_recorder *rec, int fd, unsigned long req,
+		  void *arg)
+{
+	const struct rec_pmu_sys *sys = rec->sys;
+	int err, i = 0;
+
+	do
+		err = sys->ioctl(sys->ctx, fd, req, arg);
+	while (transient(err) && ++i < SYS_TRIES);
+	return err;
+}
+
+int rec_sys_map(struct qpt_recorder *rec, struct qpt_sysring *sr, int fd)
+{
+	const struct rec_pmu_sys *sys = rec->sys;
+	int err, i = 0;
+
+	do
+		err = sys->map(sys->ctx, sr, fd, rec->data_pages,
+			       rec->aux_ev ? rec->aux_pages : 0,
+			       rec->o.snapshot,
+			       rec->aux_ev ? rec->aux_ev->aux->reference
+					   : NULL);
+	while (transient(err) && ++i < SYS_TRIES);
+	return err;
 }
 
 const struct rec_pmu_sys rec_pmu_sys_real = {

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/crash.h"
+#include "auxfmt/writer_io.h"
 #include "capture/recorder.h"
 #include "capture/hostinfo.h"
 #include "capture/synth.h"
@@ -209,7 +211,9 @@ int rec_open_writer(struct qpt_recorder *rec)
 	wo.compress = rec->o.compress;
 	wo.log = rec->o.log;
 	wo.log_ctx = rec->o.log_ctx;
-	err = qpt_writer_open(rec->o.output, &wo, &rec->writer);
+	err = qpt_writer_open_io(rec->o.output, &wo,
+				 rec->sys ? rec->sys->out : NULL,
+				 &rec->writer);
 	if (err < 0)
 		return rec_fail(rec, err, "%s: %s", rec->o.output,
 				qpt_strerror(err));
@@ -237,6 +241,11 @@ int rec_open_output(struct qpt_recorder *rec)
 		err = qpt_writer_add_attr(rec->writer, &rec->evs[i].attr,
 					  rec->evs[i].ids, rec->evs[i].nr_ids,
 					  rec->evs[i].name);
+		if (err < 0)
+			return err;
+	}
+	if (rec_crash_wanted(rec)) {
+		err = crash_add_attr(rec->writer);
 		if (err < 0)
 			return err;
 	}

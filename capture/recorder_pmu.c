@@ -13,10 +13,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/recorder.h"
 #include "capture/target.h"
+
+/* How long the command may outlive the events of every ring (as it exits)
+ * before the recording takes it that their PMU went away. */
+#define ENDED_GRACE_MS 1000
 
 static int set_targets(struct qpt_recorder *rec)
 {
@@ -86,7 +91,7 @@ static int ioctl_all(struct qpt_recorder *rec, unsigned long req)
 	int err;
 
 	for (i = 0; i < rec->nr_fds; i++) {
-		err = rec->sys->ioctl(rec->sys->ctx, rec->fds[i], req, NULL);
+		err = rec_sys_ioctl(rec, rec->fds[i], req, NULL);
 		if (err < 0)
 			return err;
 	}
@@ -143,6 +148,69 @@ static int target_done(struct qpt_recorder *rec)
 	return 0;
 }
 
+/* Wait for ring data: 0 (an interruption or a passing shortage too), or
+ * -errno. */
+static int wait_rings(struct qpt_recorder *rec, int timeout_ms)
+{
+	const struct rec_pmu_sys *sys = rec->sys;
+	int n;
+
+	if (sys->poll)
+		n = sys->poll(sys->ctx, rec->pfds, rec->nr_rings, timeout_ms);
+	else if ((n = poll(rec->pfds, rec->nr_rings, timeout_ms)) < 0)
+		n = -errno;
+	return n < 0 && n != -EINTR && n != -EAGAIN ? n : 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The rings whose events the kernel ended (POLLHUP or POLLERR: their
+ * thread exited, their CPU went offline, their PMU went away), drained
+ * already, are not waited on again: perf record drops them too.  When
+ * every ring ended, the recording is over: per thread or attached to a
+ * process (-p), every thread traced ended (1); per CPU, the command ends
+ * soon (the events end as it exits, a moment before its parent can reap
+ * it: said at QPT_LOG_INFO only), and if it still runs a while later, the
+ * PMU went away under the recording (-ENODEV).  Returns 1, 0 or -ENODEV.
+ */
+static int rings_ended(struct qpt_recorder *rec, bool done)
+{
+	struct pollfd *p;
+	size_t i;
+
+	for (i = 0; i < rec->nr_rings; i++) {
+		p = &rec->pfds[i];
+		if (p->fd < 0 || !(p->revents & (POLLHUP | POLLERR)))
+			continue;
+		if (!done)
+			rec_log(rec, QPT_LOG_INFO,
+				"the kernel ended the events of ring %zu "
+				"(%s %d)",
+				i, rec->o.per_thread ? "thread" : "CPU",
+				rec->o.per_thread ? rec->tids[i]
+						  : rec->cpus[i]);
+		p->fd = -1;
+		rec->nr_ended++;
+		rec->ended_ns = now_ns();
+	}
+	if (done || rec->nr_ended < rec->nr_rings)
+		return 0;
+	if (rec->o.per_thread || rec->o.pid > 0) /* every thread ended */
+		return 1;
+	if (now_ns() - rec->ended_ns < ENDED_GRACE_MS * 1000000ull)
+		return 0;
+	return rec_fail(rec, -ENODEV,
+			"the kernel ended the events of every ring while "
+			"the recording ran: did the PMU go away?");
+}
+
 static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 {
 	int done = target_done(rec), err;
@@ -150,15 +218,22 @@ static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 	if (done < 0)
 		return done;
 	timeout_ms = rec_crash_timeout(rec, timeout_ms);
-	if (!done && poll(rec->pfds, rec->nr_rings, timeout_ms) < 0 &&
-	    errno != EINTR)
-		return -errno;
+	if (!done) {
+		err = wait_rings(rec, timeout_ms);
+		if (err < 0)
+			return err;
+	}
 	err = drain_all(rec);
 	if (!err)
 		err = rec_uprobe_fire(rec);
 	if (err < 0)
 		return err;
-	return done ? 1 : target_done(rec);
+	if (!done)
+		done = target_done(rec);
+	if (done < 0)
+		return done;
+	err = rings_ended(rec, done);
+	return err < 0 ? err : done || err;
 }
 
 static int64_t pmu_snapshot(struct qpt_recorder *rec)

@@ -215,7 +215,8 @@ int rec_uprobe_fire(struct qpt_recorder *rec)
 		memset(&regs, 0, sizeof(regs));
 		regs.rip = h.ip;
 		err = crash_add(facts, QPT_CRASH_TRIGGER, (pid_t)h.pid,
-				(pid_t)h.tid, NULL, &regs, NULL, 0, h.time);
+				(pid_t)h.tid, NULL, &regs, NULL, 0, h.time,
+				NULL, 0);
 		if (err < 0)
 			return err;
 		n = rec->src->snapshot(rec);

@@ -41,18 +41,29 @@ static void store_release(const struct qpt_consumer *c, __u64 *w, uint64_t v)
 		__atomic_store_n(w, v, __ATOMIC_RELEASE);
 }
 
+/* Tries of an enable or disable that fails with EINTR or EAGAIN. */
+#define OPS_TRIES 8
+
+static int ring_toggle(const struct qpt_consumer *c, int (*fn)(void *ctx))
+{
+	int err, i = 0;
+
+	if (!fn)
+		return 0;
+	do
+		err = fn(c->ring.ops_ctx);
+	while ((err == -EINTR || err == -EAGAIN) && ++i < OPS_TRIES);
+	return err;
+}
+
 static int ring_enable(const struct qpt_consumer *c)
 {
-	const struct qpt_ring_ops *ops = c->ring.ops;
-
-	return ops && ops->enable ? ops->enable(c->ring.ops_ctx) : 0;
+	return ring_toggle(c, c->ring.ops ? c->ring.ops->enable : NULL);
 }
 
 static int ring_disable(const struct qpt_consumer *c)
 {
-	const struct qpt_ring_ops *ops = c->ring.ops;
-
-	return ops && ops->disable ? ops->disable(c->ring.ops_ctx) : 0;
+	return ring_toggle(c, c->ring.ops ? c->ring.ops->disable : NULL);
 }
 
 static uint64_t ring_reference(const struct qpt_consumer *c)
@@ -301,7 +312,7 @@ static bool aux_wrapped(struct qpt_consumer *c, uint64_t head)
 
 int64_t qpt_consumer_snapshot(struct qpt_consumer *c, uint64_t size)
 {
-	uint64_t head, from, avail;
+	uint64_t head, from, avail, skipped = 0;
 	bool wrapped;
 	int err, err2;
 
@@ -328,14 +339,17 @@ int64_t qpt_consumer_snapshot(struct qpt_consumer *c, uint64_t size)
 		else
 			avail = head - c->snap_prev;
 	}
-	if (size && size < avail)
+	if (size && size < avail) {
+		skipped = avail - size;
 		avail = size;
+	}
 	from = head - avail;
 	err = 0;
 	if (avail)
 		err = emit_auxtrace(c, from, head);
 	if (err >= 0) {
 		c->snap_prev = head;
+		c->stats.aux_skipped += skipped;
 		c->stats.snapshots++;
 		if (wrapped)
 			c->stats.snapshot_wrapped++;

@@ -42,7 +42,8 @@ struct qpt_writer;
  * The system seam.  Every member may be NULL: loads/stores then use C11
  * atomics on the mapping (acquire/release), enable/disable do nothing and
  * succeed, reference returns 0.  Return values of enable/disable follow the
- * library convention (0 or -errno).
+ * library convention (0 or -errno); one that fails with -EINTR or -EAGAIN
+ * is tried again, a few times at most.
  */
 struct qpt_ring_ops {
 	uint64_t (*load_acquire)(const uint64_t *word, void *ctx);
@@ -135,7 +136,9 @@ int64_t qpt_consumer_read_aux(struct qpt_consumer *consumer);
  * Snapshot (overwrite mode, or full-trace if asked): ops->disable, read
  * aux_head, hand on the newest min(@size, bytes written since the previous
  * snapshot, aux_size) bytes (@size 0: the whole area) as one AUXTRACE
- * record, ops->enable.  A buffer that has not wrapped yet (it is zero-filled
+ * record, ops->enable.  Of the bytes written since, those the area no
+ * longer holds count as overwritten, those @size leaves out as skipped.
+ * A buffer that has not wrapped yet (it is zero-filled
  * after aux_head) yields only what was written.  Returns the number of
  * payload bytes, -QPT_E_STATE without an AUX area, or an ops/sink error
  * (the event is re-enabled in every case it was disabled).

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "qpt/qpt.h"
 
@@ -107,11 +108,31 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  *		return cli_bad_option("dump");
  */
 int cli_bad_option(const char *cmd);
+/* An explicit @opt (--sysroot, --buildid-dir) @dir, NULL when not given,
+ * must be a directory: 0, or QPT_EXIT_ERROR (said). */
+int cli_check_dir(const char *opt, const char *dir);
 /* Whether progress may be shown (stderr is a terminal). */
 int cli_show_progress(void);
 /* The progress line: "\r" and the text, no newline (only where
  * cli_show_progress() says so); cli_progress_end clears it. */
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_end(void);
+
+/*
+ * A decode's progress on a terminal: once a second from the first second
+ * on, "WHAT: DONE of TOTAL trace bytes (P%), R MiB/s".  cli_meter_start
+ * starts the clock and says whether stderr is a terminal; if so, install
+ * cli_meter_tell as the decoder's progress callback with @m as context.
+ * cli_meter_end clears the line if one was shown.
+ */
+struct cli_meter {
+	const char *what;
+	struct timespec t0;
+	time_t last;
+	bool shown;
+};
+bool cli_meter_start(struct cli_meter *m, const char *what);
+void cli_meter_tell(uint64_t done, uint64_t total, void *ctx);
+void cli_meter_end(struct cli_meter *m);
 
 #endif

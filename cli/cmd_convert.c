@@ -7,8 +7,10 @@
  * inner records; AUXTRACE records get a fresh HEADER_AUXTRACE index (so an
  * input without one gains one); the input's attrs, names, build-ids and
  * features are carried over (raw, or re-encoded from a byte-swapped input
- * where qpt knows how), qpt's crash facts too (qpt/crash.h: read in the
- * input's byte order, written in the host's; a pipe cannot carry them).
+ * where qpt knows how).  qpt's crash facts (qpt/crash.h) go on as samples
+ * of its crash event, re-encoded in host order from a byte-swapped input;
+ * those of files qpt 0.1 wrote (a header feature) become such samples,
+ * so that a pipe carries them too.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +39,8 @@ struct convert {
 	time_t last;
 	bool warned_tracing;
 	bool force; /* -f: an input not owned by the user or root */
+	struct qpt_crash *old; /* the input's crash feature (qpt 0.1) */
+	int nr_old;
 };
 
 static void usage(FILE *f)
@@ -123,33 +127,62 @@ static int swapped_feature(struct convert *cv, int feat)
 	return err < 0 ? err : 1;
 }
 
-/* qpt's crash facts, a feature far above perf's: re-encoded in host
- * order from what the input's byte order gives. */
-static int copy_crash(struct convert *cv)
+/* The crash facts of a file qpt 0.1 wrote (a feature far above perf's),
+ * read in the input's byte order: written as crash event samples at the
+ * end (the attr goes with the others). */
+static int read_old_crash(struct convert *cv)
 {
-	struct qpt_crash *list;
-	size_t len;
-	void *buf;
-	int n, err;
+	int n = qpt_crash_read(cv->r, &cv->old);
 
-	n = qpt_crash_read(cv->r, &list);
 	if (n < 0)
 		cli_warn("%s: crash facts dropped: %s", cv->in_name,
 			 qpt_strerror(n));
-	if (n <= 0)
+	cv->nr_old = n > 0 ? n : 0;
+	return 0;
+}
+
+static int write_old_crash(struct convert *cv)
+{
+	uint8_t *buf;
+	int i, n = 0;
+
+	if (!cv->nr_old)
 		return 0;
-	if (!strcmp(cv->out_name, "-"))
-		cli_warn("%s: the crash facts cannot travel in a pipe (perf "
-			 "knows no record for them)",
-			 cv->in_name);
-	err = qpt_crash_encode(list, (size_t)n, &buf, &len);
-	free(list);
-	if (!err) {
-		err = qpt_writer_set_feature_raw(
-		    cv->w, (enum qpt_feature)QPT_FEAT_QPT_CRASH, buf, len);
-		free(buf);
+	buf = malloc(QPT_CRASH_SAMPLE_MAX);
+	if (!buf)
+		return writer_error(cv, -ENOMEM);
+	for (i = 0; i < cv->nr_old && n >= 0; i++) {
+		n = qpt_crash_sample_encode(&cv->old[i], buf,
+					    QPT_CRASH_SAMPLE_MAX);
+		if (n >= 0)
+			n = qpt_writer_write(cv->w, buf);
 	}
-	return err < 0 ? writer_error(cv, err) : 0;
+	free(buf);
+	return n < 0 ? writer_error(cv, n) : 0;
+}
+
+/* A crash event sample of a byte-swapped input: its RAW fields are in
+ * the input's order, re-encoded in the host's. */
+static int swapped_crash(struct convert *cv, const struct qpt_record *rec)
+{
+	struct qpt_crash c;
+	uint8_t *buf;
+	int n;
+
+	if (qpt_crash_sample_parse(rec, true, &c)) {
+		cli_warn("%s: offset %#llx: a crash sample that does not "
+			 "parse, dropped",
+			 cv->in_name, (unsigned long long)rec->pos);
+		return 0;
+	}
+	buf = malloc(QPT_CRASH_SAMPLE_MAX);
+	if (!buf)
+		return writer_error(cv, -ENOMEM);
+	n = qpt_crash_sample_encode(&c, buf, QPT_CRASH_SAMPLE_MAX);
+	if (n >= 0)
+		n = qpt_writer_write(cv->w, buf);
+	free(buf);
+	return n < 0 ? writer_error(cv, n) : 0;
 }
 
 /* File-mode input: the features of the header. */
@@ -180,13 +213,16 @@ static int copy_features(struct convert *cv)
 		if (err < 0)
 			return writer_error(cv, err);
 	}
-	return copy_crash(cv);
+	return read_old_crash(cv);
 }
 
 /* Hand the attrs known so far to the writer (before the first record). */
 static int start(struct convert *cv)
 {
 	size_t i, n = qpt_reader_nr_attrs(cv->r);
+	struct perf_event_attr crash;
+	uint64_t id = QPT_CRASH_EVENT_ID;
+	bool has_crash = false;
 	int err;
 
 	if (cv->started)
@@ -196,6 +232,7 @@ static int start(struct convert *cv)
 		const struct qpt_attr *a = qpt_reader_attr(cv->r, i);
 		struct perf_event_attr attr = a->attr;
 
+		has_crash |= qpt_crash_is_event(a);
 		/* the reader keeps the fields this build knows */
 		if (attr.size > sizeof(attr)) {
 			cli_warn("%s: event %zu: attr of %u bytes cut to %zu",
@@ -207,7 +244,11 @@ static int start(struct convert *cv)
 		if (err)
 			return writer_error(cv, err);
 	}
-	return 0;
+	if (!cv->nr_old || has_crash)
+		return 0;
+	qpt_crash_event_attr(&crash);
+	err = qpt_writer_add_attr(cv->w, &crash, &id, 1, QPT_CRASH_EVENT_NAME);
+	return err ? writer_error(cv, err) : 0;
 }
 
 /* Pipe-mode input: a HEADER_FEATURE record carries one feature. */
@@ -302,6 +343,9 @@ static int one_record(struct convert *cv, const struct qpt_record *rec)
 		return err;
 	if (rec->type == QPT_RECORD_AUXTRACE)
 		return auxtrace(cv, rec);
+	if (rec->type == PERF_RECORD_SAMPLE && qpt_reader_is_swapped(cv->r) &&
+	    qpt_crash_is_event(rec->attr))
+		return swapped_crash(cv, rec);
 	err = qpt_writer_write(cv->w, rec->data);
 	return err ? writer_error(cv, err) : 0;
 }
@@ -353,6 +397,8 @@ static int convert(struct convert *cv, int level)
 	if (err < 0)
 		return cli_reader_error(cv->in_name, cv->r, err);
 	ret = start(cv);
+	if (!ret)
+		ret = write_old_crash(cv);
 	if (ret)
 		return ret;
 	err = qpt_writer_close(cv->w);
@@ -450,6 +496,7 @@ int cmd_convert(int argc, char **argv)
 		cli_progress_end();
 	qpt_writer_free(cv.w);
 	qpt_reader_free(cv.r);
+	free(cv.old);
 	/* a file left by a failed conversion is not a conversion */
 	if (ret && cv.created)
 		unlink(cv.out_name);

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/crash_print.h"
 #include "cli/crash_syms.h"
+#include "cli/crash_unwind.h"
 #include "cli/out.h"
 #include "cli/signals.h"
 #include "qpt/crash.h"
@@ -23,9 +24,10 @@
 #include "qpt/reader.h"
 
 struct crash_args {
-	const char *input;
+	const char *input, *sysroot;
 	unsigned last, insns;
 	bool all_threads, json, force;
+	bool raw_names; /* --no-demangle */
 };
 
 struct crash_ctx {
@@ -40,7 +42,7 @@ struct crash_ctx {
 
 static const char help[] =
     "usage: qpt crash [-i FILE] [--last N] [--insns K] [--all-threads] "
-    "[--json]\n"
+    "[--json] [--sysroot DIR]\n"
     "The last moments of a program that died of a signal, from a "
     "recording made\n"
     "with qpt record --emulate [--snapshot]: signal and si_code, fault "
@@ -54,6 +56,8 @@ static const char help[] =
     "      --insns K      instructions to show (default 16)\n"
     "      --all-threads  what every other thread was doing too\n"
     "      --json         one JSON object\n"
+    "      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
+    "      --no-demangle  C++, Rust and D names as in the binary\n"
     "  -f, --force        read a file another user owns\n"
     "Exit 1 when the file has no crash.\n";
 
@@ -81,6 +85,9 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 	    {"all-threads", no_argument, NULL, 'a'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"force", no_argument, NULL, 'f'},
+	    {"sysroot", required_argument, NULL, 's'},
+	    {"symfs", required_argument, NULL, 's'},
+	    {"no-demangle", no_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -116,6 +123,12 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 		case 'f':
 			a->force = true;
 			break;
+		case 's':
+			a->sysroot = optarg;
+			break;
+		case 'D':
+			a->raw_names = true;
+			break;
 		case 'h':
 			fputs(help, stdout);
 			return QPT_EXIT_OK;
@@ -129,8 +142,146 @@ static int parse_args(int argc, char **argv, struct crash_args *a)
 	return -1;
 }
 
-/* The crash facts and the program's name (its last COMM). */
-static int read_facts(struct crash_ctx *x, struct qpt_crash **list)
+/* What the file's records say: the crash facts in samples (their stacks
+ * copied), the executable mappings and the processes' names (whose pid
+ * matters is known at the end). */
+struct comm {
+	int32_t pid;
+	char name[17];
+};
+
+struct facts {
+	struct qpt_crash *list;
+	size_t nr, cap;
+	void **mmaps;
+	size_t nr_mmaps, cap_mmaps;
+	struct comm *comms;
+	size_t nr_comms, cap_comms;
+};
+
+static int grow(void **p, size_t *cap, size_t nr, size_t size)
+{
+	size_t n = *cap ? 2 * *cap : 8;
+	void *q;
+
+	if (nr < *cap)
+		return 0;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* A crash event sample: its fact, its stack copied. */
+static int add_sample(struct facts *f, const struct qpt_record *rec,
+		      bool swapped)
+{
+	struct qpt_crash c;
+	uint8_t *stack = NULL;
+
+	if (qpt_crash_sample_parse(rec, swapped, &c))
+		return -QPT_E_FORMAT;
+	if (grow((void **)&f->list, &f->cap, f->nr, sizeof(c)))
+		return -ENOMEM;
+	if (c.stack_len) {
+		stack = malloc(c.stack_len);
+		if (!stack)
+			return -ENOMEM;
+		memcpy(stack, c.stack, c.stack_len);
+	}
+	c.stack = stack;
+	f->list[f->nr++] = c;
+	return 0;
+}
+
+static int add_mmap(struct facts *f, const struct qpt_record *rec)
+{
+	void *copy;
+
+	if (grow((void **)&f->mmaps, &f->cap_mmaps, f->nr_mmaps,
+		 sizeof(void *)))
+		return -ENOMEM;
+	copy = malloc(rec->size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, rec->data, rec->size);
+	f->mmaps[f->nr_mmaps++] = copy;
+	return 0;
+}
+
+/* COMM: header, u32 pid, u32 tid, the name (NUL-terminated). */
+static int add_comm(struct facts *f, const struct qpt_record *rec)
+{
+	const char *p = rec->data;
+	struct comm *c;
+	uint32_t pid;
+
+	if (rec->size < 17)
+		return 0;
+	if (grow((void **)&f->comms, &f->cap_comms, f->nr_comms, sizeof(*c)))
+		return -ENOMEM;
+	c = &f->comms[f->nr_comms++];
+	memcpy(&pid, p + 8, 4);
+	c->pid = (int32_t)pid;
+	snprintf(c->name, sizeof(c->name), "%.*s", (int)(rec->size - 16),
+		 p + 16);
+	return 0;
+}
+
+static void facts_free(struct facts *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr; i++)
+		free((void *)f->list[i].stack);
+	for (i = 0; i < f->nr_mmaps; i++)
+		free(f->mmaps[i]);
+	free(f->list);
+	free(f->mmaps);
+	free(f->comms);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The crashed process's name (its last COMM) and executable mappings. */
+static void process_facts(struct crash_ctx *x, const struct facts *f)
+{
+	int32_t pid = f->list[0].pid;
+	struct qpt_record rec;
+	size_t i;
+
+	for (i = 0; i < f->nr_mmaps; i++) {
+		const struct perf_event_header *h = f->mmaps[i];
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = h->type;
+		rec.size = h->size;
+		rec.data = h;
+		crash_syms_add(x->syms, &rec, pid);
+	}
+	for (i = 0; i < f->nr_comms; i++)
+		if (f->comms[i].pid == pid)
+			memcpy(x->comm, f->comms[i].name, sizeof(x->comm));
+}
+
+/* One record of the file: kept where it says something of the crash. */
+static int take_record(struct facts *f, const struct qpt_record *rec,
+		       bool swapped)
+{
+	if (rec->type == PERF_RECORD_SAMPLE && qpt_crash_is_event(rec->attr))
+		return add_sample(f, rec, swapped);
+	if (rec->type == PERF_RECORD_MMAP2 || rec->type == PERF_RECORD_MMAP)
+		return add_mmap(f, rec);
+	if (rec->type == PERF_RECORD_COMM)
+		return add_comm(f, rec);
+	return 0;
+}
+
+/* The crash facts (the samples of qpt's crash event, or the feature of
+ * files qpt 0.1 wrote) and the program's name.  Returns the count or -1
+ * (said). */
+static int read_facts(struct crash_ctx *x, struct facts *f)
 {
 	struct qpt_reader *r;
 	struct qpt_record rec;
@@ -139,34 +290,29 @@ static int read_facts(struct crash_ctx *x, struct qpt_crash **list)
 	err = cli_open_input(x->a.input, x->a.force, &r);
 	if (err)
 		return -1;
-	n = qpt_crash_read(r, list);
+	n = qpt_crash_read(r, &f->list);
 	if (n < 0) {
 		cli_error(x->a.input, "crash facts: %s", qpt_strerror(n));
 		qpt_reader_free(r);
 		return -1;
 	}
-	/* COMM: header, u32 pid, u32 tid, the name (NUL-terminated) */
-	while (n > 0 && (err = qpt_reader_next(r, &rec)) > 0) {
-		const char *p = rec.data;
-		uint32_t pid;
-
-		if (rec.type == PERF_RECORD_MMAP2 || rec.type == PERF_RECORD_MMAP)
-			crash_syms_add(x->syms, &rec, (*list)[0].pid);
-		if (rec.type != PERF_RECORD_COMM || rec.size < 17)
-			continue;
-		memcpy(&pid, p + 8, 4);
-		if ((int32_t)pid != (*list)[0].pid)
-			continue;
-		snprintf(x->comm, sizeof(x->comm), "%.*s", (int)(rec.size - 16),
-			 p + 16);
+	f->nr = f->cap = (size_t)n;
+	while ((err = qpt_reader_next(r, &rec)) > 0) {
+		err = take_record(f, &rec, qpt_reader_is_swapped(r));
+		if (err == -QPT_E_FORMAT)
+			cli_error_at(x->a.input, rec.pos,
+				     "a crash sample that does not parse");
+		if (err < 0)
+			break;
 	}
-	if (err < 0) {
+	if (err < 0 && err != -QPT_E_FORMAT)
 		cli_reader_error(x->a.input, r, err);
-		qpt_reader_free(r);
-		return -1;
-	}
 	qpt_reader_free(r);
-	return n;
+	if (err < 0)
+		return -1;
+	if (f->nr)
+		process_facts(x, f);
+	return (int)f->nr;
 }
 
 /* The flow of the file: the last branches and instructions of each
@@ -175,11 +321,18 @@ static int walk(struct crash_ctx *x)
 {
 	struct qpt_decoder_opts dopts;
 	struct qpt_crash_walk_opts wopts;
+	struct cli_meter meter;
 	int err;
 
 	qpt_decoder_opts_init(&dopts);
 	dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT |
 		     QPT_WANT_SYMBOLS;
+	dopts.demangle = !x->a.raw_names;
+	dopts.sysroot = x->a.sysroot;
+	if (cli_meter_start(&meter, "qpt crash")) {
+		dopts.progress = cli_meter_tell;
+		dopts.progress_ctx = &meter;
+	}
 	qpt_crash_walk_opts_init(&wopts);
 	wopts.last = x->a.last;
 	wopts.insns = x->a.insns;
@@ -188,6 +341,7 @@ static int walk(struct crash_ctx *x)
 		err = qpt_crash_walk_new(&wopts, &x->walk);
 	if (!err)
 		err = qpt_crash_walk_run_file(x->walk, x->dec, x->a.input);
+	cli_meter_end(&meter);
 	if (!err)
 		return 0;
 	cli_error_at(x->a.input, x->dec ? qpt_decoder_errpos(x->dec) : 0, "%s",
@@ -218,19 +372,26 @@ static void free_walk(struct crash_ctx *x)
 int cmd_crash(int argc, char **argv)
 {
 	static char buf[1 << 16];
+	static struct crash_unwound unw;
 	struct crash_ctx x;
 	struct crash_view v;
-	struct qpt_crash *list = NULL;
+	struct facts f;
+	struct qpt_crash *list;
 	struct out w;
 	int n, i, err, rc;
 
 	memset(&x, 0, sizeof(x));
+	memset(&f, 0, sizeof(f));
 	rc = parse_args(argc, argv, &x.a);
 	if (rc >= 0)
 		return rc;
-	x.syms = crash_syms_new();
-	n = read_facts(&x, &list);
+	if (cli_check_dir("--sysroot", x.a.sysroot))
+		return QPT_EXIT_ERROR;
+	x.syms = crash_syms_new(x.a.sysroot, !x.a.raw_names);
+	n = read_facts(&x, &f);
+	list = f.list;
 	if (n < 0) {
+		facts_free(&f);
 		crash_syms_free(x.syms);
 		return QPT_EXIT_ERROR;
 	}
@@ -238,7 +399,7 @@ int cmd_crash(int argc, char **argv)
 	for (i = 0; i < n && list[i].kind != QPT_CRASH_SIGNAL; i++)
 		;
 	if (i == n) {
-		free(list);
+		facts_free(&f);
 		crash_syms_free(x.syms);
 		cli_error(x.a.input, "no crash in the file (no thread died of "
 				     "a signal while recorded)");
@@ -248,7 +409,7 @@ int cmd_crash(int argc, char **argv)
 	err = walk(&x);
 	if (err) {
 		free_walk(&x);
-		free(list);
+		facts_free(&f);
 		crash_syms_free(x.syms);
 		return QPT_EXIT_ERROR;
 	}
@@ -259,6 +420,8 @@ int cmd_crash(int argc, char **argv)
 	v.all_threads = x.a.all_threads;
 	v.insns = x.a.insns;
 	v.syms = x.syms;
+	crash_unwind(x.syms, x.c, &unw);
+	v.unw = &unw;
 	out_init(&w, STDOUT_FILENO, x.a.json, buf, sizeof(buf));
 	if (x.a.json)
 		crash_print_json(&v, &w);
@@ -266,7 +429,7 @@ int cmd_crash(int argc, char **argv)
 		crash_print_text(&v, &w);
 	err = out_flush(&w);
 	free_walk(&x);
-	free(list);
+	facts_free(&f);
 	crash_syms_free(x.syms);
 	return err ? cli_write_error(err) : QPT_EXIT_OK;
 }

@@ -14,13 +14,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/decode_cov.h"
 #include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
 #include "cli/decode_stats.h"
+#include "cli/views.h"
 #include "qpt/decode.h"
 
 static bool in_list(const int32_t *list, unsigned n, int32_t v)
@@ -110,21 +111,6 @@ static int ring_push(struct printer *o, const struct qpt_item *it)
 	return 0;
 }
 
-static void progress(struct printer *o)
-{
-	struct timespec now;
-	double el;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	el = (double)(now.tv_sec - o->t0.tv_sec) +
-	     (double)(now.tv_nsec - o->t0.tv_nsec) / 1e9;
-	if (el < 1.0 || now.tv_sec == o->tlast.tv_sec)
-		return;
-	o->tlast = now;
-	o->shown = true;
-	cli_progress("qpt decode: %" PRIu64 " items, %.0f s", o->seen, el);
-}
-
 /* An item that is no plain instruction: filtered, kept for --last or
  * printed. */
 static __attribute__((noinline)) int on_other(struct printer *o,
@@ -144,8 +130,6 @@ static int on_item(const struct qpt_item *it, void *ctx)
 {
 	struct printer *o = ctx;
 
-	if (o->progress && !(++o->seen & 0xfffff))
-		progress(o);
 	if (it->type != QPT_ITEM_INSN || !o->plain)
 		return on_other(o, it);
 	print_insn(o, it);
@@ -241,7 +225,7 @@ static void usage(FILE *f)
 		"  -f, --force             read a perf.data not owned by you or root\n"
 		"      --raw FILE          a bare Intel PT stream (like ptxed --raw)\n"
 		"      --image FILE@ADDR   load FILE as raw memory at ADDR (repeatable)\n"
-		"      --sysroot DIR       find recorded paths under DIR (perf --symfs)\n"
+		"      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
 		"      --buildid-dir DIR   the build-id cache (default ~/.debug)\n"
 		"      --debuginfod[=URLS] fetch missing binaries by build-id from\n"
 		"                          these debuginfod servers (default:\n"
@@ -263,8 +247,13 @@ static void usage(FILE *f)
 		"                          branches at the end of each thread, each sample\n"
 		"      --lbr-period INSNS  ... and every INSNS instructions of a thread\n"
 		"      --format=perfmon -o FILE  write the LBR records as a perfmon buffer\n"
+		"      --format=chrome-trace|flame|folded [-o, --output FILE]  with --calls:\n"
+		"                          the call flow as Chrome trace-event JSON (a slice\n"
+		"                          per call), an SVG flame graph or folded stacks\n"
 		"      --stats             counts only: instructions and taken branches per\n"
 		"                          thread, instructions and calls per function\n"
+		"      --coverage[=drcov|edges]  basic blocks as a drcov log (Lighthouse,\n"
+		"                          bncov), or edges: from, to and count (-o FILE)\n"
 		"      --engine=fast|libipt  qpt's fast block decoder (default), or libipt's\n"
 		"                          alone (the same output; the reference)\n");
 }
@@ -274,7 +263,7 @@ enum {
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
 	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
-	OPT_DEBUGINFOD, OPT_DISASM,
+	OPT_DEBUGINFOD, OPT_DISASM, OPT_COVERAGE,
 };
 
 static const struct option longopts[] = {
@@ -306,6 +295,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "coverage", optional_argument, NULL, OPT_COVERAGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -319,6 +309,8 @@ struct args {
 	bool mode_given; /* --insn, --branches or --calls */
 	bool stats;	 /* --stats */
 	bool disasm;	 /* --disasm */
+	enum cov_form cov; /* --coverage */
+	enum view_kind view; /* --format=chrome-trace, flame, folded */
 	struct qpt_decoder_opts dopts;
 	struct lbr_args lbr;
 };
@@ -335,7 +327,7 @@ static int parse_lbr(int c, struct lbr_args *l)
 	}
 	if (c == OPT_FORMAT) {
 		if (strcmp(optarg, "perfmon"))
-			return cli_usage_error("decode", "--format wants perfmon, not '%s'", optarg);
+			return cli_usage_error("decode", "--format wants perfmon, chrome-trace, flame or folded, not '%s'", optarg);
 		l->perfmon = true;
 		return 0;
 	}
@@ -409,9 +401,21 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 				       &o->last))
 				return QPT_EXIT_USAGE;
 			break;
+		case OPT_COVERAGE:
+			if (!optarg || !strcmp(optarg, "drcov"))
+				a->cov = COV_DRCOV;
+			else if (!strcmp(optarg, "edges"))
+				a->cov = COV_EDGES;
+			else
+				return cli_usage_error("decode", "--coverage wants drcov or edges, not '%s'", optarg);
+			break;
+		case OPT_FORMAT:
+			a->view = view_kind(optarg);
+			if (a->view == VIEW_NONE && parse_lbr(c, &a->lbr))
+				return QPT_EXIT_USAGE;
+			break;
 		case OPT_LBR:
 		case OPT_LBR_PERIOD:
-		case OPT_FORMAT:
 		case 'o':
 			if (parse_lbr(c, &a->lbr))
 				return QPT_EXIT_USAGE;
@@ -436,9 +440,20 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		return cli_usage_error("decode", "--stats counts the whole trace: no --insn, --branches, --calls, --lbr, --events, --tid, --cpu, --time, --sym or --last");
 	if (a->disasm && o->no_asm)
 		return cli_usage_error("decode", "--disasm and --no-asm: one or the other");
-	if ((a->lbr.period || a->lbr.perfmon || a->lbr.output) && !a->lbr.depth)
-		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr");
-	if (a->lbr.perfmon != !!a->lbr.output)
+	if (a->cov && (a->stats || a->mode_given || a->lbr.depth || a->view ||
+		       o->nr_tids || o->nr_cpus || o->has_time || o->sym ||
+		       o->last || o->events))
+		return cli_usage_error("decode", "--coverage counts the whole trace: no --stats, --insn, --branches, --calls, --lbr, --format, --events, --tid, --cpu, --time, --sym or --last");
+	if (a->cov == COV_DRCOV && o->json)
+		return cli_usage_error("decode", "--coverage=drcov writes drcov's own format: no --json");
+	if (a->view && (a->lbr.depth || a->stats || o->mode != MODE_CALLS ||
+			o->json || o->nr_tids || o->nr_cpus || o->has_time ||
+			o->sym || o->last || o->events))
+		return cli_usage_error("decode", "--format=%s draws the whole call flow: --calls, and no --lbr, --stats, --json, --events, --tid, --cpu, --time, --sym or --last", a->view == VIEW_CHROME ? "chrome-trace" : a->view == VIEW_FLAME ? "flame" : "folded");
+	if ((a->lbr.period || a->lbr.perfmon ||
+	     (a->lbr.output && !a->cov && !a->view)) && !a->lbr.depth)
+		return cli_usage_error("decode", "--lbr-period, --format and -o go with --lbr (-o also with --coverage and --format=VIEW)");
+	if (!a->cov && !a->view && a->lbr.perfmon != !!a->lbr.output)
 		return cli_usage_error("decode", "--format=perfmon needs -o FILE, and -o --format=perfmon");
 	if (a->raw && a->input)
 		return cli_usage_error("decode", "--raw and -i exclude each other");
@@ -479,24 +494,6 @@ static int map_raw(const char *path, void **buf, size_t *len)
 	if (why)
 		cli_error(path, "%s", why);
 	return why ? QPT_EXIT_ERROR : 0;
-}
-
-/* An explicit --sysroot or --buildid-dir must be a directory. */
-static int check_dir(const char *opt, const char *dir)
-{
-	struct stat st;
-
-	if (!dir)
-		return 0;
-	if (stat(dir, &st)) {
-		cli_error(dir, "%s: %s", opt, strerror(errno));
-		return QPT_EXIT_ERROR;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		cli_error(dir, "%s: not a directory", opt);
-		return QPT_EXIT_ERROR;
-	}
-	return 0;
 }
 
 /* Missing images the trace ran into, one line each; the others counted. */
@@ -549,8 +546,7 @@ static int finish(struct qpt_decoder *dec, const char *name, int err,
 	if (o->last)
 		flush_rings(o);
 	out_flush(&o->w);
-	if (o->shown)
-		cli_progress_end();
+	cli_meter_end(&o->meter);
 	if (o->w.err)
 		return cli_write_error(o->w.err);
 	if (err)
@@ -569,6 +565,7 @@ static int finish(struct qpt_decoder *dec, const char *name, int err,
 
 static int run(struct args *a, struct printer *o)
 {
+	struct view *view = NULL;
 	struct qpt_decoder *dec = NULL;
 	struct lbr_run lr = { 0 };
 	struct stats_run st = { 0 };
@@ -581,8 +578,8 @@ static int run(struct args *a, struct printer *o)
 	int err, rc = QPT_EXIT_OK;
 
 	name = a->raw ? a->raw : a->input ? a->input : "perf.data";
-	if ((rc = check_dir("--sysroot", a->dopts.sysroot)) ||
-	    (rc = check_dir("--buildid-dir", a->dopts.buildid_dir)) ||
+	if ((rc = cli_check_dir("--sysroot", a->dopts.sysroot)) ||
+	    (rc = cli_check_dir("--buildid-dir", a->dopts.buildid_dir)) ||
 	    (!a->raw && (rc = cli_check_owner(name, a->force))))
 		return rc;
 	a->dopts.log = cli_log_warn;
@@ -592,10 +589,27 @@ static int run(struct args *a, struct printer *o)
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
 	if (a->lbr.depth)
 		a->dopts.want = lbr_want(&a->lbr);
-	if (a->stats) {
-		a->dopts.want = QPT_WANT_PROFILE;
-		fn = stats_item;
+	if (a->stats || a->cov) {
+		a->dopts.want = a->stats ? QPT_WANT_PROFILE : QPT_WANT_COVERAGE;
+		fn = stats_item; /* errors and overflows counted, not shown */
 		ctx = &st;
+	}
+	if (a->view) {
+		a->dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH |
+				QPT_WANT_SYMBOLS;
+		view = calloc(1, sizeof(*view));
+		if (!view || view_open(view, a->view, a->lbr.output)) {
+			if (!view)
+				cli_error(NULL, "out of memory");
+			free(view);
+			return QPT_EXIT_ERROR;
+		}
+		fn = view_item;
+		ctx = view;
+	}
+	if (cli_meter_start(&o->meter, "qpt decode")) {
+		a->dopts.progress = cli_meter_tell;
+		a->dopts.progress_ctx = &o->meter;
 	}
 	err = qpt_decoder_new(&a->dopts, &dec);
 	if (err) {
@@ -620,7 +634,6 @@ static int run(struct args *a, struct printer *o)
 		fn = qpt_lbr_item;
 		ctx = lr.lbr;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &o->t0);
 	if (a->raw) {
 		rc = map_raw(a->raw, &buf, &len);
 		if (rc)
@@ -633,12 +646,23 @@ static int run(struct args *a, struct printer *o)
 		err = lbr_end(&lr, err);
 	if (a->stats && !err)
 		err = stats_print(&st, dec, &o->w, o->json);
+	if (view && !err && (err = view_finish(view)) < 0 && err > -4096) {
+		cli_error(a->lbr.output ? a->lbr.output : "standard output",
+			  "%s", strerror(-err));
+		rc = QPT_EXIT_ERROR;
+		goto out;
+	}
 	rc = finish(dec, name, err, o);
 	if (!rc && a->lbr.depth)
 		rc = lbr_save(&lr);
+	if (!rc && a->cov)
+		rc = cov_print(dec, a->cov, a->lbr.output, &o->w);
 out:
 	if (buf)
 		munmap(buf, len);
+	if (view)
+		view_free(view);
+	free(view);
 	lbr_free(&lr);
 	stats_free(&st);
 	qpt_decoder_free(dec);
@@ -674,7 +698,6 @@ int cmd_decode(int argc, char **argv)
 		rc = rc < 0 ? QPT_EXIT_OK : rc;
 		goto out;
 	}
-	o->progress = cli_show_progress();
 	o->plain = !o->nr_tids && !o->nr_cpus && !o->has_time && !o->sym &&
 		   !o->last;
 	decode_print_init(o);

@@ -30,7 +30,7 @@ static const char help[] =
 	"  -o, --output FILE     the perf.data to write\n"
 	"      --lbr-depth N     the LBR's depth (default 32, <= 1024)\n"
 	"      --truth FILE      the whole call stack at each sample (JSON Lines)\n"
-	"      --sysroot DIR     find recorded paths under DIR (perf --symfs)\n"
+	"      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
 	"      --buildid-dir DIR the build-id cache (default ~/.debug)\n"
 	"  -f, --force           read a file not owned by you or root\n"
 	"  -h, --help            this help\n";
@@ -171,11 +171,16 @@ static int inject(struct args *a, struct qpt_decoder *dec, struct out *w)
 static int run(struct args *a, struct out *w)
 {
 	struct qpt_decoder *dec = NULL;
+	struct cli_meter meter;
 	int err;
 
 	a->dopts.want = QPT_WANT_INSN | QPT_WANT_BRANCH;
 	a->dopts.log = cli_log_warn;
 	a->dopts.log_ctx = (void *)a->input;
+	if (cli_meter_start(&meter, "qpt inject")) {
+		a->dopts.progress = cli_meter_tell;
+		a->dopts.progress_ctx = &meter;
+	}
 	err = qpt_decoder_new(&a->dopts, &dec);
 	if (err) {
 		cli_error(NULL, "%s", qpt_strerror(err));
@@ -186,6 +191,7 @@ static int run(struct args *a, struct out *w)
 		a->io.truth_ctx = w;
 	}
 	err = inject(a, dec, w);
+	cli_meter_end(&meter);
 	qpt_decoder_free(dec);
 	return err;
 }

@@ -31,7 +31,7 @@ static const char help[] =
 	"      --max-lbr N       the LBR depth (default: the file's\n"
 	"                        CPU_PMU_CAPS branches)\n"
 	"      --json            one JSON object per sample\n"
-	"      --sysroot DIR     find recorded paths under DIR (perf --symfs)\n"
+	"      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
 	"      --buildid-dir DIR the build-id cache (default ~/.debug)\n"
 	"      --no-demangle     C++, Rust and D names as in the binary\n"
 	"      --debuginfod[=URLS]  fetch missing binaries by build-id from\n"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/record_summary.h"
 #include "cli/signals.h"
 #include "qpt/capture.h"
 
@@ -569,54 +570,10 @@ static void print_summary(struct qpt_recorder *rec, const char *out,
 			  const char *note)
 {
 	struct qpt_capture_stats st;
-	char lost[96];
 
 	qpt_recorder_stats(rec, &st);
-	if (st.aux_truncated)
-		cli_warn("AUX data truncated %" PRIu64 " times out of %" PRIu64
-			 ": trace was lost while the AUX area was full "
-			 "(try a larger AUX area: -m ,SIZE)",
-			 st.aux_truncated, st.aux_records);
-	if (st.aux_partial)
-		cli_warn("AUX data had gaps in it %" PRIu64 " times out of %"
-			 PRIu64, st.aux_partial, st.aux_records);
-	if (st.aux_collision)
-		cli_warn("AUX data collided with another event's %" PRIu64
-			 " times out of %" PRIu64, st.aux_collision,
-			 st.aux_records);
-	if (st.lost_events)
-		cli_warn("%" PRIu64 " sideband/sample records lost in %" PRIu64
-			 " overruns of the data ring (try -m DATA)",
-			 st.lost_records, st.lost_events);
-	if (st.lost_samples)
-		cli_warn("%" PRIu64 " samples lost", st.lost_samples);
-	if (st.threads && !st.stops && !st.lost_traps)
-		fprintf(stderr,
-			"[ qpt record --emulate: %" PRIu64 " instructions in "
-			"%" PRIu64 " thread(s) ]\n",
-			st.insns, st.threads);
-	else if (st.threads)
-		fprintf(stderr,
-			"[ qpt record --emulate: %" PRIu64 " instructions in "
-			"%" PRIu64 " thread(s), %" PRIu64 " stops, %" PRIu64
-			" lost single-step traps recovered ]\n",
-			st.insns, st.threads, st.stops, st.lost_traps);
-	/* bytes overwritten are counted; a truncation's bytes are not (the
-	 * kernel does not say how many) */
-	if (st.aux_truncated)
-		snprintf(lost, sizeof(lost),
-			 "trace lost at %" PRIu64 " places (the AUX area was "
-			 "full), %" PRIu64 " bytes overwritten",
-			 st.aux_truncated, st.aux_overwritten);
-	else
-		snprintf(lost, sizeof(lost), "%" PRIu64 " bytes lost",
-			 st.aux_overwritten);
-	fprintf(stderr,
-		"[ qpt record: captured %" PRIu64 " bytes of trace in %" PRIu64
-		" buffers, %s; %" PRIu64 " records; wrote %.3f MB %s%s ]\n",
-		st.aux_bytes, st.aux_buffers, lost, st.records,
-		(double)qpt_recorder_output_bytes(rec) / (1024.0 * 1024.0), out,
-		note);
+	record_summary(stderr, &st, qpt_recorder_output_bytes(rec), out, note,
+		       cli_warn);
 }
 
 static int report_new_error(int err, struct record_args *a, const char *msg)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "cli/crash_syms.h"
+#include "cli/crash_unwind.h"
 #include "cli/out.h"
 #include "qpt/crash.h"
 #include "qpt/crash_walk.h"
@@ -24,6 +25,7 @@ struct crash_view {
 	bool all_threads;
 	unsigned insns;		    /* instructions to show */
 	struct crash_syms *syms;    /* any address's symbol, file:line */
+	const struct crash_unwound *unw; /* the stack copy unwound */
 };
 
 void crash_print_text(const struct crash_view *v, struct out *w);

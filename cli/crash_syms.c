@@ -5,16 +5,56 @@
  * segments map at their file offset's distance from the bias).
  */
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/crash_syms.h"
+#include "qpt/decode.h"
 #include "qpt/reader.h"
+
+/* A name demangled, kept while the lookups last (by the raw name's
+ * address, which libdwfl and libelf keep as long). */
+struct demangled {
+	const char *raw;
+	char *name;
+	struct demangled *next;
+};
 
 struct crash_syms {
 	Dwfl *dwfl;
 	bool reporting;
+	const char *sysroot;
+	bool demangle;
+	struct demangled *names;
 };
+
+/* @raw as the decoder names it: demangled unless asked not to. */
+static const char *shown(struct crash_syms *s, const char *raw)
+{
+	struct demangled *d;
+	char *name;
+
+	if (!raw || !s->demangle)
+		return raw;
+	for (d = s->names; d; d = d->next)
+		if (d->raw == raw)
+			return d->name;
+	name = qpt_demangle(raw);
+	if (!name)
+		return raw;
+	d = malloc(sizeof(*d));
+	if (!d) {
+		free(name);
+		return raw;
+	}
+	d->raw = raw;
+	d->name = name;
+	d->next = s->names;
+	s->names = d;
+	return name;
+}
 
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
@@ -22,12 +62,14 @@ static const Dwfl_Callbacks callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-struct crash_syms *crash_syms_new(void)
+struct crash_syms *crash_syms_new(const char *sysroot, bool demangle)
 {
 	struct crash_syms *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->sysroot = sysroot;
+	s->demangle = demangle;
 	s->dwfl = dwfl_begin(&callbacks);
 	if (!s->dwfl) {
 		free(s);
@@ -42,15 +84,18 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 		    int32_t pid)
 {
 	struct qpt_mmap_event m;
-	char path[4096];
+	char path[4096], file[4096 + 256];
 
 	if (!s || !s->reporting || qpt_mmap_parse(rec, &m) || m.pid != pid ||
 	    !m.exec || m.filename_len >= sizeof(path) || m.filename[0] != '/')
 		return;
 	memcpy(path, m.filename, m.filename_len);
 	path[m.filename_len] = '\0';
+	if ((size_t)snprintf(file, sizeof(file), "%s%s",
+			     s->sysroot ? s->sysroot : "", path) >= sizeof(file))
+		return;
 	/* one module per file: a file already reported is kept */
-	if (dwfl_report_elf(s->dwfl, path, path, -1, m.start - m.pgoff, false))
+	if (dwfl_report_elf(s->dwfl, path, file, -1, m.start - m.pgoff, false))
 		return;
 	dwfl_errno(); /* a file that cannot be read: no symbols there */
 }
@@ -77,7 +122,7 @@ const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off)
 		return NULL;
 	name = dwfl_module_addrinfo(mod, ip, &o, &sym, NULL, NULL, NULL);
 	*off = o;
-	return name;
+	return shown(s, name);
 }
 
 const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line)
@@ -91,10 +136,74 @@ const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line)
 	return l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
 }
 
-void crash_syms_free(struct crash_syms *s)
+/* The symbol of relocation section @scn's entry at file address @a. */
+static const char *reloc_in(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, GElf_Addr a)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Rela r;
+	GElf_Sym sym;
+	Elf_Data *syms;
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr ssh;
+	size_t i, n;
+
+	if (!d || !symscn || !gelf_getshdr(symscn, &ssh) || !sh->sh_entsize)
+		return NULL;
+	syms = elf_getdata(symscn, NULL);
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; syms && i < n; i++) {
+		if (!gelf_getrela(d, (int)i, &r) || r.r_offset != a)
+			continue;
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+			return NULL;
+		return elf_strptr(elf, ssh.sh_link, sym.st_name);
+	}
+	return NULL;
+}
+
+const char *crash_syms_reloc(struct crash_syms *s, uint64_t addr)
+{
+	Dwfl_Module *mod = module(s, addr);
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Addr bias;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		name = reloc_in(elf, scn, &sh, addr - bias);
+		if (name)
+			return shown(s, name);
+	}
+	return NULL;
+}
+
+Dwfl *crash_syms_dwfl(struct crash_syms *s)
 {
 	if (!s)
+		return NULL;
+	if (s->reporting) {
+		dwfl_report_end(s->dwfl, NULL, NULL);
+		s->reporting = false;
+	}
+	return s->dwfl;
+}
+
+void crash_syms_free(struct crash_syms *s)
+{
+	struct demangled *d, *n;
+
+	if (!s)
 		return;
+	for (d = s->names; d; d = n) {
+		n = d->next;
+		free(d->name);
+		free(d);
+	}
 	dwfl_end(s->dwfl);
 	free(s);
 }

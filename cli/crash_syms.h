@@ -8,13 +8,16 @@
 #ifndef QPT_CLI_CRASH_SYMS_H
 #define QPT_CLI_CRASH_SYMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct qpt_record;
 struct crash_syms;
 
-/* Returns NULL on allocation failure (then there are no lookups). */
-struct crash_syms *crash_syms_new(void);
+/* Recorded paths are read under @sysroot (NULL: as recorded; borrowed);
+ * names demangled when @demangle (qpt_demangle, as the decoder's).
+ * Returns NULL on allocation failure (then there are no lookups). */
+struct crash_syms *crash_syms_new(const char *sysroot, bool demangle);
 /* An MMAP/MMAP2 record of the file: the executable mappings of @pid go
  * in (files that cannot be read are left out). */
 void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
@@ -23,6 +26,13 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off);
 /* The source file and *@line of @ip, or NULL. */
 const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line);
+/* The symbol a dynamic relocation binds to the pointer at @addr (a GOT
+ * slot), or NULL. */
+const char *crash_syms_reloc(struct crash_syms *s, uint64_t addr);
+/* The libdwfl session, its modules reported (NULL without one): for the
+ * unwind of the stack copy. */
+struct Dwfl;
+struct Dwfl *crash_syms_dwfl(struct crash_syms *s);
 void crash_syms_free(struct crash_syms *s);
 
 #endif

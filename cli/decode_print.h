@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "cli/cli.h"
 #include "cli/out.h"
 #include "qpt/decode.h"
 
@@ -100,11 +101,8 @@ struct printer {
 	/* standard output */
 	struct out w;
 	char buf[1 << 16];
-	/* progress */
-	bool progress;
-	uint64_t seen;
-	struct timespec t0, tlast;
-	bool shown;
+	/* progress on a terminal */
+	struct cli_meter meter;
 };
 
 /* Prepare the writer (standard output) and the tables the printers use

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,9 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "qpt/reader.h"
+
+/* A progress line is on the terminal (cli_progress). */
+static bool progress_shown;
 
 /*
  * One message line on stderr: @head, "FILE: " when @file is given,
@@ -28,6 +32,9 @@ static void message(const char *head, const char *file, const uint64_t *pos,
 	int n;
 
 	out_init(&e, STDERR_FILENO, false, buf, sizeof(buf));
+	if (progress_shown) /* a line of its own, the progress after it */
+		out_cstr(&e, "\r\033[K");
+	progress_shown = false;
 	out_cstr(&e, head);
 	if (file) {
 		out_esc(&e, file, strlen(file));
@@ -156,6 +163,23 @@ int cli_parse_input(const char *cmd, const char *help, int argc, char **argv,
 	return -1;
 }
 
+int cli_check_dir(const char *opt, const char *dir)
+{
+	struct stat st;
+
+	if (!dir)
+		return 0;
+	if (stat(dir, &st)) {
+		cli_error(dir, "%s: %s", opt, strerror(errno));
+		return QPT_EXIT_ERROR;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cli_error(dir, "%s: not a directory", opt);
+		return QPT_EXIT_ERROR;
+	}
+	return 0;
+}
+
 int cli_write_error(int err)
 {
 	cli_error("standard output", "%s", qpt_strerror(err));
@@ -245,16 +269,60 @@ void cli_progress(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	message("\r", NULL, NULL, "", fmt, ap);
+	message("\r", NULL, NULL, "\033[K", fmt, ap);
 	va_end(ap);
+	progress_shown = true;
 }
 
 void cli_progress_end(void)
 {
 	fputs("\r\033[K", stderr);
+	progress_shown = false;
 }
 
 int cli_show_progress(void)
 {
 	return isatty(STDERR_FILENO);
+}
+
+bool cli_meter_start(struct cli_meter *m, const char *what)
+{
+	memset(m, 0, sizeof(*m));
+	m->what = what;
+	clock_gettime(CLOCK_MONOTONIC, &m->t0);
+	m->last = m->t0.tv_sec;
+	return cli_show_progress();
+}
+
+void cli_meter_tell(uint64_t done, uint64_t total, void *ctx)
+{
+	struct cli_meter *m = ctx;
+	struct timespec now;
+	double el, rate;
+	unsigned pct;
+	char unit = 'K';
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	el = (double)(now.tv_sec - m->t0.tv_sec) +
+	     (double)(now.tv_nsec - m->t0.tv_nsec) / 1e9;
+	if (el < 1.0 || now.tv_sec == m->last)
+		return;
+	m->last = now.tv_sec;
+	m->shown = true;
+	rate = (double)done / el / 1024.0;
+	if (rate >= 1024.0) {
+		rate /= 1024.0;
+		unit = 'M';
+	}
+	pct = total ? (unsigned)(done * 100 / total) : 100u;
+	cli_progress("%s: %" PRIu64 " of %" PRIu64
+		     " trace bytes (%u%%), %.1f %ciB/s",
+		     m->what, done, total, pct, rate, unit);
+}
+
+void cli_meter_end(struct cli_meter *m)
+{
+	if (m->shown)
+		cli_progress_end();
+	m->shown = false;
 }

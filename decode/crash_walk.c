@@ -1,36 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
  * The crash walk (qpt/crash_walk.h): per thread, a ring of the last
- * instructions, a shadow stack moved by calls and returns, and the last
- * taken branches from the LBR tracker (decode/lbr_*.c), which hands out
- * each thread's last N at the end of its trace.
+ * instructions, the stack rebuilt from its control transfers
+ * (crash_stack.c), the last throw, and the last taken branches from the
+ * LBR tracker (decode/lbr_*.c), which hands out each thread's last N at
+ * the end of its trace.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "auxfmt/sized.h"
+#include "decode/crash_stack.h"
 #include "decode/decoder.h"
+#include "decode/lbr_priv.h"
 #include "qpt/crash_walk.h"
 
 struct cw_thread {
 	int32_t pid, tid;
 	uint64_t insns;		     /* instructions in the window */
 	struct qpt_crash_insn *ring; /* the last k, ring[(n - 1) % k] newest */
-	struct qpt_crash_frame *stack; /* outermost first */
-	size_t depth, cap;
-	uint64_t below; /* returns below the window's first frame */
+	size_t ring_cap;	     /* grows with the instructions, up to k */
+	struct cs_thread cs;	     /* the stack */
 	struct qpt_crash_insn first; /* the window's first instruction */
-	struct qpt_crash_insn base;  /* where the outermost known frame is */
 	bool began;		     /* the window begins with the trace */
+	bool ended;		     /* a trace end came, no begin yet */
 	bool ended_async;	     /* the trace ends at an async stop */
+	unsigned end_via;	     /* why it ended */
 	uint64_t end_ip, end_symoff; /* where the trace ends */
 	const char *end_sym;
-	uint64_t async_ip; /* pending: a trace end by a signal */
-	bool async_pending;
-	bool base_next; /* the next instruction is the new base */
+	bool sigreturn, exec; /* the system call that ended it was one */
 	struct qpt_lbr_entry *branches; /* newest first */
 	size_t nr_branches;
+	bool threw;
+	struct qpt_crash_throw thr; /* the last throw */
 };
 
 struct qpt_crash_walk {
@@ -94,7 +97,7 @@ void qpt_crash_walk_free(struct qpt_crash_walk *w)
 		return;
 	for (i = 0; i < w->nr; i++) {
 		free(w->threads[i].ring);
-		free(w->threads[i].stack);
+		cs_release(&w->threads[i].cs);
 		free(w->threads[i].branches);
 	}
 	free(w->threads);
@@ -130,11 +133,9 @@ static struct cw_thread *get_thread(struct qpt_crash_walk *w,
 	}
 	t = &w->threads[w->nr];
 	memset(t, 0, sizeof(*t));
-	t->ring = calloc(w->k, sizeof(*t->ring));
-	if (!t->ring)
-		return NULL;
 	t->pid = it->pid;
 	t->tid = it->tid;
+	t->cs.cur.base_next = true; /* the first instruction */
 	w->nr++;
 	return t;
 }
@@ -148,102 +149,129 @@ static void fill_insn(struct qpt_crash_insn *d, const struct qpt_item *it)
 	memcpy(d->raw, it->raw, sizeof(d->raw));
 }
 
-static int push(struct cw_thread *t, uint64_t site, const char *sym,
-		uint64_t symoff, bool signal)
+/* Instruction @i kept of @t (0: the newest), or NULL. */
+static const struct qpt_crash_insn *
+insn_at(const struct qpt_crash_walk *w, const struct cw_thread *t, size_t i);
+
+/* The length of the call at @ip: the newest instruction's. */
+static uint8_t call_size(const struct qpt_crash_walk *w,
+			 const struct cw_thread *t, uint64_t ip)
 {
-	struct qpt_crash_frame *f;
+	const struct qpt_crash_insn *in = insn_at(w, t, 0);
 
-	if (t->depth == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-
-		f = realloc(t->stack, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		t->stack = f;
-		t->cap = cap;
-	}
-	f = &t->stack[t->depth++];
-	f->site = site;
-	f->sym = sym;
-	f->symoff = symoff;
-	f->signal = signal;
-	return 0;
+	return in && in->ip == ip ? in->size : 0;
 }
 
-/* A return: pops its frame, or, with none in the window, tells that the
- * window began below the frame it returns to. */
-static void pop(struct cw_thread *t)
+/* Whether the instruction before the newest (a system call) loads @nr
+ * into eax or rax: mov eax, imm32 or mov rax, imm32. */
+static bool syscall_nr(const struct qpt_crash_walk *w,
+		       const struct cw_thread *t, uint32_t nr)
 {
-	if (t->depth) {
-		t->depth--;
-		return;
-	}
-	t->below++;
-	t->base_next = true; /* the next instruction, where it returns */
+	const struct qpt_crash_insn *sc = insn_at(w, t, 0);
+	const struct qpt_crash_insn *in = insn_at(w, t, 1);
+	uint32_t v;
+
+	if (!sc || !in || in->ip + in->size != sc->ip)
+		return false;
+	if (in->size == 5 && in->raw[0] == 0xb8)
+		memcpy(&v, in->raw + 1, 4);
+	else if (in->size == 7 && in->raw[0] == 0x48 && in->raw[1] == 0xc7 &&
+		 in->raw[2] == 0xc0)
+		memcpy(&v, in->raw + 3, 4);
+	else
+		return false;
+	return v == nr;
 }
 
-/* The trace resumes at @to after it stopped: into a signal handler (a
- * signal frame), back from one (sigreturn to a signal frame's site), or
- * after a system call (nothing changes). */
-static int resume(struct cw_thread *t, const struct qpt_item *it)
+/* A call of __cxa_throw or __cxa_rethrow at @it: the last throw, with
+ * the instructions of its function that led to it. */
+static void note_throw(const struct qpt_crash_walk *w, struct cw_thread *t,
+		       const struct qpt_item *it, bool rethrow)
 {
-	size_t i;
+	struct qpt_crash_throw *r = &t->thr;
+	const struct qpt_crash_insn *in;
+	size_t n = 0;
 
-	for (i = t->depth; i-- > 0;)
-		if (t->stack[i].signal && t->stack[i].site == it->to) {
-			t->depth = i;
-			t->async_pending = false;
-			return 0;
-		}
-	if (!t->async_pending || it->to == t->async_ip)
-		return 0;
-	t->async_pending = false;
-	return push(t, t->async_ip, t->end_sym, t->end_symoff, true);
+	memset(r, 0, sizeof(*r));
+	r->site = it->ip;
+	r->sym = it->sym;
+	r->symoff = it->symoff;
+	r->rethrow = rethrow;
+	r->at = t->insns;
+	while (n < QPT_CRASH_THROW_INSNS && (in = insn_at(w, t, n)) &&
+	       in->sym == it->sym)
+		n++;
+	r->nr_insns = n;
+	for (; n > 0; n--)
+		r->insns[r->nr_insns - n] = *insn_at(w, t, n - 1);
+	t->threw = true;
 }
 
-static int on_branch(struct cw_thread *t, const struct qpt_item *it)
+static int on_branch(const struct qpt_crash_walk *w, struct cw_thread *t,
+		     const struct qpt_item *it)
 {
+	bool rethrow;
+
 	switch (it->kind) {
 	case QPT_BR_CALL:
 	case QPT_BR_IND_CALL:
-		return push(t, it->ip, it->sym, it->symoff, false);
+		if (cs_is_throw(it->to_sym, &rethrow))
+			note_throw(w, t, it, rethrow);
+		return cs_call(&t->cs, it->ip, call_size(w, t, it->ip), it->sym,
+			       it->symoff, it->to_sym);
 	case QPT_BR_RET:
-		pop(t);
+		return cs_ret(&t->cs, it->ip, it->sym, it->symoff, it->to);
+	case QPT_BR_JCC:
+	case QPT_BR_JMP:
+	case QPT_BR_IND_JMP:
+		cs_jump(&t->cs, it->ip, it->sym, it->symoff, it->to);
 		return 0;
 	case QPT_BR_TRACE_END:
+		if (t->cs.pend != CS_PEND_NONE) /* stopped where it went */
+			cs_settle(&t->cs, it->ip, it->sym, it->symoff);
 		t->end_ip = it->ip;
 		t->end_sym = it->sym;
 		t->end_symoff = it->symoff;
 		t->ended_async = it->via == QPT_BR_ASYNC;
-		t->async_pending = t->ended_async;
-		t->async_ip = it->ip;
+		t->end_via = it->via;
+		t->ended = true;
+		/* rt_sigreturn (15), execve (59), execveat (322) */
+		t->sigreturn = syscall_nr(w, t, 15);
+		t->exec = syscall_nr(w, t, 59) || syscall_nr(w, t, 322);
 		return 0;
 	case QPT_BR_TRACE_BEGIN:
 		if (!t->insns)
 			t->began = true;
 		t->ended_async = false;
-		return resume(t, it);
+		if (!t->ended)
+			return 0;
+		t->ended = false;
+		return cs_resume(&t->cs, it->to, t->end_via, t->end_ip,
+				 t->end_sym, t->end_symoff, t->sigreturn,
+				 t->exec);
 	default:
 		return 0;
 	}
 }
 
-static void on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
-		    const struct qpt_item *it)
+static int on_insn(const struct qpt_crash_walk *w, struct cw_thread *t,
+		   const struct qpt_item *it)
 {
-	if (!t->insns) {
+	size_t i = t->insns % w->k; /* i == insns until the ring is full */
+
+	if (i >= t->ring_cap &&
+	    qd_grow(&t->ring, &t->ring_cap, i + 1, sizeof(*t->ring)))
+		return -ENOMEM;
+	if (!t->insns)
 		fill_insn(&t->first, it);
-		t->base = t->first;
-	}
-	if (t->base_next) {
-		fill_insn(&t->base, it);
-		t->base_next = false;
-	}
-	fill_insn(&t->ring[t->insns % w->k], it);
+	t->cs.insns = t->insns;
+	cs_insn(&t->cs, it->ip, it->sym, it->symoff);
+	fill_insn(&t->ring[i], it);
 	t->insns++;
 	t->end_ip = it->ip;
 	t->end_sym = it->sym;
 	t->end_symoff = it->symoff;
+	return 0;
 }
 
 /* The first version's struct qpt_item ends with cycles. */
@@ -270,9 +298,9 @@ int qpt_crash_walk_item(const struct qpt_item *it, void *ctx)
 	if (!t)
 		return -ENOMEM;
 	if (it->type == QPT_ITEM_BRANCH)
-		return on_branch(t, it);
+		return on_branch(w, t, it);
 	if (it->type == QPT_ITEM_INSN)
-		on_insn(w, t, it);
+		return on_insn(w, t, it);
 	return 0;
 }
 
@@ -346,52 +374,66 @@ static size_t nr_kept(const struct qpt_crash_walk *w, const struct cw_thread *t)
  * window's start. */
 static bool deeper(const struct cw_thread *t)
 {
+	const struct cs_stack *s = &t->cs.cur;
 	size_t i, n = 0;
 
-	if (t->began || !t->base.sym)
+	if (t->began || s->switched || !s->base_sym)
 		return false;
-	for (i = 0; i < t->depth; i++)
-		if (t->stack[i].sym && !strcmp(t->stack[i].sym, t->base.sym))
+	for (i = 0; i < s->depth; i++)
+		if (s->f[i].sym && !strcmp(s->f[i].sym, s->base_sym))
 			n++;
-	if (t->end_sym && !strcmp(t->end_sym, t->base.sym))
+	if (t->end_sym && !strcmp(t->end_sym, s->base_sym))
 		n++;
 	return n >= 2;
 }
 
-/* The first version's sizes: each struct as it is now. */
-#define THREAD_SIZE_V1 sizeof(struct qpt_crash_thread)
-#define FRAME_SIZE_V1 sizeof(struct qpt_crash_frame)
+/* The first version's sizes: up to the fields added since. */
+#define THREAD_SIZE_V1 offsetof(struct qpt_crash_thread, tail_call)
+#define FRAME_SIZE_V1 offsetof(struct qpt_crash_frame, tail_call)
 #define INSN_SIZE_V1 sizeof(struct qpt_crash_insn)
 #define BRANCH_SIZE_V1 sizeof(struct qpt_lbr_entry)
+#define EXIT_SIZE_V1 sizeof(struct qpt_crash_exit)
+#define THROW_SIZE_V1 sizeof(struct qpt_crash_throw)
 
 int qpt_crash_walk_thread_sized(const struct qpt_crash_walk *w, size_t thread,
 				struct qpt_crash_thread *out, size_t size)
 {
 	const struct cw_thread *t = thread_at(w, thread);
+	const struct cs_stack *cs;
 	struct qpt_crash_thread s;
 
 	if (!t || !out || size < THREAD_SIZE_V1)
 		return -QPT_E_INVAL;
+	cs = &t->cs.cur;
 	memset(&s, 0, sizeof(s));
 	s.pid = t->pid;
 	s.tid = t->tid;
 	s.insns = t->insns;
-	s.nr_frames = t->depth;
+	s.nr_frames = cs->depth;
 	s.nr_insns = nr_kept(w, t);
 	s.nr_branches = t->nr_branches;
-	s.below = t->below;
+	s.below = cs->below;
 	s.began = t->began;
 	s.ended_async = t->ended_async;
 	s.deeper = deeper(t);
 	s.first_ip = t->first.ip;
 	s.first_sym = t->first.sym;
 	s.first_symoff = t->first.symoff;
-	s.base_ip = t->base.ip;
-	s.base_sym = t->base.sym;
-	s.base_symoff = t->base.symoff;
+	s.base_ip = cs->base_ip;
+	s.base_sym = cs->base_sym;
+	s.base_symoff = cs->base_symoff;
 	s.end_ip = t->end_ip;
 	s.end_sym = t->end_sym;
 	s.end_symoff = t->end_symoff;
+	s.tail_call = cs->tail.on;
+	s.tail_from = cs->tail.from;
+	s.tail_sym = cs->tail.sym;
+	s.tail_symoff = cs->tail.symoff;
+	s.switched = cs->switched;
+	s.switch_from = cs->sw_from;
+	s.switch_sym = cs->sw_sym;
+	s.switch_symoff = cs->sw_symoff;
+	s.nr_exits = t->cs.nr_exits;
 	qpt_sized_copy(out, size, &s, sizeof(s));
 	return 0;
 }
@@ -400,11 +442,50 @@ int qpt_crash_walk_frame_sized(const struct qpt_crash_walk *w, size_t thread,
 			       size_t i, struct qpt_crash_frame *f, size_t size)
 {
 	const struct cw_thread *t = thread_at(w, thread);
+	const struct cs_frame *c;
+	struct qpt_crash_frame s;
 
-	if (!t || i >= t->depth || !f || size < FRAME_SIZE_V1)
+	if (!t || i >= t->cs.cur.depth || !f || size < FRAME_SIZE_V1)
 		return -QPT_E_INVAL;
-	qpt_sized_copy(f, size, &t->stack[t->depth - 1 - i], sizeof(*f));
+	c = &t->cs.cur.f[t->cs.cur.depth - 1 - i];
+	memset(&s, 0, sizeof(s));
+	s.site = c->site;
+	s.sym = c->sym;
+	s.symoff = c->symoff;
+	s.signal = c->signal;
+	s.tail_call = c->tail.on;
+	s.tail_from = c->tail.from;
+	s.tail_sym = c->tail.sym;
+	s.tail_symoff = c->tail.symoff;
+	qpt_sized_copy(f, size, &s, sizeof(s));
 	return 0;
+}
+
+int qpt_crash_walk_exit_sized(const struct qpt_crash_walk *w, size_t thread,
+			      unsigned kind, struct qpt_crash_exit *e,
+			      size_t size)
+{
+	const struct cw_thread *t = thread_at(w, thread);
+
+	if (!t || kind >= QPT_CRASH_EXIT_NR || !e || size < EXIT_SIZE_V1)
+		return -QPT_E_INVAL;
+	if (!t->cs.exits[kind].kind)
+		return 0;
+	qpt_sized_copy(e, size, &t->cs.exits[kind], sizeof(*e));
+	return 1;
+}
+
+int qpt_crash_walk_throw_sized(const struct qpt_crash_walk *w, size_t thread,
+			       struct qpt_crash_throw *r, size_t size)
+{
+	const struct cw_thread *t = thread_at(w, thread);
+
+	if (!t || !r || size < THROW_SIZE_V1)
+		return -QPT_E_INVAL;
+	if (!t->threw)
+		return 0;
+	qpt_sized_copy(r, size, &t->thr, sizeof(*r));
+	return 1;
 }
 
 static const struct qpt_crash_insn *insn_at(const struct qpt_crash_walk *w,

@@ -8,6 +8,7 @@
 
 #include "auxfmt/sized.h"
 #include "decode/decoder.h"
+#include "decode/paths.h"
 
 void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *out, size_t size)
 {
@@ -45,7 +46,10 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	dec->manual = qd_space_new(-1);
 	dec->runs = qd_runs_new();
 	dec->prof = qd_prof_new();
-	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof) {
+	dec->cov = qd_cov_new();
+	dec->paths = qd_paths_new();
+	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof ||
+	    !dec->cov || !dec->paths) {
 		qpt_decoder_free(dec);
 		return -ENOMEM;
 	}
@@ -60,6 +64,9 @@ void qpt_decoder_free(struct qpt_decoder *dec)
 	qd_space_free(dec->manual);
 	qd_runs_free(dec->runs);
 	qd_prof_free(dec->prof);
+	qx86_cache_free(dec->icache);
+	qd_cov_free(dec->cov);
+	qd_paths_free(dec->paths);
 	free(dec->missing);
 	qd_files_free(&dec->files);
 	pt_iscache_free(dec->iscache);
@@ -96,6 +103,8 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 
 	memset(&dec->stats, 0, sizeof(dec->stats));
 	qd_prof_reset(dec->prof);
+	qd_cov_reset(dec->cov);
+	qd_paths_reset(dec->paths); /* they point into prof and cov */
 	for (f = dec->files.head; f; f = f->next)
 		f->errors = f->bytes = 0;
 	free(dec->missing);
@@ -103,6 +112,29 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 	dec->nr_missing = 0;
 	dec->errpos = 0;
 	dec->errmsg[0] = '\0';
+}
+
+struct qx86_cache *qd_decoder_caches(struct qpt_decoder *dec)
+{
+	qd_runs_forget(dec->runs);
+	if (dec->icache)
+		qx86_cache_forget(dec->icache);
+	else
+		dec->icache = qx86_cache_new(QD_ICACHE_ORDER);
+	return dec->icache;
+}
+
+struct qd_progress *qd_decoder_progress(struct qpt_decoder *dec, uint64_t total)
+{
+	struct qd_progress *p = &dec->progress;
+
+	if (!dec->opts.progress)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->fn = dec->opts.progress;
+	p->ctx = dec->opts.progress_ctx;
+	p->total = total;
+	return p;
 }
 
 int qd_decoder_collect_missing(struct qpt_decoder *dec)
@@ -148,12 +180,18 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.want = dec->opts.want;
 	fc.runs = dec->runs;
 	fc.prof = dec->prof;
+	fc.cov = dec->cov;
+	fc.paths = dec->paths;
 	fc.libipt_only = dec->opts.libipt_only;
 	fc.fn = fn;
 	fc.fn_ctx = ctx;
 	fc.space = dec->manual;
 	fc.pid = fc.tid = fc.cpu = -1;
 	fc.stats = &dec->stats;
+	fc.cache = qd_decoder_caches(dec);
+	if (!fc.cache)
+		return -ENOMEM;
+	fc.progress = qd_decoder_progress(dec, len);
 	pt_config_init(&cfg);
 	return qd_flow_run(&fc, &cfg, buf, len);
 }

@@ -28,6 +28,7 @@ struct qd_run_ent {
 	uint64_t end_ip; /* the last instruction's address */
 	uint64_t target; /* the last one's, for JCC, LOOP, JMP, CALL */
 	uint32_t ninsn;
+	uint32_t gen;	     /* the table's generation when it was made */
 	uint8_t cls;	     /* the last one's qx86 class */
 	uint8_t last_len;    /* its length */
 	const uint8_t *lens; /* each instruction's length */
@@ -40,6 +41,9 @@ struct qd_runs;
 
 struct qd_runs *qd_runs_new(void);
 void qd_runs_free(struct qd_runs *r);
+/* Forget every run (the code may differ from now on: another run of a
+ * decoder); a new generation, no memory cleared. */
+void qd_runs_forget(struct qd_runs *r);
 /*
  * The run at @ip in @space (64-bit code): cached, else decoded from the
  * space's code.  NULL where libipt would find no code or no instruction
@@ -78,5 +82,37 @@ void qd_fpt_last(const struct qd_fpt *d, uint8_t *len, uint8_t *cls);
 /* How many events from before the last PSB it has still to give: the
  * flow there is known once they are given. */
 unsigned qd_fpt_pre(const struct qd_fpt *d);
+
+/* ---- fastpath.c: the decoder's side of the path cache ---- */
+
+/* Whether a path may start here: tracing on, no event pending, the time
+ * of the next query already that of the last. */
+bool qd_fpt_path_ready(const struct qd_fpt *d);
+/* Where the next block starts. */
+uint64_t qd_fpt_ip(const struct qd_fpt *d);
+/* The TNT bits that can be consumed with nothing else happening, the
+ * first at bit 0 of *@w (at most 64; the first @need of them, or
+ * more, when there are as many): how many. */
+unsigned qd_fpt_window(struct qd_fpt *d, unsigned need, uint64_t *w);
+/* Consume @n of them as conditional branch queries would; the status. */
+int qd_fpt_skip_bits(struct qd_fpt *d, unsigned n);
+/* The return stack: its depth, its top @n entries (the oldest first). */
+unsigned qd_fpt_ret_depth(const struct qd_fpt *d);
+void qd_fpt_ret_top(const struct qd_fpt *d, uint64_t *ret, unsigned n);
+/* The state a path ends in (the next block's start, the instruction
+ * reached last), and setting it again with the return addresses the
+ * path pushed. */
+void qd_fpt_path_end(const struct qd_fpt *d, uint64_t *ip, uint64_t *li_ip,
+		     uint64_t *li_target, uint8_t *li_len, uint8_t *li_cls);
+void qd_fpt_path_set(struct qd_fpt *d, uint64_t ip, uint64_t li_ip,
+		     uint64_t li_target, uint8_t li_len, uint8_t li_cls,
+		     const uint64_t *push, unsigned n);
+/*
+ * Whether the next block may be part of a path (@own: return addresses
+ * the path pushed so far; @bit: the next TNT bit, -1 when the path may
+ * use no more): the bits it uses (0 or 1), or -1 (it needs a TIP, a
+ * return address the path did not push, ...).
+ */
+int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit);
 
 #endif

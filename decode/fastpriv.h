@@ -68,6 +68,12 @@ struct qd_fpt {
 	/* the last instruction reached */
 	uint64_t li_ip, li_target;
 	uint8_t li_cls, li_len;
+	/* the window of TNT bits (fastpath.c) where pos and tnt_index were
+	 * win_pos and win_tnti: its bits, the packet to read next */
+	const uint8_t *win_pos, *win_scan;
+	uint64_t win_tnti, win_bits;
+	unsigned win_n;
+	bool win_end; /* the run ends at win_scan */
 };
 
 /* fastpt.c: libipt's queries (pt_qry_*), their status bits, -pte_eos,
@@ -78,5 +84,8 @@ const uint8_t *fq_next_psb(const struct qd_fpt *d);
 int fq_cond_branch(struct qd_fpt *d, int *taken);
 int fq_indirect_branch(struct qd_fpt *d, uint64_t *ip);
 int fq_event(struct qd_fpt *d, struct pt_event *ev);
+/* The packet at @p (read_pkt), the query status (status_flags). */
+int fq_read_pkt(const struct qd_fpt *d, const uint8_t *p, struct fq_pkt *k);
+int fq_status(const struct qd_fpt *d);
 
 #endif

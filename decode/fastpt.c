@@ -683,7 +683,7 @@ static const uint8_t *find_psb(const struct qd_fpt *d, const uint8_t *from)
 		if (v != 0x8202820282028202ull && v != 0x0282028202820282ull)
 			continue;
 		p = pos;
-		if (*p != 0x02)
+		if (p < d->end && *p != 0x02) /* the word may end the buffer */
 			p++;
 		for (; p + 1 < d->end; p += 2)
 			if (p[0] != 0x02 || p[1] != 0x82)
@@ -746,4 +746,14 @@ const uint8_t *fq_next_psb(const struct qd_fpt *d)
 	space = (size_t)(pos - d->begin);
 	pos -= space >= 16 ? 15 : space;
 	return find_psb(d, pos);
+}
+
+int fq_read_pkt(const struct qd_fpt *d, const uint8_t *p, struct fq_pkt *k)
+{
+	return read_pkt(d, p, k);
+}
+
+int fq_status(const struct qd_fpt *d)
+{
+	return status_flags(d);
 }

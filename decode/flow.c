@@ -19,7 +19,7 @@ uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
 {
 	uint64_t quot, rem;
 
-	if (!tc->valid)
+	if (!tc->valid || tc->shift >= 64) /* a shift no clock has */
 		return tsc;
 	quot = tsc >> tc->shift;
 	rem = tsc & (((uint64_t)1 << tc->shift) - 1);
@@ -87,6 +87,9 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	f->fc->stats->branches++;
 	if (f->fc->want & QPT_WANT_PROFILE)
 		prof_branch(f, kind, to);
+	if ((f->fc->want & QPT_WANT_COVERAGE) && kind != QPT_BR_TRACE_BEGIN &&
+	    kind != QPT_BR_TRACE_END)
+		cov_edge(f, from, to);
 	if (f->cyc) /* direct jumps and calls read no packet */
 		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
 				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
@@ -147,6 +150,8 @@ static int resolve(struct flow *f, uint64_t next, bool known)
 	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size) {
 		if (f->cyc)
 			qd_cyc_pass(f->cyc);
+		if (f->fc->want & QPT_WANT_COVERAGE)
+			cov_fallthrough(f, f->p_ip, next);
 		return 0;
 	}
 	err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
@@ -218,6 +223,7 @@ static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
 		err = 0;
 	}
 	f->enabled = false;
+	cov_close(f);
 	if (!err)
 		err = emit_event(f, QPT_EV_DISABLED, from, from != 0, 0, NULL);
 	if (!err)
@@ -232,6 +238,7 @@ static int on_trace_enabled(struct flow *f, const struct pt_event *ev)
 
 	f->pending = false;
 	f->enabled = true;
+	cov_close(f);
 	err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip, true,
 			 ev->variant.enabled.resumed, NULL);
 	return err ? err : emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
@@ -244,6 +251,7 @@ static int on_async_branch(struct flow *f, const struct pt_event *ev)
 	int err;
 
 	err = resolve(f, from, true);
+	cov_close(f);
 	return err ? err : emit_branch(f, QPT_BR_ASYNC, from,
 				       ev->ip_suppressed
 					   ? 0
@@ -258,6 +266,7 @@ static int on_overflow(struct flow *f, const struct pt_event *ev)
 	int err;
 
 	f->pending = false;
+	cov_close(f);
 	err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
 			 !ev->ip_suppressed, 0,
 			 "trace overflow: packets were dropped");
@@ -276,6 +285,7 @@ static int on_tsx(struct flow *f, const struct pt_event *ev)
 
 	if (ev->variant.tsx.aborted) {
 		err = resolve(f, ev->variant.tsx.ip, !ev->ip_suppressed);
+		cov_close(f);
 		f->pending = !ev->ip_suppressed;
 		f->p_ip = ev->variant.tsx.ip;
 		f->p_size = 0;
@@ -427,6 +437,7 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 	const struct qd_map *m = NULL;
 
 	f->pending = false;
+	cov_close(f);
 	fc->stats->errors++;
 	if (status == -pte_nomap && ip_valid && fc->space)
 		m = qd_space_find(fc->space, ip);
@@ -516,6 +527,7 @@ const struct qx86_cached *flow_insn_at(struct flow *f,
 static int undecodable(struct flow *f, uint64_t ip)
 {
 	f->pending = false;
+	cov_close(f);
 	f->fc->stats->errors++;
 	snprintf(f->msg, sizeof(f->msg),
 		 "cannot decode the instruction at 0x%llx",
@@ -560,14 +572,16 @@ static int count_block(struct flow *f, const struct pt_block *b, int bits)
 		if (err)
 			return err;
 	}
-	err = emit_insn(f, NULL, ip, NULL, len);
-	if (err)
-		return err;
+	if (f->fc->want & QPT_WANT_PROFILE) /* as emit_insn counts it */
+		prof_insns(f, ip, 1);
+	count_insns(f, 1);
 	f->pending = true;
 	f->p_ip = ip;
 	f->p_size = len;
 	f->p_kind = branch_kind[cls];
 	f->next_ip = ip + len;
+	if (f->fc->want & QPT_WANT_COVERAGE)
+		cov_walked(f, b->ip);
 	return 0;
 }
 
@@ -576,7 +590,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 	int bits = mode_bits(b->mode);
 	uint64_t ip = b->ip;
 	struct qpt_item it;
-	unsigned k = 0;
+	unsigned k = 0, k0;
 	int err;
 
 	if (!(f->fc->want & QPT_WANT_INSN) && f->fast && !f->skip_insn)
@@ -606,11 +620,13 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 		k = b->ninsn - 1u;
 		ip = b->end_ip;
 	}
-	for (; k < b->ninsn; k++) {
+	for (k0 = k; k < b->ninsn; k++) {
 		const struct qx86_cached *e;
 		struct qx86_cached tmp;
 
 		e = flow_insn_at(f, b, k + 1 == b->ninsn, ip, bits, &tmp);
+		if (!e && k > k0 && (f->fc->want & QPT_WANT_COVERAGE))
+			cov_walked(f, b->ip); /* up to the one before */
 		if (!e)
 			return undecodable(f, ip);
 		if (f->pending) {
@@ -633,6 +649,8 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 			ip += e->insn.len;
 	}
 	f->next_ip = ip;
+	if (f->fc->want & QPT_WANT_COVERAGE)
+		cov_walked(f, b->ip);
 	return 0;
 }
 
@@ -660,6 +678,45 @@ static void cyc_sync(struct flow *f)
 		qd_cyc_sync(f->cyc, eng_sync_offset(f));
 }
 
+int flow_walk(struct flow *f, const struct pt_block *b)
+{
+	int err;
+
+	if (b->ninsn) {
+		update_time(f);
+		err = walk_block(f, b);
+		if (err)
+			return err;
+		use_space(f, f->next_space);
+		f->next_space = NULL;
+	}
+	eng_after(f);
+	return 0;
+}
+
+bool flow_path_ready(struct flow *f)
+{
+	uint64_t tsc;
+
+	return !trace_tsc(f, &tsc) || tsc == f->loc_tsc;
+}
+
+int flow_path_enter(struct flow *f, uint64_t ip)
+{
+	update_time(f);
+	return resolve(f, ip, true);
+}
+
+/* Whether the flow may take paths: counts only, on the fast decoder. */
+static bool paths_on(const struct flow *f)
+{
+	unsigned want = f->fc->want;
+
+	return f->fc->paths && f->fast &&
+	       (want & (QPT_WANT_PROFILE | QPT_WANT_COVERAGE)) &&
+	       !(want & (QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_CYCLES));
+}
+
 /* The fast decoder bailed out: libipt from its last PSB. */
 static int fall_back(struct flow *f)
 {
@@ -671,10 +728,20 @@ static int fall_back(struct flow *f)
 	return status;
 }
 
+/* Every 4096 blocks: the bytes decoded so far, of the run's total. */
+static void tell_progress(struct flow *f)
+{
+	struct qd_progress *p = f->fc->progress;
+
+	if (!(++p->blocks & 0xfff))
+		p->fn(p->done + eng_offset(f), p->total, p->ctx);
+}
+
 static int decode_loop(struct flow *f, size_t len)
 {
+	bool paths = paths_on(f);
 	struct pt_block block;
-	int status, err;
+	int status, err, st;
 
 	status = eng_sync_forward(f);
 	if (status >= 0)
@@ -705,21 +772,24 @@ static int decode_loop(struct flow *f, size_t len)
 				break;
 			}
 			memset(&block, 0, sizeof(block));
-			status = eng_next(f, &block);
+			st = paths && f->fast ? path_step(f, &block, &status)
+					      : 0;
+			if (st < 0)
+				return st;
+			if (st == PATH_DONE)
+				continue;
+			if (!st)
+				status = eng_next(f, &block);
 			if (status == QD_FAST_BAIL) {
 				status = fall_back(f);
 				if (status >= 0)
 					continue;
 			}
-			if (block.ninsn) {
-				update_time(f);
-				err = walk_block(f, &block);
-				if (err)
-					return err;
-				use_space(f, f->next_space);
-				f->next_space = NULL;
-			}
-			eng_after(f);
+			err = flow_walk(f, &block);
+			if (err)
+				return err;
+			if (f->fc->progress)
+				tell_progress(f);
 			if (status >= 0)
 				continue;
 			if (status == -pte_eos) {
@@ -763,15 +833,15 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	struct flow f;
 	int err;
 
+	fc->stats->trace_bytes += len;
+	if (!len) /* @buf may be NULL: no arithmetic on it */
+		return 0;
 	memset(&f, 0, sizeof(f));
 	f.fc = fc;
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
 	cfg.flags.variant.block.end_on_call = 1;
 	cfg.flags.variant.block.end_on_jump = 1;
-	fc->stats->trace_bytes += len;
-	if (!len)
-		return 0;
 	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
 	if (f.cache) /* entries of this space from earlier runs stay */
 		qx86_cache_use(f.cache, fc->space);
@@ -780,6 +850,11 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		err = -ENOMEM;
 	if (!err)
 		err = decode_loop(&f, len);
+	cov_close(&f);
+	if (!err && fc->cov && (fc->want & QPT_WANT_COVERAGE))
+		err = qd_cov_err(fc->cov);
+	if (fc->progress)
+		fc->progress->done += len;
 	qd_cyc_free(f.cyc);
 	qx86_cache_free(own);
 	eng_fini(&f);

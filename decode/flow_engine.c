@@ -117,7 +117,11 @@ void eng_after(struct flow *f)
 	s->next_space = f->next_space;
 	s->pid = fc->pid;
 	s->tid = fc->tid;
-	f->n_insn = f->n_branch = f->n_event = 0;
+	s->cov_open = f->cov_open;
+	s->cov_ip = f->cov_ip;
+	s->cov_end = f->cov_end;
+	s->cov_space = f->cov_space;
+	f->n_insn = f->n_branch = f->n_event = f->n_cov = 0;
 	f->nr_memo = 0;
 }
 
@@ -140,6 +144,10 @@ static void restore(struct flow *f)
 	f->next_space = s->next_space;
 	fc->pid = s->pid;
 	fc->tid = s->tid;
+	f->cov_open = s->cov_open;
+	f->cov_ip = s->cov_ip;
+	f->cov_end = s->cov_end;
+	f->cov_space = s->cov_space;
 }
 
 int eng_fall_back(struct flow *f, bool *synced)
@@ -158,6 +166,7 @@ int eng_fall_back(struct flow *f, bool *synced)
 	f->skip_insn = f->n_insn;
 	f->skip_branch = f->n_branch;
 	f->skip_event = f->n_event;
+	f->skip_cov = f->n_cov;
 	f->memo_pos = 0;
 	*synced = f->snap_synced;
 	return pt_blk_sync_set(f->dec, f->snap_off);
@@ -168,7 +177,8 @@ int eng_resume(struct flow *f, int status)
 	uint64_t off = 0;
 	int st;
 
-	if (!f->fast_off || f->skip_insn || f->skip_branch || f->skip_event)
+	if (!f->fast_off || f->skip_insn || f->skip_branch || f->skip_event ||
+	    f->skip_cov)
 		return status;
 	pt_blk_get_sync_offset(f->dec, &off);
 	qd_fpt_set_space(f->fast_off, f->fc->space);

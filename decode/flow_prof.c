@@ -121,6 +121,8 @@ void prof_insns(struct flow *f, uint64_t ip, uint64_t n)
 		th->insns += n;
 	if (fn)
 		fn->insns += n;
+	if (f->rec)
+		path_rec_prof(f, fn, n, 0, 0);
 }
 
 void prof_branch(struct flow *f, unsigned kind, uint64_t to)
@@ -133,11 +135,32 @@ void prof_branch(struct flow *f, unsigned kind, uint64_t to)
 	th = prof_th(f);
 	if (th)
 		th->branches++;
-	if (kind != QPT_BR_CALL && kind != QPT_BR_IND_CALL)
+	if (kind != QPT_BR_CALL && kind != QPT_BR_IND_CALL) {
+		if (f->rec)
+			path_rec_prof(f, NULL, 0, 1, 0);
 		return;
+	}
 	fn = prof_fn(f, to);
 	if (fn)
 		fn->calls++;
+	if (f->rec)
+		path_rec_prof(f, fn, 0, 1, 1);
+}
+
+void prof_path(struct flow *f, uint64_t insns, uint64_t branches,
+	       const struct qd_path_fn *fn, unsigned n)
+{
+	struct qpt_profile_thread *th = prof_th(f);
+	unsigned i;
+
+	if (th) {
+		th->insns += insns;
+		th->branches += branches;
+	}
+	for (i = 0; i < n; i++) {
+		fn[i].fn->insns += fn[i].insns;
+		fn[i].fn->calls += fn[i].calls;
+	}
 }
 
 void prof_block(struct flow *f, const struct pt_block *b, int bits)

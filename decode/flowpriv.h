@@ -8,6 +8,7 @@
 #define QPT_DECODE_FLOWPRIV_H
 
 #include "decode/fast.h"
+#include "decode/paths.h"
 
 /* What the flow was at a PSB, to decode on from there with libipt. */
 struct flow_snap {
@@ -18,6 +19,9 @@ struct flow_snap {
 	enum pt_exec_mode mode;
 	struct qd_space *space, *next_space;
 	int32_t pid, tid;
+	bool cov_open;
+	uint64_t cov_ip, cov_end;
+	struct qd_space *cov_space;
 };
 
 /* A locate() answer, given again when libipt decodes the same part. */
@@ -67,8 +71,17 @@ struct flow {
 		uint64_t lo, hi;
 	} pf[4];
 	struct qpt_profile_thread *pth;
+	/* QPT_WANT_COVERAGE: the block being walked (open: its last
+	 * instruction is no branch, the next block may go on with it);
+	 * blocks and fall-through edges counted since the last PSB */
+	bool cov_open;
+	uint64_t cov_ip, cov_end;
+	struct qd_space *cov_space;
+	uint64_t n_cov;
+	struct path_rec *rec; /* a path being recorded (flow_path.c) */
 	bool replay; /* libipt decodes what the fast decoder did: */
 	uint64_t skip_insn, skip_branch, skip_event; /* not told again */
+	uint64_t skip_cov;
 };
 
 /* flow_engine.c: the block decoder calls, on the decoder in use. */
@@ -95,6 +108,33 @@ int eng_resume(struct flow *f, int status);
 void prof_insns(struct flow *f, uint64_t ip, uint64_t n);
 void prof_branch(struct flow *f, unsigned kind, uint64_t to);
 void prof_block(struct flow *f, const struct pt_block *b, int bits);
+/* flow_cov.c (QPT_WANT_COVERAGE): a block was walked from @ip to the
+ * pending instruction; the block being walked ends here; an edge from a
+ * branch to @to, taken or not; the tables' error at the end of a run. */
+void cov_walked(struct flow *f, uint64_t ip);
+void cov_close(struct flow *f);
+void cov_edge(struct flow *f, uint64_t from, uint64_t to);
+void cov_fallthrough(struct flow *f, uint64_t from, uint64_t to);
+/* flow_path.c: a path of blocks from where the fast decoder stands:
+ * PATH_DONE (taken: the decoder status in *@status), PATH_BLOCK (a block
+ * from the decoder, *@b and *@status, to be taken on as eng_next's), 0
+ * (none here), or the callback's error. */
+#define PATH_DONE 1
+#define PATH_BLOCK 2
+int path_step(struct flow *f, struct pt_block *b, int *status);
+/* what the flow counts while a path is recorded (f->rec) */
+void path_rec_prof(struct flow *f, struct qpt_profile_func *fn,
+		   uint64_t insns, uint64_t branches, uint64_t calls);
+void path_rec_cov(struct flow *f, bool edge, uint32_t i);
+/* flow_prof.c: a path's counts added to the thread and its functions */
+void prof_path(struct flow *f, uint64_t insns, uint64_t branches,
+	       const struct qd_path_fn *fn, unsigned n);
+/* flow.c: a block from the block decoder, walked (as decode_loop walks
+ * it); whether a path may start (the time moves on at no block of it);
+ * what the first block of a path at @ip does before its instructions. */
+int flow_walk(struct flow *f, const struct pt_block *b);
+bool flow_path_ready(struct flow *f);
+int flow_path_enter(struct flow *f, uint64_t ip);
 /* flow.c: the instruction at @ip (of @b; @last: its last), or NULL */
 const struct qx86_cached *flow_insn_at(struct flow *f,
 				       const struct pt_block *b, bool last,

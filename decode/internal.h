@@ -225,11 +225,38 @@ struct qpt_profile_thread *qd_prof_thread(struct qd_prof *p, int32_t pid,
 					  int32_t tid);
 int qd_prof_err(const struct qd_prof *p);
 
+/* ---- coverage.c: basic blocks and edges with their counts ---- */
+
+struct qd_cov;
+/* An entry's index, or QD_COV_NONE (out of memory: qd_cov_err says so) */
+#define QD_COV_NONE UINT32_MAX
+#define QD_COV_MAX (1u << 28)
+struct qd_cov *qd_cov_new(void);
+void qd_cov_free(struct qd_cov *c);
+void qd_cov_reset(struct qd_cov *c);
+int qd_cov_err(const struct qd_cov *c);
+/* The entry of the block of @size bytes at @ip in @sp, made when new. */
+uint32_t qd_cov_block(struct qd_cov *c, struct qd_space *sp, uint64_t ip,
+		      uint32_t size);
+uint32_t qd_cov_edge(struct qd_cov *c, uint64_t from, uint64_t to);
+/* Add @n to the count of entry @i (QD_COV_NONE: nothing). */
+void qd_cov_count_block(struct qd_cov *c, uint32_t i, uint64_t n);
+void qd_cov_count_edge(struct qd_cov *c, uint32_t i, uint64_t n);
+
 struct qd_time_conv {
 	bool valid;
 	uint16_t shift;
 	uint32_t mult;
 	uint64_t zero;
+};
+
+/* A run's progress: the bytes of the flows before the current one, of
+ * @total; the blocks decoded (the callback is told every few thousand). */
+struct qd_progress {
+	qpt_progress_fn fn;
+	void *ctx;
+	uint64_t done, total;
+	unsigned blocks;
 };
 
 struct qd_flow_ctx {
@@ -263,6 +290,10 @@ struct qd_flow_ctx {
 	struct qd_runs *runs;
 	bool libipt_only; /* decode with libipt's block decoder alone */
 	struct qd_prof *prof; /* QPT_WANT_PROFILE: counted here */
+	struct qd_cov *cov;   /* QPT_WANT_COVERAGE: counted here */
+	struct qd_paths *paths; /* optional: the path cache (count-only
+				 * flows), whose counts go to prof and cov */
+	struct qd_progress *progress; /* optional */
 };
 
 /*

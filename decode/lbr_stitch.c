@@ -238,7 +238,8 @@ static int stitch_sample(struct qpt_lbr_stitch *st, int32_t tid,
 	if (qd_grow(&st->out, &st->cap_out, nr + below, sizeof(*st->out)))
 		return -ENOMEM;
 	*frames = st->out;
-	memcpy(st->out, e, nr * sizeof(*e));
+	if (nr) /* @e may be NULL then */
+		memcpy(st->out, e, nr * sizeof(*e));
 	for (j = 0; j < below; j++)
 		st->out[nr + j] = t->mem[below - 1 - j];
 	*stitched = below;

@@ -110,6 +110,9 @@ static size_t key_range(const void *base, size_t n, size_t size, int32_t key,
 	struct key_probe k = {key, key_of, false};
 	const uint8_t *b = base;
 
+	*first = 0;
+	if (!n) /* @base may be NULL: no arithmetic on it */
+		return 0;
 	*first = qd_partition(base, n, size, key_before, &k);
 	k.upto = true;
 	return *first + qd_partition(b + *first * size, n - *first, size,
@@ -403,8 +406,11 @@ static int decode_run(struct qrun *qr, struct qd_flow_ctx *fc,
 		qr->base = from;
 		fc->offset_base = from - r->start;
 		fc->space = locate(fc, 0, false, 0, qr);
-		err = qd_flow_run(fc, &qr->s->cfg, r->data + (from - r->start),
-				  (size_t)(to - from));
+		/* an empty run's data may be NULL: no arithmetic on it */
+		err = to == from ? 0
+				 : qd_flow_run(fc, &qr->s->cfg,
+					       r->data + (from - r->start),
+					       (size_t)(to - from));
 		if (err || to == end)
 			return err;
 		from = to;
@@ -432,6 +438,9 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	fc.stats = &s->dec->stats;
 	fc.runs = s->dec->runs;
 	fc.prof = s->dec->prof;
+	fc.cov = s->dec->cov;
+	fc.paths = s->dec->paths;
+	fc.progress = s->progress;
 	fc.libipt_only = s->dec->opts.libipt_only;
 	fc.cache = cache;
 	fc.locate = locate;
@@ -440,7 +449,7 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	if (q->cpu >= 0) {
 		k = key_range(s->sw, s->nr_sw, sizeof(*s->sw), q->cpu, sw_key,
 			      &first);
-		qr.sw = s->sw + first;
+		qr.sw = k > first ? s->sw + first : NULL;
 		qr.nr_sw = k - first;
 	}
 	err = queue_marks(&qr);
@@ -456,9 +465,21 @@ static int decode_queue(struct qd_session *s, const struct qd_queue *q,
 	return err;
 }
 
+/* The trace bytes of the session's queues. */
+static uint64_t trace_total(const struct qd_session *s)
+{
+	uint64_t n = 0;
+	size_t i, k;
+
+	for (i = 0; i < s->nr_queues; i++)
+		for (k = 0; k < s->queues[i].nr_runs; k++)
+			n += s->queues[i].runs[k].len;
+	return n;
+}
+
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
-	struct qx86_cache *cache = qx86_cache_new(QD_ICACHE_ORDER);
+	struct qx86_cache *cache = qd_decoder_caches(s->dec);
 	struct lost_index li;
 	size_t i;
 	int err;
@@ -470,12 +491,12 @@ int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 	if (s->sw)
 		qsort(s->sw, s->nr_sw, sizeof(*s->sw), sw_cmp);
 	err = lost_index(s, &li);
+	s->progress = qd_decoder_progress(s->dec, trace_total(s));
 	for (i = 0; !err && i < s->nr_queues; i++)
 		err = decode_queue(s, &s->queues[i], &li, cache, fn, ctx);
 	if (!err)
 		err = tell_untold(s, fn, ctx);
 	free(li.by_cpu);
 	free(li.by_tid);
-	qx86_cache_free(cache);
 	return err;
 }

@@ -18,9 +18,11 @@
 #define LENS_CAP (1u << 20)
 
 struct qd_runs {
-	struct qd_run_ent *ent; /* RUNS_CAP slots; ninsn 0: empty */
+	struct qd_run_ent *ent; /* RUNS_CAP slots; ninsn 0 or another
+				 * generation: empty */
 	uint8_t *lens;
 	size_t nr_ent, nr_lens;
+	uint32_t gen;
 	struct qx86 *x;
 };
 
@@ -37,6 +39,7 @@ struct qd_runs *qd_runs_new(void)
 		qd_runs_free(r);
 		return NULL;
 	}
+	r->gen = 1;
 	return r;
 }
 
@@ -55,6 +58,16 @@ static void runs_clear(struct qd_runs *r)
 	memset(r->ent, 0, RUNS_CAP * sizeof(*r->ent));
 	r->nr_ent = 0;
 	r->nr_lens = 0;
+}
+
+void qd_runs_forget(struct qd_runs *r)
+{
+	r->nr_ent = 0;
+	r->nr_lens = 0; /* the lengths of other generations' runs */
+	if (++r->gen == 0) {
+		runs_clear(r);
+		r->gen = 1;
+	}
 }
 
 static size_t slot_of(const void *space, uint64_t ip)
@@ -137,6 +150,7 @@ static int build(struct qd_runs *r, struct qd_space *space, uint64_t ip,
 	e->ip = ip;
 	e->space = space;
 	e->ninsn = n;
+	e->gen = r->gen;
 	e->lens = lens;
 	e->aux = NULL;
 	r->nr_lens += n;
@@ -151,7 +165,7 @@ const struct qd_run_ent *qd_runs_get(struct qd_runs *r, struct qd_space *space,
 
 	for (;; i = (i + 1) & (RUNS_CAP - 1)) {
 		e = &r->ent[i];
-		if (!e->ninsn)
+		if (!e->ninsn || e->gen != r->gen)
 			break;
 		if (e->ip == ip && e->space == space)
 			return e;

@@ -93,6 +93,8 @@ static int run_append(struct qd_run *r, const uint8_t *p, size_t n, bool stable)
 		r->len = n;
 		return 0;
 	}
+	if (!n) /* @r may own no buffer yet: no arithmetic on NULL */
+		return 0;
 	if (r->len + n > r->cap) {
 		size_t nc = r->cap ? r->cap : 256;
 		uint8_t *nd;

@@ -75,6 +75,7 @@ struct qd_session {
 	struct qd_queue *queues; /* in the order they first appear */
 	size_t nr_queues, cap_queues;
 	struct qd_idmap qidx; /* queue idx -> position in queues */
+	struct qd_progress *progress; /* while decoding; NULL: none */
 	struct qd_mark *aux;  /* every PERF_RECORD_AUX */
 	size_t nr_aux, cap_aux;
 	struct qd_switch *sw;

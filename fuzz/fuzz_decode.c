@@ -1,96 +1,94 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the decoder: bytes that start like a perf.data file
- * go through qpt_decoder_run_file (via a memfd), others are a bare PT
- * stream for qpt_decoder_run_raw over a small code image at 0x1000; the
- * x86 layer also decodes (and formats, at every 16th) every offset.  The same entry
- * point runs as a ctest regression test (tests/decode/CMakeLists.txt).
+ * libFuzzer target for the decoder.  Bytes that start like a perf.data
+ * file (file or pipe mode, either byte order) go through
+ * qpt_decoder_run_file (a memfd) with a decoder that finds the files of
+ * fuzz/sysroot, kept across inputs but with no file looked up yet (as
+ * new: fz_file_decoder); other bytes are a bare PT stream for
+ * qpt_decoder_run_raw over the sysroot's program, on one decoder kept for
+ * every input (a raw run depends on nothing but its bytes and the image).
+ * Each engine and mode (wants[]) decodes a quarter of the inputs.  Seeds:
+ * fuzz/seeds/fuzz_decode (see fuzz/seeds/README.md).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include "auxfmt/x86/x86.h"
-#include "qpt/decode.h"
+#include "fuzz/common.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define WANT                                                                   \
+	(QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT | QPT_WANT_SYMBOLS)
 
-/* xor eax,eax; jz +4; nop x4; call +3; nop; syscall; ret; jmp [rip]... */
-static const uint8_t code[] = {
-	0x31, 0xc0, 0x74, 0x04, 0x90, 0x90, 0x90, 0x90, 0xe8, 0x03, 0x00,
-	0x00, 0x00, 0x90, 0x0f, 0x05, 0xc3, 0xff, 0x25, 0x00, 0x00, 0x00,
-	0x00, 0xc5, 0xf8, 0x77, 0xeb, 0xe4,
+/* What an input is decoded with, by its size: qpt's fast block decoder;
+ * libipt's alone; libipt's with cycles (the fast one counts none); the
+ * profile of --stats. */
+static const unsigned wants[4] = {
+    WANT,
+    WANT | FZ_LIBIPT,
+    WANT | QPT_WANT_CYCLES,
+    QPT_WANT_PROFILE | QPT_WANT_EVENT,
 };
 
-static int count(const struct qpt_item *it, void *ctx)
+/* Read the profile (QPT_WANT_PROFILE) of @dec's last run. */
+static void profile(const struct qpt_decoder *dec)
 {
-	size_t *n = ctx;
+	const struct qpt_profile_thread *t;
+	const struct qpt_profile_func *f;
+	size_t i, n, sum = 0;
 
-	*n += it->size + (it->msg ? strlen(it->msg) : 0) +
-	      (it->sym ? strlen(it->sym) : 0);
-	return 0;
+	n = qpt_decoder_profile_threads(dec, &t);
+	for (i = 0; i < n; i++)
+		sum += t[i].insns + t[i].branches;
+	n = qpt_decoder_profile_funcs(dec, &f);
+	for (i = 0; i < n; i++)
+		sum += fz_str(f[i].name) + fz_str(f[i].image) + f[i].calls;
+	fz_str(sum ? "" : NULL);
 }
 
-static int memfd_path(const uint8_t *data, size_t size, char *path,
-		      size_t len)
+static void run_file(const uint8_t *data, size_t size, unsigned want)
 {
-	int fd = memfd_create("qpt-fuzz", MFD_CLOEXEC);
+	struct qpt_decoder *dec = fz_file_decoder(want);
+	const struct qpt_missing_image *m;
+	struct qpt_decode_stats st;
+	char path[64];
+	size_t i, n;
+	int fd;
 
-	if (fd < 0)
-		return -1;
-	if (write(fd, data, size) != (ssize_t)size) {
+	if (!dec)
+		return;
+	fd = fz_memfd(data, size, path, sizeof(path));
+	if (fd >= 0) {
+		if (qpt_decoder_run_file(dec, path, fz_item_sink, NULL) < 0)
+			fz_str(qpt_decoder_errmsg(dec));
 		close(fd);
-		return -1;
 	}
-	snprintf(path, len, "/proc/self/fd/%d", fd);
-	return fd;
+	n = qpt_decoder_missing(dec, &m);
+	for (i = 0; i < n; i++)
+		fz_str(m[i].path);
+	qpt_decoder_stats(dec, &st);
+	profile(dec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int modes[] = { 16, 32, 64 };
-	static struct qx86 *x86; /* made once for every input */
-	struct qpt_decoder_opts opts;
+	static struct qpt_decoder *raw[3]; /* made once for every input */
+	unsigned v = size % 4;
 	struct qpt_decoder *dec;
-	char img[64], path[64];
-	size_t i, sink = 0;
-	char text[96];
-	int ifd, fd;
 
-	if (!x86 && !(x86 = qx86_new()))
+	if (size >= 8 &&
+	    (!memcmp(data, "PERFILE2", 8) || !memcmp(data, "2ELIFREP", 8))) {
+		run_file(data, size, wants[v]);
 		return 0;
-	for (i = 0; i < size && i < 4096; i++) {
-		struct qx86_insn in;
-
-		if (qx86_decode(x86, data + i, size - i, modes[i % 3], i,
-				&in) > 0)
-			sink += in.len + in.opnd.size;
-		if (i % 16 == 0 &&
-		    qx86_format(x86, data + i, size - i, modes[i % 3], i, text,
-				sizeof(text)) > 0)
-			sink += strlen(text);
 	}
-	qpt_decoder_opts_init(&opts);
-	opts.want = QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT |
-		    QPT_WANT_SYMBOLS;
-	if (qpt_decoder_new(&opts, &dec))
+	/* a profile adds up every run's: a decoder of its own */
+	dec = v < 3 ? raw[v] : NULL;
+	if (!dec && !(dec = fz_decoder(wants[v])))
 		return 0;
-	ifd = memfd_path(code, sizeof(code), img, sizeof(img));
-	if (ifd >= 0)
-		qpt_decoder_add_image(dec, img, 0x1000);
-	if (size >= 8 && !memcmp(data, "PERFILE2", 8)) {
-		fd = memfd_path(data, size, path, sizeof(path));
-		if (fd >= 0) {
-			qpt_decoder_run_file(dec, path, count, &sink);
-			close(fd);
-		}
-	} else {
-		qpt_decoder_run_raw(dec, data, size, count, &sink);
+	if (v < 3)
+		raw[v] = dec;
+	qpt_decoder_run_raw(dec, data, size, fz_item_sink, NULL);
+	if (v == 3) {
+		profile(dec);
+		qpt_decoder_free(dec);
 	}
-	if (ifd >= 0)
-		close(ifd);
-	qpt_decoder_free(dec);
-	return sink == (size_t)-1;
+	return 0;
 }

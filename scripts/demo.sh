@@ -36,6 +36,9 @@ awk '/ main\+0x0 / { on = 1 } on && n++ < 25' "$out/calls.txt"
 echo "== qpt decode --insn (last 5 instructions)"
 "$qpt" decode --insn --last 5 -i "$out/demo.data"
 
+echo "== qpt flame: $out/flame.svg (a flame graph of the call flow: open it in a browser)"
+"$qpt" flame -i "$out/demo.data" -o "$out/flame.svg"
+
 echo "== cross-check with perf script --itrace=i0ns"
 "$qpt" decode --insn --json --no-sym -i "$out/demo.data" |
 	grep -v '"event":' | sed -n 's/.*"ip":"0x\([0-9a-f]*\)".*/\1/p' >"$out/qpt.ips"

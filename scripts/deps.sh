@@ -3,9 +3,10 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential cmake pkg-config libipt-dev libelf-dev libzstd-dev
-      libcmocka-dev linux-perf clang zstd libc6-dbg python3 libzydis-dev
-      libdw-dev libiberty-dev
-      libdebuginfod-dev qemu-user"
+      libcmocka-dev linux-perf clang libclang-rt-14-dev zstd libc6-dbg
+      python3 libzydis-dev libdw-dev libiberty-dev libdebuginfod-dev csmith
+      libcsmith-dev gdb chromium python3-jsonschema python3-pil scdoc man-db
+      qemu-user"
 missing=""
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

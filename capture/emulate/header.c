@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "capture/auxtrace.h"
+#include "capture/crash.h"
 #include "capture/emulate/pt.h"
 #include "capture/emulate/sideband.h"
 #include "qpt/writer.h"
@@ -74,6 +75,8 @@ int emu_write_header(struct qpt_recorder *rec, uint64_t config,
 		return -ENOMEM;
 	err = qpt_writer_add_attr(rec->writer, &attr, &id, 1, name);
 	free(name);
+	if (!err) /* the crash facts' event: any thread may die */
+		err = crash_add_attr(rec->writer);
 	if (err)
 		return err;
 	qpt_intel_pt_params_default(&p);

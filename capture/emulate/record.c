@@ -54,6 +54,7 @@ struct emu_src {
 	bool done;
 	struct crash_list crashes;
 	struct emu_trigger trig;
+	uint8_t stack[QPT_CRASH_STACK_MAX]; /* a crash's, read */
 };
 
 /* The test seam: the next emulated recorder steps through these. */
@@ -303,15 +304,12 @@ static int on_crash(void *ctx, pid_t pid, pid_t tid, const siginfo_t *si,
 		    size_t insn_len)
 {
 	struct emu_src *er = ctx;
-	struct qpt_recorder *rec = er->rec;
+	size_t len;
 
-	if (!strcmp(rec->o.output, "-") && !er->crashes.nr && rec->o.log)
-		rec->o.log(QPT_LOG_WARN,
-			   "the crash facts cannot travel in a pipe (perf "
-			   "knows no record for them)",
-			   rec->o.log_ctx);
+	/* the stack as the thread left it, while it is held */
+	len = crash_read_stack(tid, regs->rsp, er->stack, sizeof(er->stack));
 	return crash_add(&er->crashes, QPT_CRASH_SIGNAL, pid, tid, si, regs,
-			 insn, insn_len, emu_sb_time());
+			 insn, insn_len, emu_sb_time(), er->stack, len);
 }
 
 static int64_t snapshot_all(struct emu_src *er);
@@ -325,7 +323,7 @@ static int on_trigger(void *ctx, pid_t pid, pid_t tid,
 	int err;
 
 	err = crash_add(&er->crashes, QPT_CRASH_TRIGGER, pid, tid, NULL, regs,
-			NULL, 0, emu_sb_time());
+			NULL, 0, emu_sb_time(), NULL, 0);
 	n = err ? err : snapshot_all(er);
 	return n < 0 ? (int)n : 0;
 }
@@ -569,6 +567,8 @@ static void emu_stats(const struct qpt_recorder *rec,
 	st->stops = er->tres.stops;
 	st->lost_traps = er->tres.lost_traps;
 	st->trace_gaps = er->tres.gaps;
+	st->loops = er->tres.loops;
+	st->loop_trips = er->tres.loop_trips;
 }
 
 static void emu_free(struct qpt_recorder *rec)

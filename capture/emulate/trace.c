@@ -724,6 +724,30 @@ static int resume(struct emu_thread *t)
 }
 
 /*
+ * Whether the SIGTRAP that stopped stepped @t at @regs is the program's, to
+ * be delivered as any signal: the int3 (int n) it stepped raised it
+ * (SI_KERNEL; not at a breakpoint of the breakpoint engine), or it was
+ * sent (kill, tgkill: by the system call it stepped, whose trap it then
+ * stands for, or before the step ran, the thread not moved).  The step's
+ * own trap is TRAP_TRACE (TRAP_BRKPT after a system call).
+ */
+static bool program_trap(struct emu_thread *t,
+			 const struct user_regs_struct *regs)
+{
+	siginfo_t si;
+
+	if (!t->have_prev ||
+	    (t->prev.cls != EMU_INSN_FAR && regs->rip != t->prev_ip))
+		return false;
+	if (t->tr->ops->getsiginfo(t->tr->ops_ctx, t->tid, &si))
+		return false;
+	return si.si_code <= 0 ||
+	       (si.si_code == SI_KERNEL &&
+		!(t->proc->fast &&
+		  emu_fast_planted(t->proc->fast, regs->rip - 1)));
+}
+
+/*
  * An event-less stop (a step, a breakpoint, a system call, a signal).  The
  * tracer's own SIGSTOP (emu_tr_interrupt) is handled as a signal nobody
  * catches, which stops a thread where it runs, but is not delivered.
@@ -744,7 +768,7 @@ static int on_plain_stop(struct emu_thread *t, int sig)
 		err = emu_run_stop(t, sig, &regs, &done);
 		if (!err && !done)
 			err = on_signal(t, sig, &regs);
-	} else if (sig == SIGTRAP) {
+	} else if (sig == SIGTRAP && !program_trap(t, &regs)) {
 		err = on_step(t, &regs);
 	} else {
 		err = on_signal(t, sig, &regs);

@@ -46,7 +46,11 @@ extern "C" {
  * What a capture saw, summed over its rings.  AUX bytes are counted
  * unpadded.  Truncations are PERF_RECORD_AUX records with the TRUNCATED
  * flag: the trace source stopped because the AUX area was full, so trace
- * was lost there (the kernel does not say how many bytes).
+ * was lost there (the kernel does not say how many bytes).  Every byte the
+ * trace source wrote into an AUX area (as its head tells) is captured,
+ * overwritten or skipped: aux_bytes + aux_overwritten + aux_skipped (where
+ * the head runs free; a head kept modulo the area's size, as Intel PT's
+ * in snapshot mode, does not tell what was overwritten).
  */
 struct qpt_capture_stats {
 	uint64_t records;	   /* data-ring records handed on */
@@ -74,6 +78,11 @@ struct qpt_capture_stats {
 			      * instructions were recovered) */
 	uint64_t trace_gaps; /* where they could not be: OVF in the trace */
 	uint64_t stops;	     /* ptrace stops of traced threads */
+	uint64_t loops;	     /* loops the breakpoint engine ran natively */
+	uint64_t loop_trips; /* their whole trips (told from a register) */
+	/* Snapshot mode: bytes new since the previous snapshot that a
+	 * snapshot left out, being smaller than them (its size, -S). */
+	uint64_t aux_skipped;
 };
 
 /*

@@ -9,11 +9,23 @@
  *    (through a qpt_lbr tracker, so as an LBR would hold them),
  *  - the call stack rebuilt from the calls and returns of the trace
  *    window: a call pushes its site, a return pops it; where the trace
- *    stopped asynchronously (a fault, a signal) and resumed elsewhere, a
- *    signal frame at the interrupted instruction, popped by the
- *    sigreturn that resumes there.  A return with no call in the window
- *    below it means the window began mid-stack: the frames outside it
- *    are not in the trace.
+ *    stopped asynchronously (a fault, a signal) or at a system call and
+ *    resumed elsewhere (not by rt_sigreturn), a signal frame at the
+ *    interrupted instruction, popped by the handler's return.  A return
+ *    with no call in the window below it means the window began
+ *    mid-stack: the frames outside it are not in the trace.
+ *  - non-local exits: control entering a function that has a frame on
+ *    the stack without returning to it (an exception's landing pad,
+ *    longjmp, a sigreturn to another place) cuts the stack back to that
+ *    frame; a return to a place no frame leads to (swapcontext,
+ *    setcontext) switches to another stack, the one left is kept and
+ *    taken back when control returns into it;
+ *  - tail calls: a jump to the start of another function replaces the
+ *    function it left; the frame is marked with the jump;
+ *  - the last exit of each kind and the last exception thrown (its
+ *    throw site and the instructions that led to it).
+ *  Functions are told apart by their symbols (a "NAME.cold" part is
+ *  NAME's): without symbols only calls and returns move the stack.
  *
  * Symbols are the decoder's (QPT_WANT_SYMBOLS): the strings are
  * borrowed from it, valid until qpt_decoder_free().  Nothing is kept
@@ -72,6 +84,56 @@ struct qpt_crash_frame {
 	const char *sym; /* the decoder's, or NULL */
 	uint64_t symoff;
 	bool signal; /* a signal handler was entered there */
+	/* The function holding @site was entered by a tail call: the jump
+	 * at @tail_from (in @tail_sym), whose function's frame it took. */
+	bool tail_call;
+	uint64_t tail_from, tail_symoff;
+	const char *tail_sym;
+};
+
+/* Non-local exits: control leaving frames without returning. */
+enum qpt_crash_exit_kind {
+	QPT_CRASH_EXIT_ANY,	  /* a query's: the last of any kind */
+	QPT_CRASH_EXIT_EXCEPTION, /* the unwinder entered a landing pad */
+	QPT_CRASH_EXIT_LONGJMP,	  /* longjmp, siglongjmp */
+	QPT_CRASH_EXIT_CONTEXT,	  /* setcontext, swapcontext: another stack */
+	QPT_CRASH_EXIT_SIGRETURN, /* a signal handler's sigreturn elsewhere */
+	QPT_CRASH_EXIT_OTHER,	  /* a return or jump into an outer frame */
+	QPT_CRASH_EXIT_NR,
+};
+
+struct qpt_crash_exit {
+	unsigned kind; /* enum qpt_crash_exit_kind */
+	/* Where it began: the program's call of longjmp, __cxa_throw,
+	 * swapcontext... that led to it, else the jump or return itself. */
+	uint64_t from, from_symoff;
+	const char *from_sym;
+	/* Where control went (the landing pad, setjmp's return...). */
+	uint64_t to, to_symoff;
+	const char *to_sym;
+	uint64_t frames; /* frames cut from the stack (0 for a switch) */
+	uint64_t at;	 /* instructions of the window before it */
+	/* The function re-entered had more than one frame: the innermost
+	 * was taken (the trace does not say which). */
+	bool ambiguous;
+	/* No frame of the window's stack was re-entered: the one control
+	 * went to is older than the window (or another stack's: a switch). */
+	bool outside;
+};
+
+/* The instructions kept before a throw. */
+#define QPT_CRASH_THROW_INSNS 8
+
+/* An exception thrown: a call of __cxa_throw or __cxa_rethrow. */
+struct qpt_crash_throw {
+	uint64_t site, symoff; /* the call */
+	const char *sym;
+	bool rethrow; /* __cxa_rethrow: what was caught goes on */
+	uint64_t at;  /* instructions of the window before it */
+	/* The last instructions of the throwing function up to the call
+	 * (the call last): where __cxa_throw's arguments were loaded. */
+	size_t nr_insns;
+	struct qpt_crash_insn insns[QPT_CRASH_THROW_INSNS];
 };
 
 /* One thread's summary. */
@@ -98,6 +160,17 @@ struct qpt_crash_thread {
 	/* Where the trace ends: the last instruction or trace end. */
 	uint64_t end_ip, end_symoff;
 	const char *end_sym;
+	/* The innermost function was entered by a tail call at @tail_from. */
+	bool tail_call;
+	uint64_t tail_from, tail_symoff;
+	const char *tail_sym;
+	/* The stack begins where control switched to it (swapcontext, a
+	 * return to a place no call in the window leads to) from
+	 * @switch_from: its callers are not in the trace. */
+	bool switched;
+	uint64_t switch_from, switch_symoff;
+	const char *switch_sym;
+	uint64_t nr_exits; /* non-local exits in the window */
 };
 
 struct qpt_crash_walk;
@@ -189,6 +262,32 @@ static inline int qpt_crash_walk_branch(const struct qpt_crash_walk *w,
 					struct qpt_lbr_entry *e)
 {
 	return qpt_crash_walk_branch_sized(w, thread, i, e, sizeof(*e));
+}
+
+/*
+ * The thread's last non-local exit of @kind (QPT_CRASH_EXIT_ANY: of any
+ * kind) into @e, as the _sized functions do.  Returns 1, 0 (none in the
+ * window), -QPT_E_INVAL (no such thread or kind, a small size).
+ */
+QPT_API int qpt_crash_walk_exit_sized(const struct qpt_crash_walk *w,
+				      size_t thread, unsigned kind,
+				      struct qpt_crash_exit *e, size_t size);
+static inline int qpt_crash_walk_exit(const struct qpt_crash_walk *w,
+				      size_t thread, unsigned kind,
+				      struct qpt_crash_exit *e)
+{
+	return qpt_crash_walk_exit_sized(w, thread, kind, e, sizeof(*e));
+}
+
+/* The thread's last throw into @t.  Returns 1, 0 (none in the window),
+ * -QPT_E_INVAL (no such thread, a small size). */
+QPT_API int qpt_crash_walk_throw_sized(const struct qpt_crash_walk *w,
+				       size_t thread, struct qpt_crash_throw *t,
+				       size_t size);
+static inline int qpt_crash_walk_throw(const struct qpt_crash_walk *w,
+				       size_t thread, struct qpt_crash_throw *t)
+{
+	return qpt_crash_walk_throw_sized(w, thread, t, sizeof(*t));
 }
 
 /*

@@ -49,7 +49,15 @@ enum qpt_decode_want {
 	 * and calls per function (qpt_decoder_profile_*), a block at a time:
 	 * no item per instruction or branch is made for it */
 	QPT_WANT_PROFILE = 1u << 5,
+	/* basic blocks and edges with their counts (qpt_decoder_coverage_*),
+	 * a block at a time: no item per instruction or branch is made for
+	 * it */
+	QPT_WANT_COVERAGE = 1u << 6,
 };
+
+/* A run's progress: @done of the run's @total trace bytes are decoded
+ * (a file's total: its AUXTRACE data, known once the file is read). */
+typedef void (*qpt_progress_fn)(uint64_t done, uint64_t total, void *ctx);
 
 struct qpt_decoder_opts {
 	size_t size;	 /* sizeof(struct qpt_decoder_opts) */
@@ -68,6 +76,10 @@ struct qpt_decoder_opts {
 	/* Symbol names demangled (C++, Rust, D: qpt_demangle), as perf
 	 * script prints them. */
 	bool demangle;
+	/* Optional: told during a run, every few thousand blocks, between
+	 * items (the library never prints: the caller shows it). */
+	qpt_progress_fn progress;
+	void *progress_ctx;
 };
 
 /* Initialise @opts to defaults (instructions and errors), setting size. */
@@ -301,6 +313,44 @@ qpt_decoder_profile_threads(const struct qpt_decoder *dec,
 			    const struct qpt_profile_thread **list);
 QPT_API size_t qpt_decoder_profile_funcs(const struct qpt_decoder *dec,
 					 const struct qpt_profile_func **list);
+
+/*
+ * A basic block of the runs so far (QPT_WANT_COVERAGE): instructions run
+ * one after the other from @ip, from the start of the trace, a branch's
+ * successor or where the trace resumes, up to and including the first
+ * branch of any kind (taken or not), or up to where the trace stops
+ * (disabled, an error, an overflow); @size bytes from @ip (at most
+ * 65535: a longer straight line is more than one block), entered @count
+ * times.  @image: the file mapped at @ip (valid until
+ * qpt_decoder_free(); NULL: none), @image_base where its offset 0 is
+ * (the mapping's start less its file offset), @image_end the end of the
+ * mapping.
+ */
+struct qpt_cov_block {
+	uint64_t ip;
+	uint32_t size;
+	uint64_t count;
+	const char *image;
+	uint64_t image_base, image_end;
+};
+
+/* An edge: from a branch instruction to the instruction that ran after
+ * it (a taken branch's target, a conditional branch's fall-through),
+ * @count times.  Trace starts and ends are none. */
+struct qpt_cov_edge {
+	uint64_t from, to, count;
+};
+
+/*
+ * The coverage of the runs so far, sorted by address (blocks by ip, size
+ * and image; edges by from and to), each entry once.  *@list is valid
+ * until the next run, the next call or qpt_decoder_free(); returns the
+ * count (0 and NULL without QPT_WANT_COVERAGE, or out of memory).
+ */
+QPT_API size_t qpt_decoder_coverage_blocks(const struct qpt_decoder *dec,
+					   const struct qpt_cov_block **list);
+QPT_API size_t qpt_decoder_coverage_edges(const struct qpt_decoder *dec,
+					  const struct qpt_cov_edge **list);
 
 #ifdef __cplusplus
 }

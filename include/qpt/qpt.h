@@ -18,8 +18,9 @@
  *     opts.errbuf (opts.errlen bytes; NULL: none).
  * Nothing else carries errors: no bare -1, no NULL-for-error pointers, no
  * errno left for the caller to read.  The library never prints or exits:
- * diagnostics that are not errors (warnings about a file, progress) go
- * through a qpt_log_fn the caller installs in a context.
+ * diagnostics that are not errors (warnings about a file) go through a
+ * qpt_log_fn the caller installs in a context, a decode's progress
+ * through its qpt_progress_fn (decode.h).
  *
  * Structs grow at their end, as libipt's do, and carry their size:
  *   - options (qpt_X_opts): .size, the caller's sizeof, set with the

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The crash facts feature (qpt/crash.h): written by the writer in file
- * mode (not in a pipe, where perf would fail on it), read back in both
- * byte orders, and hostile sections refused without reading past them.
+ * The crash facts (qpt/crash.h): the feature of qpt 0.1's files, written
+ * by the writer in file mode (not in a pipe, where perf would fail on
+ * it), read back, and hostile sections refused without reading past
+ * them; the samples of the crash event, written and read back, hostile
+ * ones refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,11 +158,127 @@ static void hostile(void **state)
 	assert_int_equal(qpt_crash_encode(&c, 1, &buf, &len), -QPT_E_INVAL);
 }
 
+/* A file of one crash event sample @rec (patched by the caller); the
+ * parse of the sample read back. */
+static int sample_read(const void *rec, struct qpt_crash *out,
+		       uint8_t *stack_copy)
+{
+	char path[] = "/tmp/qpt-crash-XXXXXX";
+	struct perf_event_attr attr;
+	struct qpt_writer *w;
+	struct qpt_reader *r;
+	struct qpt_record rec_in;
+	uint64_t id = QPT_CRASH_EVENT_ID;
+	int fd, n, err = 1;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(qpt_writer_open(path, NULL, &w), 0);
+	qpt_crash_event_attr(&attr);
+	assert_int_equal(
+	    qpt_writer_add_attr(w, &attr, &id, 1, QPT_CRASH_EVENT_NAME), 0);
+	assert_int_equal(qpt_writer_write(w, rec), 0);
+	assert_int_equal(qpt_writer_close(w), 0);
+	qpt_writer_free(w);
+	assert_int_equal(qpt_reader_open(path, NULL, &r), 0);
+	while ((n = qpt_reader_next(r, &rec_in)) > 0) {
+		if (rec_in.type != PERF_RECORD_SAMPLE)
+			continue;
+		assert_true(qpt_crash_is_event(rec_in.attr));
+		err = qpt_crash_sample_parse(&rec_in, false, out);
+		if (!err && out->stack_len)
+			memcpy(stack_copy, out->stack, out->stack_len);
+	}
+	assert_int_equal(n, 0);
+	qpt_reader_free(r);
+	unlink(path);
+	return err;
+}
+
+/* The sample form: every field back (the registers through perf's order
+ * and RAW), the stack's bytes, one cut at what a record holds. */
+static void sample_roundtrip(void **state)
+{
+	static uint8_t buf[QPT_CRASH_SAMPLE_MAX], stack[70000], got[70000];
+	struct qpt_crash in, out;
+	size_t i;
+	int n;
+
+	(void)state;
+	entry(&in, QPT_CRASH_SIGNAL, 8);
+	for (i = 0; i < sizeof(stack); i++)
+		stack[i] = (uint8_t)(i * 7);
+	in.stack = stack;
+	in.stack_len = 1001;
+	in.stack_addr = in.regs[19];
+	n = qpt_crash_sample_encode(&in, buf, sizeof(buf));
+	assert_true(n > 0 && n % 8 == 0);
+	assert_int_equal(sample_read(buf, &out, got), 0);
+	assert_int_equal(out.stack_len, 1001);
+	assert_memory_equal(got, stack, 1001);
+	out.stack = in.stack;
+	assert_memory_equal(&out, &in, sizeof(in));
+	/* more than a record holds: its first QPT_CRASH_STACK_MAX */
+	in.stack_len = sizeof(stack);
+	n = qpt_crash_sample_encode(&in, buf, sizeof(buf));
+	assert_true(n > 0 && n <= 65535);
+	assert_int_equal(sample_read(buf, &out, got), 0);
+	assert_int_equal(out.stack_len, QPT_CRASH_STACK_MAX);
+	assert_memory_equal(got, stack, QPT_CRASH_STACK_MAX);
+	/* a buffer too small, registers missing */
+	assert_int_equal(qpt_crash_sample_encode(&in, buf, 1000), -QPT_E_INVAL);
+	in.nr_regs = 3;
+	assert_int_equal(qpt_crash_sample_encode(&in, buf, sizeof(buf)),
+			 -QPT_E_INVAL);
+}
+
+/* Samples that do not parse: another RAW version, registers of another
+ * ABI, a dyn_size past the bytes. */
+static void sample_hostile(void **state)
+{
+	static uint8_t buf[QPT_CRASH_SAMPLE_MAX], got[256];
+	struct qpt_crash in, out;
+	uint64_t v;
+	uint32_t u;
+	int n;
+
+	(void)state;
+	entry(&in, QPT_CRASH_TRIGGER, 9);
+	in.stack = (const uint8_t *)"0123456789abcdef";
+	in.stack_len = 16;
+	n = qpt_crash_sample_encode(&in, buf, sizeof(buf));
+	assert_true(n > 0);
+	/* RAW: at 56 its size, then the version */
+	u = 2;
+	memcpy(buf + 60, &u, 4);
+	assert_int_equal(sample_read(buf, &out, got), -QPT_E_FORMAT);
+	u = 1;
+	memcpy(buf + 60, &u, 4);
+	/* REGS_USER's ABI after RAW: 32-bit registers are not ours */
+	v = PERF_SAMPLE_REGS_ABI_32;
+	memcpy(buf + 60 + QPT_CRASH_RAW_SIZE, &v, 8);
+	assert_int_equal(sample_read(buf, &out, got), -QPT_E_FORMAT);
+	v = PERF_SAMPLE_REGS_ABI_64;
+	memcpy(buf + 60 + QPT_CRASH_RAW_SIZE, &v, 8);
+	/* the last u64: dyn_size */
+	v = 17;
+	memcpy(buf + n - 8, &v, 8);
+	assert_int_equal(sample_read(buf, &out, got), -QPT_E_FORMAT);
+	v = 16;
+	memcpy(buf + n - 8, &v, 8);
+	assert_int_equal(sample_read(buf, &out, got), 0);
+	assert_int_equal(out.kind, QPT_CRASH_TRIGGER);
+	assert_memory_equal(got, "0123456789abcdef", 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(roundtrip),
 	    cmocka_unit_test(hostile),
+	    cmocka_unit_test(sample_roundtrip),
+	    cmocka_unit_test(sample_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,12 +70,15 @@ for line in open(sys.argv[1]):
                   r"@ 0x([0-9a-f]+) .*\]: r-xp (\S+)$", line)
     if m and m.group(4) == sys.argv[2]:
         maps.append([int(m.group(i), 16) for i in (1, 2, 3)])
-    m = re.search(r"PERF_RECORD_SAMPLE\(IP, 0x2\): (\d+)/(\d+): 0x([0-9a-f]+) ", line)
+    m = re.search(r"\[0x([0-9a-f]+)\]: PERF_RECORD_SAMPLE\(IP, 0x2\): "
+                  r"(\d+)/(\d+): 0x([0-9a-f]+) ", line)
+    # not the triggers' samples (qpt:crash, with registers and stack)
+    m = m if m and int(m.group(1), 16) < 0x100 else None
     if m:
-        ip = int(m.group(3), 16)
+        ip = int(m.group(4), 16)
         offs = [ip - s + pg for s, n, pg in maps if s <= ip < s + n]
         assert offs == [int(sys.argv[3])], (hex(ip), offs)
-        print(m.group(1), m.group(2), m.group(3))
+        print(m.group(2), m.group(3), m.group(4))
 PY
 	bad "a sample not at target: $(tail -1 "$tmp/samples.txt")"
 [ "$(wc -l <"$tmp/samples.txt")" = $N ] ||

@@ -16,7 +16,7 @@ trap 'echo "failed at line $LINENO"; cat perr.txt 2>/dev/null' ERR
 "$QPT" record -m 1 -e task-clock:u -c 10000 -o small.data -- "$spin" 300 \
 	2>err.txt
 cat err.txt
-records=$(sed -n 's/.* \([0-9]*\) records; .*/\1/p' err.txt)
+records=$(sed -n 's/.* \([0-9]*\) records[;,] .*/\1/p' err.txt)
 lost=$(sed -n 's/.*warning: \([0-9]*\) sideband\/sample records lost in \([0-9]*\) overruns.*/\1 \2/p' err.txt)
 perf report -D -i small.data >dump.txt 2>perr.txt
 total=$(sed -n 's/ *TOTAL events: *\([0-9]*\).*/\1/p' dump.txt)

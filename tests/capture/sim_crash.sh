@@ -13,7 +13,8 @@
 #    simulated Intel PT wrote before the snapshot (its TSC packets number
 #    them), as many as the snapshot's size; the last snapshot goes on from
 #    there; perf script reads the file;
-#  - qpt crash --json agrees with the file's facts.
+#  - qpt crash --json agrees with the file's facts;
+#  - the stack kept holds the caller's return address (objdump's).
 # A handled signal is no crash unless re-raised; a signal outside
 # --on-signal is none; a group-stop (SIGSTOP) waits for SIGCONT.
 # --snapshot-on (-u): the uprobe at objdump -F's file offset of the
@@ -121,6 +122,24 @@ assert (j["signal"], j["tid"], int(j["ip"], 16)) == (sig, tid, ip), j
 assert b and j["bytes"].startswith(b), (j["bytes"], b)
 PY
 		bad "$name: qpt crash disagrees"
+	# the stack kept from rsp up holds parse's return address from
+	# lookup (objdump's: the instruction after the call; PIE at ld.so's
+	# base with ASLR off) where lookup crashed
+	if [ -n "${CALLER:-}" ]; then
+		local ret
+		ret=$(objdump -d --no-show-raw-insn "$1" | awk -v c="$CALLER" '
+			/^[0-9a-f]+ <.*>:$/ { f = $2 }
+			f == "<" c ">:" && next_ { print $1; exit }
+			f == "<" c ">:" && /call.*<lookup>/ { next_ = 1 }' |
+			tr -d :)
+		[ "$(od -An -c -j16 -N1 "$1" | tr -d ' ')" = 003 ] &&
+			ret=$(printf '%x' $((0x555555554000 + 0x$ret)))
+		python3 "$here/../emulate/crash_feature.py" --stack \
+			"$tmp/$name.data" >"$tmp/stack.txt"
+		grep -qx "$ret" "$tmp/stack.txt" ||
+			bad "$name: $CALLER's return address $ret is not in the" \
+				"stack kept ($(sed -n 2p "$tmp/stack.txt"))"
+	fi
 	[ "$fail" = "$was" ] || return
 	echo "$name: ok: signal $fsig code $fcode in $ftid at 0x$ip (held);" \
 		"snapshot of units $((end - size))..$((end - 1))"
@@ -140,11 +159,11 @@ no_crash() {
 
 S=$DIR/emu_crashy_static
 C=$DIR/emu_crashy
-check_crash segv_static 0 11 1 -- "$S"
-check_crash segv 0 11 1 -- "$C"
+CALLER=parse check_crash segv_static 0 11 1 -- "$S"
+CALLER=parse check_crash segv 0 11 1 -- "$C"
 check_crash abort 0 6 -6 -- "$S" abort
-check_crash fpe 0 8 1 -- "$C" fpe
-check_crash thread 1 11 1 -- "$S" thread
+CALLER=parse check_crash fpe 0 8 1 -- "$C" fpe
+CALLER=parse check_crash thread 1 11 1 -- "$S" thread
 # a handler that re-raises: the crash is the re-raised signal (SI_TKILL),
 # delivered as the handler returns to the faulting instruction
 GT_ARGS= check_crash handled 0 11 -6 -- "$S" handled

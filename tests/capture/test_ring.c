@@ -495,7 +495,8 @@ static void test_snapshot_nowrap(void **state)
 	fixture_close(&f);
 }
 
-/* Snapshot of a wrapped area: the newest bytes, in order, and a size cap. */
+/* Snapshot of a wrapped area: the newest bytes, in order, and a size cap
+ * (what it leaves out is counted). */
 static void test_snapshot_wrap(void **state)
 {
 	struct qpt_capture_stats st;
@@ -524,6 +525,11 @@ static void test_snapshot_wrap(void **state)
 	assert_int_equal(st.snapshots, 2);
 	assert_int_equal(st.snapshot_wrapped, 2);
 	assert_int_equal(st.aux_overwritten, 344 + 44);
+	/* the size left out the older 192 of the 256 bytes the area held:
+	 * every byte written is captured, overwritten or skipped */
+	assert_int_equal(st.aux_skipped, 256 - 64);
+	assert_int_equal(st.aux_bytes + st.aux_overwritten + st.aux_skipped,
+			 900);
 	fixture_close(&f);
 }
 

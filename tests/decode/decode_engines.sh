@@ -3,7 +3,9 @@
 # and qpt decode --stats against the counts derived from the full
 # decode (--insn and --branches as JSON: instructions, taken branches,
 # errors and overflows per thread, instructions per function, calls per
-# called function), on each of the inputs below.
+# called function), and --coverage's basic blocks (a drcov log, read by
+# a reader of the test's own) and edges against those derived from the
+# same (cov_derive.py), on each of the inputs below.
 # the same items, byte for byte (instructions, branches, calls, every
 # event with its trace offset), on the real traces, on raw streams with
 # bytes changed at random (fixed seeds: decode errors, the fast decoder
@@ -18,8 +20,9 @@ need_traces
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 MODES=("--insn --events --json" "--branches --events" "--calls --json"
-	"--stats --json")
+	"--stats --json" "--coverage=edges --json")
 DERIVE="$(dirname "$0")/stats_derive.py"
+COV="$(dirname "$0")/cov_derive.py"
 
 # same NAME ARGS...: both engines, every mode, the same output
 same() {
@@ -44,6 +47,11 @@ same() {
 	"$QPT" decode --stats --json "$@" >"$tmp/stats" 2>/dev/null
 	python3 "$DERIVE" "$tmp/insn" "$tmp/br" "$tmp/stats" ||
 		fail "$name: --stats differs from the counts of the full decode"
+	rm -f "$tmp/cov" # none when nothing decodes
+	"$QPT" decode --coverage -o "$tmp/cov" "$@" 2>/dev/null
+	"$QPT" decode --coverage=edges --json "$@" >"$tmp/edges" 2>/dev/null
+	python3 "$COV" "$tmp/insn" "$tmp/br" "$tmp/cov" "$tmp/edges" ||
+		fail "$name: --coverage differs from the full decode's blocks and edges"
 	echo "ok: $name"
 }
 
@@ -72,6 +80,21 @@ done
 q="$TRACES/quipper-intel-pt-4.14"
 [ -f "$q/perf.data.intel_pt-4.14" ] &&
 	same "quipper (images missing)" -i "$q/perf.data.intel_pt-4.14"
+
+# a PSB+ in a straight line: libipt ends a block at its status update
+# (no branch): a basic block of --coverage goes on over it
+python3 - "$tmp/syn.pt" "$tmp/syn.bin" <<'EOF'
+import struct, sys
+# 0x1000: 8 nops, jz 0x1000, jz 0x1000
+code = bytes([0x90] * 8 + [0x74, 0xf6, 0x74, 0xf4])
+open(sys.argv[2], "wb").write(code + bytes(4096 - len(code)))
+psb, mode, psbend = bytes([2, 0x82] * 8), bytes([0x99, 1]), bytes([2, 0x23])
+def ip8(op, ip): return bytes([0xc0 | op]) + struct.pack("<Q", ip)
+# PSB+, TIP.PGE 0x1000, TNT TTTTTT, PSB+ with FUP 0x1004, TNT TN
+open(sys.argv[1], "wb").write(psb + mode + psbend + ip8(0x11, 0x1000) +
+    bytes([0xfe]) + psb + ip8(0x1d, 0x1004) + mode + psbend + bytes([0x0c]))
+EOF
+same "PSB+ in a straight line" --raw "$tmp/syn.pt" --image "$tmp/syn.bin@0x1000"
 
 # changed bytes: errors, and the fast decoder bailing out mid-trace
 d="$TRACES/arcus-hello"

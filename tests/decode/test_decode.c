@@ -3,7 +3,8 @@
  * The decoder on traces written by libipt's packet encoder over a small
  * hand-assembled code image: instructions, branches (jcc, call, ret,
  * async, trace begin/end via syscall) and events (enabled, disabled,
- * overflow) against hand-written expectations; and the API's contracts.
+ * overflow) against hand-written expectations; one decoder for several
+ * runs; and the API's contracts.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -233,6 +234,53 @@ static void test_contracts(void **state)
 }
 
 /* An instruction item's text, and what is not one. */
+/* The items of a run over @path at 0x1000 on @dec (NULL: a new decoder). */
+static void run_image(struct qpt_decoder *dec, struct fixture *fx,
+		      const char *path, struct log *l)
+{
+	struct qpt_decoder *own = NULL;
+
+	if (!dec)
+		assert_int_equal(qpt_decoder_new(NULL, &own), 0);
+	assert_int_equal(qpt_decoder_add_image(dec ? dec : own, path, 0x1000),
+			 0);
+	memset(l, 0, sizeof(*l));
+	assert_int_equal(qpt_decoder_run_raw(dec ? dec : own, fx->trace,
+					     fx->len, collect, l), 0);
+	qpt_decoder_free(own);
+}
+
+/*
+ * One decoder for several runs (its caches of decoded instructions and
+ * of straight-line runs are made once) gives what a new decoder gives,
+ * also when the code at an address changed between runs: the same
+ * lengths (xor ecx, ecx for xor eax, eax), then others (two nops).
+ */
+static void test_runs_share_decoder(void **state)
+{
+	static const uint8_t edit[][2] = {
+	    {0x31, 0xc0}, {0x31, 0xc0}, {0x31, 0xc9}, {0x90, 0x90}};
+	struct fixture *fx = *state;
+	struct log shared, fresh;
+	struct qpt_decoder *dec;
+	uint8_t patched[sizeof(code)];
+	char path[64];
+	size_t i;
+
+	assert_int_equal(qpt_decoder_new(NULL, &dec), 0);
+	for (i = 0; i < sizeof(edit) / sizeof(edit[0]); i++) {
+		memcpy(patched, code, sizeof(code));
+		memcpy(patched, edit[i], 2);
+		snprintf(path, sizeof(path), "/tmp/qpt-test-code-XXXXXX");
+		pt_code_file(path, patched, sizeof(patched));
+		run_image(dec, fx, path, &shared);
+		run_image(NULL, fx, path, &fresh);
+		assert_string_equal(shared.text, fresh.text);
+		unlink(path);
+	}
+	qpt_decoder_free(dec);
+}
+
 static void test_item_asm(void **state)
 {
 	struct qpt_item it;
@@ -273,6 +321,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_share_decoder, setup,
+						teardown),
 		cmocka_unit_test(test_contracts),
 	};
 

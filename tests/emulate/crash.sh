@@ -31,6 +31,7 @@ check() {
 	[ "$got" = "$want" ] ||
 		bad "$name: qpt record exits $got, the program alone $want"
 	perf script -i "$tmp/$name.data" --itrace=i0ns -F tid,ip,insnlen,flags \
+		-F sw: \
 		>"$tmp/ilen.txt" 2>"$tmp/perf.err" ||
 		bad "$name: perf script fails: $(head -1 "$tmp/perf.err")"
 	if [ "${opts[*]}" = "${small[*]}" ]; then
@@ -39,7 +40,7 @@ check() {
 		env -i QPT_TEST=1 "$QPT" record -q --emulate \
 			-o "$tmp/full.data" -- "$@" >/dev/null 2>&1
 		perf script -i "$tmp/full.data" --itrace=i0ns \
-			-F tid,ip,insnlen,flags >"$tmp/ilen.txt" 2>/dev/null
+			-F tid,ip,insnlen,flags -F sw: >"$tmp/ilen.txt" 2>/dev/null
 	fi
 	if ! "$QPT" crash -i "$tmp/$name.data" --json --last 16 --insns 8 \
 		>"$tmp/$name.json" 2>"$tmp/crash.err"; then
@@ -128,7 +129,7 @@ echo "--snapshot-on=lookup: $calls calls, $got triggers, $bufs snapshots"
 	bad "--snapshot-on: $got triggers for $calls calls"
 [ "$bufs" = $((calls + 1)) ] ||
 	bad "--snapshot-on: $bufs snapshots, want one per call and the end"
-perf script -i "$tmp/trig.data" --itrace=i0ns -F tid,ip 2>/dev/null |
+perf script -i "$tmp/trig.data" --itrace=i0ns -F tid,ip -F sw: 2>/dev/null |
 	awk '{ print $2 }' >"$tmp/trig.ips"
 # each snapshot decodes to the path that led to its trigger: perf's flow
 # is the ground truth's, but for a few instructions at each snapshot's
@@ -162,6 +163,18 @@ jq_() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$1)" "$2"
 	bad "recurse_window: not deeper than the window"
 [ "$(jq_ '["deeper_than_window"]' "$tmp/recurse.json")" = False ] ||
 	bad "recurse: the whole trace is deeper than the window?"
+# the stack copy unwound (libdw): the same functions, at a stack overflow
+# as far as the bytes kept go; past the start of a short window, the
+# callers the trace has not
+why_() { jq_ '.get("unwound_vs_trace", {}).get("why", "")' "$1"; }
+[ "$(jq_ '["unwound_agrees"]' "$tmp/recurse.json")" = True ] &&
+	why_ "$tmp/recurse.json" | grep -q "stack overflow" ||
+	bad "recurse: the unwind does not tell a stack overflow"
+[ "$(jq_ '["unwound_agrees"]' "$tmp/segv_window.json")" = True ] &&
+	why_ "$tmp/segv_window.json" | grep -q "window is too short" &&
+	[ "$(jq_ '["unwound"][-1]["sym"]' "$tmp/segv_window.json" |
+		cut -d+ -f1)" = _start ] ||
+	bad "segv_window: the unwind does not reach _start past the window"
 "$QPT" crash -i "$tmp/recurse_window.data" >"$tmp/rw.txt"
 grep -q "the stack is deeper than the window: lookup" "$tmp/rw.txt" ||
 	bad "recurse_window: the text does not say the stack is deeper"

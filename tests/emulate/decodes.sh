@@ -5,7 +5,7 @@
 # dec.txt in the current directory).
 decodes() { # FILE WHAT
 	local n e
-	n=$(perf script -i "$1" --itrace=i0ns -F ip 2>/dev/null | wc -l)
+	n=$(perf script -i "$1" --itrace=i0ns -F ip -F sw: 2>/dev/null | wc -l)
 	e=$(perf script -i "$1" --itrace=e 2>&1 | grep -ci error)
 	[ "$n" -gt 1000 ] || bad "$2: perf decodes $n instructions"
 	[ "$e" -eq 0 ] || bad "$2: perf reports $e decode errors"

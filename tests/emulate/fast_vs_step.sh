@@ -19,25 +19,8 @@ shift 2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
 
-# FILE: per thread, instructions and errors (where, which); perf's other
-# words on stderr (warnings) are left out: where they fall among the lines
-# of stdout varies from run to run
-perf_view() {
-	perf script -i "$1" --itrace=i0nse -F tid,ip 2>&1 |
-		awk '/instruction trace errors/ { next }
-		     /instruction trace error/ {
-			for (i = 1; i < NF; i++) {
-				if ($i == "tid") t = $(i + 1)
-				if ($i == "ip") a = $(i + 1)
-				if ($i == "code") c = $(i + 1)
-			}
-			print t, "ERR" a ":" c; next }
-		     $1 ~ /^[0-9]+$/ { print $1, $2 }' | by_thread
-}
-
-qpt_view() { # FILE
-	"$QPT" decode -i "$1" --no-sym 2>&1 | insn_ips | by_thread
-}
+# shellcheck source=tests/emulate/views.sh
+. "$(dirname "$0")/views.sh"
 
 for p in "$@"; do
 	cmd=()

@@ -10,12 +10,15 @@
  * An instruction counts when the step that runs it completes.  It does not
  * count when a signal stop arrives with the IP still on it (a fault or an
  * asynchronous signal taken before it) and a handler runs; a rep-prefixed
- * string instruction, trapping once per iteration, counts once.  A new
- * thread's (or, with -f, child's) first instruction is the one after the
- * clone (fork) that made it.  -c only counts, as the bare single-step loop
- * of the benchmark (read RIP at each trap, nothing else): prints the
- * instructions and the completed steps (rep iterations included), threads
- * and signals aside.  -f follows fork and vfork children too.
+ * string instruction, trapping once per iteration, counts once, when it
+ * ends (not before a handler cuts it short, as Intel PT).  A SIGTRAP
+ * of the program's own (int3, int n, kill: told from a step's trap by its
+ * siginfo) is a signal like any other.  A new thread's (or, with -f,
+ * child's) first instruction is the one after the clone (fork) that made
+ * it.  -c only counts, as the bare single-step loop of the benchmark (read
+ * RIP at each trap, nothing else): prints the instructions and the
+ * completed steps (rep iterations included), threads and signals aside.
+ * -f follows fork and vfork children too.
  *
  * Some hosts swallow the single-step trap after an instruction (after
  * CPUID under some hypervisors): the stop comes one instruction late.
@@ -109,8 +112,6 @@ static bool caught(pid_t tid, int sig)
 static void retire_insn(struct thr *t, const struct gt_insn *in)
 {
 	steps++;
-	if (in->ip == t->last && in->rep)
-		return;
 	t->last = in->ip;
 	total++;
 	if (!count_only)
@@ -126,10 +127,16 @@ static void complete(struct thr *t, const struct user_regs_struct *regs)
 
 	if (!t->pending)
 		return;
+	if (cur == t->in.ip && t->in.rep) {
+		/* an iteration: the instruction retires when it ends (one a
+		 * signal's handler cuts short runs again after, as a whole) */
+		steps++;
+		return;
+	}
 	t->pending = false;
 	retire_insn(t, &t->in);
 	if (!t->next_known || cur == t->next ||
-	    (cur == t->in.ip && (t->in.rep || t->in.kind == GT_SYSCALL)))
+	    (cur == t->in.ip && t->in.kind == GT_SYSCALL))
 		return;
 	/* the trap after it was swallowed: more ran, from t->next */
 	lost++;
@@ -211,6 +218,16 @@ static void count(pid_t tid)
 	total++;
 }
 
+/* Whether the SIGTRAP that stopped @tid is the program's (its int3 or
+ * int n, SI_KERNEL; sent, SI_USER or SI_TKILL), not the step's trap. */
+static bool program_trap(pid_t tid)
+{
+	siginfo_t si;
+
+	return !ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) &&
+	       (si.si_code <= 0 || si.si_code == SI_KERNEL);
+}
+
 static void stop(pid_t tid, int status)
 {
 	struct thr *t = get(tid);
@@ -243,7 +260,7 @@ static void stop(pid_t tid, int status)
 		t->pending = false;
 	} else if (ev) {
 		/* clone/fork/vfork: nothing executes */
-	} else if (sig == SIGTRAP) {
+	} else if (sig == SIGTRAP && !program_trap(tid)) {
 		getregs(tid, &regs);
 		if (swallowed(t, &regs))
 			return;

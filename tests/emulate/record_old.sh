@@ -26,9 +26,13 @@ for f in r.data r.data.old; do
 done
 # the names asked for, as perf shows them
 name() { # FILE: the event's name in perf's header listing and qpt info's
-	perf report --header-only -i "$1" 2>/dev/null |
-		sed -n 's/^# event : name = \([^,]*\),.*/\1/p'
-	"$QPT" info -i "$1" | sed -n 's/^# event : name = \([^,]*\),.*/\1/p'
+	# (not qpt:crash, the crash facts' event every emulated file has)
+	{
+		perf report --header-only -i "$1" 2>/dev/null |
+			sed -n 's/^# event : name = \([^,]*\),.*/\1/p'
+		"$QPT" info -i "$1" |
+			sed -n 's/^# event : name = \([^,]*\),.*/\1/p'
+	} | grep -vx 'qpt:crash'
 }
 [ "$(name r.data.old | sort -u)" = "intel_pt//u:qpt-emulated" ] ||
 	bad "first: named '$(name r.data.old | tr '\n' ' ')'"

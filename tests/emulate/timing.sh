@@ -64,7 +64,10 @@ for m in mtc mtc0 mtc9 cyc cyc6 all; do
 done
 
 # what perf reads of the configuration
-cfg() { perf evlist -v -i "$1.data" 2>/dev/null | grep -o "config: 0x[0-9a-f]*"; }
+cfg() { # the first event, intel_pt (qpt:crash follows)
+	perf evlist -v -i "$1.data" 2>/dev/null | head -1 |
+		grep -o "config: 0x[0-9a-f]*"
+}
 [ "$(cfg mtc)" = "config: 0x300e601" ] || bad "mtc: event $(cfg mtc)"
 [ "$(cfg mtc9)" = "config: 0x3026601" ] || bad "mtc9: event $(cfg mtc9)"
 [ "$(cfg cyc6)" = "config: 0x3302403" ] || bad "cyc6: event $(cfg cyc6)"

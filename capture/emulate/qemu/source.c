@@ -472,7 +472,7 @@ static int fire_triggers(struct qemu_src *qs)
 		memset(&regs, 0, sizeof(regs));
 		regs.rip = tg->ip;
 		err = crash_add(&qs->crashes, QPT_CRASH_TRIGGER, tg->pid,
-				tg->tid, NULL, &regs, NULL, 0, tg->time);
+				tg->tid, NULL, &regs, NULL, 0, tg->time, NULL, 0);
 		if (err)
 			return err;
 		qs->crashes.list[qs->crashes.nr - 1].nr_regs = 0;
@@ -508,7 +508,8 @@ static int crash_fact(struct qemu_src *qs)
 	memset(&regs, 0, sizeof(regs));
 	regs.rip = qs->crash_ip;
 	err = crash_add(&qs->crashes, QPT_CRASH_SIGNAL, qs->child,
-			qs->crash_tid, &si, &regs, NULL, 0, emu_sb_time());
+			qs->crash_tid, &si, &regs, NULL, 0, emu_sb_time(),
+			NULL, 0);
 	if (!err)
 		qs->crashes.list[qs->crashes.nr - 1].nr_regs = 0;
 	return err;

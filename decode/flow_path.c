@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Paths of the count-only flows (QPT_WANT_PROFILE, QPT_WANT_COVERAGE
+ * without instruction or branch items): where the fast decoder stands
+ * in a run of TNT packets (nothing but TNT bits and PADs up to the
+ * run's last bit: no time, event or address space can change there),
+ * the blocks up to the next indirect branch, or a return the path did
+ * not call, are steered by the TNT bits alone.  The first time a start
+ * and its bits are met, the flow decodes the path as always and records
+ * what it counted (instructions, taken branches, each function's
+ * instructions and calls, coverage blocks and edges) and where it ended
+ * (paths.c keeps it); each later time the counts are added at once and
+ * the decoders are put where the path ends, with the TNT bits consumed
+ * as the block decoder would have consumed them.
+ */
+#include <string.h>
+
+#include "decode/flowpriv.h"
+#include "decode/paths.h"
+
+/* The TNT bits of a key (a path uses no more), the most blocks a path
+ * holds, and the fewest bits worth a path. */
+#define PATH_BITS 32
+#define PATH_BLOCKS 128
+#define PATH_FNS 32
+#define PATH_MIN_BITS 2
+
+struct path_rec {
+	struct qd_path h;
+	unsigned depth0; /* return addresses when the path started */
+	bool full;	 /* an array is full: the path ends here */
+	struct qd_path_fn fn[PATH_FNS];
+	uint64_t push[64];
+	uint32_t blk[PATH_BLOCKS], edge[2 * PATH_BLOCKS];
+};
+
+void path_rec_prof(struct flow *f, struct qpt_profile_func *fn, uint64_t insns,
+		   uint64_t branches, uint64_t calls)
+{
+	struct path_rec *r = f->rec;
+	uint32_t i;
+
+	r->h.th_insns += insns;
+	r->h.th_branches += branches;
+	if (!fn || (!insns && !calls))
+		return;
+	for (i = r->h.nr_fn; i-- > 0;)
+		if (r->fn[i].fn == fn) {
+			r->fn[i].insns += insns;
+			r->fn[i].calls += calls;
+			return;
+		}
+	if (r->h.nr_fn == PATH_FNS) {
+		r->full = true;
+		return;
+	}
+	r->fn[r->h.nr_fn++] = (struct qd_path_fn){fn, insns, calls};
+	r->full |= r->h.nr_fn == PATH_FNS;
+}
+
+void path_rec_cov(struct flow *f, bool edge, uint32_t i)
+{
+	struct path_rec *r = f->rec;
+
+	if (edge && r->h.nr_edge < 2 * PATH_BLOCKS)
+		r->edge[r->h.nr_edge++] = i;
+	else if (!edge && r->h.nr_blk < PATH_BLOCKS)
+		r->blk[r->h.nr_blk++] = i;
+	r->full |=
+	    r->h.nr_edge == 2 * PATH_BLOCKS || r->h.nr_blk == PATH_BLOCKS;
+}
+
+/* Add path @p's counts to the flow's, and the flow's state at its end. */
+static void apply(struct flow *f, const struct qd_path *p)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	uint32_t i;
+
+	fc->stats->insns += p->insns;
+	fc->stats->fast_insns += p->insns;
+	fc->stats->branches += p->branches;
+	f->n_insn += p->insns;
+	f->n_branch += p->branches;
+	f->n_cov += p->cov_ops;
+	if (fc->want & QPT_WANT_PROFILE)
+		prof_path(f, p->th_insns, p->th_branches, qd_path_fns(p),
+			  p->nr_fn);
+	if (fc->want & QPT_WANT_COVERAGE) {
+		const uint32_t *b = qd_path_blks(p), *e = qd_path_edges(p);
+
+		for (i = 0; i < p->nr_blk; i++)
+			qd_cov_count_block(fc->cov, b[i], 1);
+		for (i = 0; i < p->nr_edge; i++)
+			qd_cov_count_edge(fc->cov, e[i], 1);
+	}
+	f->pending = true;
+	f->p_ip = p->li_ip;
+	f->p_size = p->li_len;
+	f->p_kind = p->p_kind;
+	f->next_ip = p->li_ip + p->li_len;
+}
+
+/* Keep what @r recorded, from the flow's counts then (@insns, ...). */
+static void save(struct flow *f, struct path_rec *r, uint64_t insns,
+		 uint64_t branches, uint64_t cov_ops)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	struct qd_path *h = &r->h;
+	unsigned depth = qd_fpt_ret_depth(f->fast);
+
+	h->insns = fc->stats->insns - insns;
+	h->branches = fc->stats->branches - branches;
+	h->cov_ops = f->n_cov - cov_ops;
+	h->nr_push = depth - r->depth0;
+	qd_fpt_ret_top(f->fast, r->push, h->nr_push);
+	qd_fpt_path_end(f->fast, &h->end_ip, &h->li_ip, &h->li_target,
+			&h->li_len, &h->li_cls);
+	h->p_kind = f->p_kind;
+	qd_paths_add(fc->paths, h, r->fn, r->push, r->blk, r->edge);
+}
+
+/*
+ * Decode the path of key @k as always, recording it (@w: the window of
+ * bits).  PATH_DONE, PATH_BLOCK (a block the decoder gave that is no
+ * part of a path: *@b and *@status for the caller to take on), 0 (no
+ * path here) or the callback's error.
+ */
+static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
+		 struct pt_block *b, int *status)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	uint64_t insns = fc->stats->insns, branches = fc->stats->branches;
+	uint64_t cov_ops = f->n_cov;
+	struct path_rec r;
+	unsigned blocks = 0, depth;
+	int need, err;
+
+	memset(&r.h, 0, sizeof(r.h));
+	r.h.key = *k;
+	r.depth0 = qd_fpt_ret_depth(f->fast);
+	r.full = false;
+	f->rec = &r;
+	for (;;) {
+		depth = qd_fpt_ret_depth(f->fast) - r.depth0;
+		need = qd_fpt_peek(
+		    f->fast, depth,
+		    r.h.used < k->nbits ? (int)((w >> r.h.used) & 1) : -1);
+		if (need < 0 || r.full || blocks == PATH_BLOCKS)
+			break;
+		memset(b, 0, sizeof(*b));
+		*status = eng_next(f, b);
+		if (*status || !b->ninsn) {
+			f->rec = NULL; /* the decoder went its own way */
+			return PATH_BLOCK;
+		}
+		err = flow_walk(f, b);
+		if (err) {
+			f->rec = NULL;
+			return err;
+		}
+		r.h.used += (unsigned)need;
+		blocks++;
+		depth = qd_fpt_ret_depth(f->fast) - r.depth0;
+		if (depth > r.h.peak)
+			r.h.peak = depth;
+	}
+	f->rec = NULL;
+	r.h.blocks = blocks;
+	if (!blocks) { /* none here: remembered as such */
+		qd_paths_add(fc->paths, &r.h, NULL, NULL, NULL, NULL);
+		return 0;
+	}
+	save(f, &r, insns, branches, cov_ops);
+	*status = 0;
+	return PATH_DONE;
+}
+
+int path_step(struct flow *f, struct pt_block *b, int *status)
+{
+	const struct qd_path *p;
+	struct qd_path_key k;
+	unsigned n;
+	uint64_t w;
+	int err;
+
+	if (f->skip_insn || f->skip_branch || f->skip_event || f->skip_cov ||
+	    f->cov_open || f->next_space || f->nr_memo > FLOW_MEMO - 4 ||
+	    !qd_fpt_path_ready(f->fast) || !flow_path_ready(f))
+		return 0;
+	n = qd_fpt_window(f->fast, PATH_BITS, &w);
+	if (n < PATH_MIN_BITS)
+		return 0;
+	k.ip = qd_fpt_ip(f->fast);
+	k.space = f->fc->space;
+	k.nbits = n < PATH_BITS ? n : PATH_BITS;
+	k.bits = w & (k.nbits == 64 ? ~0ull : (1ull << k.nbits) - 1);
+	err = flow_path_enter(f, k.ip);
+	if (err)
+		return err;
+	p = qd_paths_find(f->fc->paths, &k);
+	if (p && !p->blocks)
+		return 0;
+	if (!p || qd_fpt_ret_depth(f->fast) + p->peak > 64)
+		return build(f, &k, w, b, status);
+	*status = qd_fpt_skip_bits(f->fast, p->used);
+	if (*status < 0)
+		return PATH_BLOCK; /* not expected: libipt takes over */
+	qd_fpt_path_set(f->fast, p->end_ip, p->li_ip, p->li_target, p->li_len,
+			p->li_cls, qd_path_pushes(p), p->nr_push);
+	apply(f, p);
+	return PATH_DONE;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The path cache (as libxdc caches decoded paths for fuzzing): what the
+ * flow counted along a path of blocks that only conditional branches
+ * (and direct jumps, calls and the returns of those calls) steer, by
+ * where it starts and the TNT bits that steer it.  A path is decoded once
+ * (flow_path.c records it as the flow counts it); each time the trace
+ * takes it again, its counts are added at once.  Paths live in an arena
+ * with a table of their keys; when either is full both start again
+ * empty, so memory stays bounded.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/paths.h"
+
+#define SLOTS_ORDER 15
+#define SLOTS (1u << SLOTS_ORDER)
+#define ARENA (8u << 20)
+
+struct qd_paths {
+	uint32_t *slot; /* offset in the arena + 1; 0 empty */
+	size_t nr;
+	uint8_t *arena;
+	size_t used;
+};
+
+struct qd_paths *qd_paths_new(void)
+{
+	struct qd_paths *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->slot = calloc(SLOTS, sizeof(*p->slot));
+	p->arena = malloc(ARENA);
+	if (!p->slot || !p->arena) {
+		qd_paths_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void qd_paths_free(struct qd_paths *p)
+{
+	if (!p)
+		return;
+	free(p->slot);
+	free(p->arena);
+	free(p);
+}
+
+void qd_paths_reset(struct qd_paths *p)
+{
+	if (!p || !p->nr)
+		return;
+	memset(p->slot, 0, SLOTS * sizeof(*p->slot));
+	p->nr = 0;
+	p->used = 0;
+}
+
+static size_t slot_of(const struct qd_path_key *k)
+{
+	uint64_t h = (k->ip ^ ((uint64_t)(uintptr_t)k->space << 7)) *
+		     0x9e3779b97f4a7c15ull;
+
+	h ^= (k->bits + k->nbits) * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h >> (64 - SLOTS_ORDER));
+}
+
+static bool same_key(const struct qd_path_key *a, const struct qd_path_key *b)
+{
+	return a->ip == b->ip && a->bits == b->bits && a->space == b->space &&
+	       a->nbits == b->nbits;
+}
+
+const struct qd_path *qd_paths_find(const struct qd_paths *p,
+				    const struct qd_path_key *k)
+{
+	size_t i = slot_of(k);
+
+	for (;; i = (i + 1) & (SLOTS - 1)) {
+		uint32_t o = p->slot[i];
+		const struct qd_path *e;
+
+		if (!o)
+			return NULL;
+		e = (const struct qd_path *)(p->arena + o - 1);
+		if (same_key(&e->key, k))
+			return e;
+	}
+}
+
+/* The bytes of a path with @h's counts of entries. */
+static size_t path_size(const struct qd_path *h)
+{
+	size_t n = sizeof(*h) + h->nr_fn * sizeof(struct qd_path_fn) +
+		   h->nr_push * sizeof(uint64_t) +
+		   (h->nr_blk + h->nr_edge) * sizeof(uint32_t);
+
+	return (n + 7) & ~(size_t)7;
+}
+
+/* @n bytes of @src at @at (a NULL @src when none); past them. */
+static uint8_t *put(uint8_t *at, const void *src, size_t n)
+{
+	if (n)
+		memcpy(at, src, n);
+	return at + n;
+}
+
+int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
+		 const struct qd_path_fn *fn, const uint64_t *push,
+		 const uint32_t *blk, const uint32_t *edge)
+{
+	size_t size = path_size(h), i;
+	struct qd_path *e;
+	uint8_t *at;
+
+	if (size > ARENA / 4)
+		return -1;
+	if (p->nr >= SLOTS / 2 || p->used + size > ARENA) {
+		memset(p->slot, 0, SLOTS * sizeof(*p->slot));
+		p->nr = 0;
+		p->used = 0;
+	}
+	for (i = slot_of(&h->key); p->slot[i]; i = (i + 1) & (SLOTS - 1))
+		;
+	at = p->arena + p->used;
+	e = (struct qd_path *)at;
+	*e = *h;
+	at += sizeof(*e);
+	at = put(at, fn, h->nr_fn * sizeof(*fn));
+	at = put(at, push, h->nr_push * sizeof(*push));
+	at = put(at, blk, h->nr_blk * sizeof(*blk));
+	put(at, edge, h->nr_edge * sizeof(*edge));
+	p->slot[i] = (uint32_t)p->used + 1;
+	p->used += size;
+	p->nr++;
+	return 0;
+}
+
+const struct qd_path_fn *qd_path_fns(const struct qd_path *e)
+{
+	return (const struct qd_path_fn *)(e + 1);
+}
+
+const uint64_t *qd_path_pushes(const struct qd_path *e)
+{
+	return (const uint64_t *)(qd_path_fns(e) + e->nr_fn);
+}
+
+const uint32_t *qd_path_blks(const struct qd_path *e)
+{
+	return (const uint32_t *)(qd_path_pushes(e) + e->nr_push);
+}
+
+const uint32_t *qd_path_edges(const struct qd_path *e)
+{
+	return qd_path_blks(e) + e->nr_blk;
+}

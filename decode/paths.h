@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The path cache (paths.c): what the flow counts along a path that TNT
+ * bits alone steer, by its start and those bits; flow_path.c records and
+ * replays them.
+ */
+#ifndef QPT_DECODE_PATHS_H
+#define QPT_DECODE_PATHS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qpt/decode.h"
+
+/* Where a path starts, and the bits it may use (the first at bit 0). */
+struct qd_path_key {
+	uint64_t ip;
+	const void *space;
+	uint64_t bits;
+	unsigned nbits;
+};
+
+/* A function's counts along a path. */
+struct qd_path_fn {
+	struct qpt_profile_func *fn;
+	uint64_t insns, calls;
+};
+
+/*
+ * A path: its key, what it uses and where it ends, its counts; then its
+ * arrays (qd_path_fns, _pushes, _blks, _edges).
+ */
+struct qd_path {
+	struct qd_path_key key;
+	unsigned used;	   /* TNT bits it consumes */
+	unsigned blocks;   /* 0: no path starts here */
+	unsigned peak;	   /* the most return addresses it adds at once */
+	uint64_t insns;	   /* instructions */
+	uint64_t branches; /* taken branches */
+	uint64_t th_insns, th_branches; /* the thread's profile counts */
+	uint64_t cov_ops; /* coverage counts (blocks, fall-throughs) */
+	/* the block decoder at the end: where it is, its last instruction */
+	uint64_t end_ip, li_ip, li_target;
+	uint8_t li_len, li_cls;
+	/* the flow: the pending instruction (its branch kind) */
+	unsigned p_kind;
+	uint32_t nr_fn, nr_push, nr_blk, nr_edge;
+};
+
+struct qd_paths;
+
+struct qd_paths *qd_paths_new(void);
+void qd_paths_free(struct qd_paths *p);
+/* Forget every path (the tables their counts point into are gone). */
+void qd_paths_reset(struct qd_paths *p);
+/* The path of key @k, or NULL. */
+const struct qd_path *qd_paths_find(const struct qd_paths *p,
+				    const struct qd_path_key *k);
+/* Keep path @h with its arrays; 0, or -1 when it is too large. */
+int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
+		 const struct qd_path_fn *fn, const uint64_t *push,
+		 const uint32_t *blk, const uint32_t *edge);
+const struct qd_path_fn *qd_path_fns(const struct qd_path *e);
+const uint64_t *qd_path_pushes(const struct qd_path *e);
+const uint32_t *qd_path_blks(const struct qd_path *e);
+const uint32_t *qd_path_edges(const struct qd_path *e);
+
+#endif
