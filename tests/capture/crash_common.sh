@@ -14,14 +14,15 @@ dis() {
 }
 
 # fault_ip GT_STEP K PROG ARGS: the faulting ip (hex, no 0x) of the K-th
-# thread (by tid) as the single-stepper sees it, ASLR off: the instruction
-# after its last retired one in objdump's listing
+# thread (in the order the threads first ran: tids wrap at pid_max, so
+# the leader's may be the larger) as the single-stepper sees it, ASLR
+# off: the instruction after its last retired one in objdump's listing
 fault_ip() {
 	local gt=$1 k=$2 out tid last
 	shift 2
 	out=$(mktemp)
 	env -i "$gt" "$out" -- "$@" >/dev/null 2>&1
-	tid=$(awk '{ print $1 }' "$out" | sort -un | sed -n "$((k + 1))p")
+	tid=$(awk '!seen[$1]++ { print $1 }' "$out" | sed -n "$((k + 1))p")
 	last=$(awk -v t="$tid" '$1 == t { a = $2 } END { print a }' "$out")
 	rm -f "$out"
 	dis "$1" --start-address="0x$last" --stop-address=$((0x$last + 32)) |

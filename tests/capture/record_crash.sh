@@ -32,7 +32,8 @@ tracer_of() {
 }
 
 # check NAME PID K SIGNO CODE PROG ARGS: the file NAME.data's one crash
-# entry (of process PID; K-th thread by tid) against the oracles
+# entry (of process PID; K-th thread in the order they ran) against the
+# oracles
 check() {
 	local name=$1 pid=$2 k=$3 signo=$4 code=$5 ip
 	shift 5

@@ -69,8 +69,8 @@ record() {
 }
 
 # check_crash NAME K SIGNO CODE [SIM OPTIONS] -- PROG ARGS (K: the
-# crashing thread's rank among the program's threads, by tid; the
-# single-stepper runs PROG $GT_ARGS when set, else PROG ARGS)
+# crashing thread's rank among the program's threads, in the order they
+# ran; the single-stepper runs PROG $GT_ARGS when set, else PROG ARGS)
 check_crash() {
 	local name=$1 k=$2 signo=$3 code=$4 was=$fail
 	shift 4
