@@ -687,6 +687,10 @@ int emu_pt_gap(struct emu_pt *pt, uint64_t from, uint64_t to)
 	if (err < 0)
 		return err;
 	err = put_simple(pt, ppt_ovf);
+	/* with CYC, the core's ratio again: libipt forgets its calibration
+	 * at an overflow, and CYCs before the next PSB+ would be lost */
+	if (!err)
+		err = put_cbr(pt);
 	if (err < 0)
 		return err;
 	/* decoders forget their last IP at an overflow: the next is whole */

@@ -457,12 +457,65 @@ static void test_cyc_thresh(void **state)
 	free(b);
 }
 
+/*
+ * With CYC, an overflow is followed by a CBR: libipt forgets its
+ * calibration at an OVF (it keeps the time), and the CYCs after it would
+ * say "lost" until the next PSB+ brought one (test_emu_decode's timing
+ * runs saw it after a gap).
+ */
+static void test_gap_cbr(void **state)
+{
+	static const uint64_t t[] = {1000, 2000, 3000, 4000, 5000, 6000};
+	struct clock c = {t, sizeof(t) / sizeof(t[0]), 0};
+	struct emu_pt_opts o = {
+	    .retcomp = true, .clock = scripted, .clock_ctx = &c, .cyc = true,
+	    .tsc = true,
+	};
+	struct buf *b = calloc(1, sizeof(*b));
+	struct emu_pt *pt = emu_pt_new(&o, out, b);
+	struct pt_packet_decoder *dec;
+	struct pt_packet pkt;
+	struct pt_config cfg;
+	int after_ovf = 0, cbr_first = 0;
+
+	emu_pt_start(pt);
+	emu_pt_insn(pt, 0x401000,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
+		    0x401010);
+	assert_int_equal(emu_pt_gap(pt, 0x401010, 0x401100), 0);
+	emu_pt_insn(pt, 0x401100,
+		    &(struct emu_insn){.cls = EMU_INSN_JCC, .x.len = 2},
+		    0x401102);
+	emu_pt_flush(pt);
+	pt_config_init(&cfg);
+	cfg.begin = b->b;
+	cfg.end = b->b + b->n;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	assert_non_null(dec);
+	assert_int_equal(pt_pkt_sync_set(dec, 0), 0);
+	while (pt_pkt_next(dec, &pkt, sizeof(pkt)) > 0) {
+		if (pkt.type == ppt_ovf) {
+			after_ovf = 1;
+		} else if (after_ovf == 1 && pkt.type != ppt_pad) {
+			/* the first packet after the OVF */
+			cbr_first = pkt.type == ppt_cbr;
+			after_ovf = 2;
+		}
+	}
+	assert_int_equal(after_ovf, 2);
+	assert_true(cbr_first);
+	pt_pkt_free_decoder(dec);
+	emu_pt_free(pt);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sequence),
 	    cmocka_unit_test(test_retcomp_rules),
 	    cmocka_unit_test(test_gap),
+	    cmocka_unit_test(test_gap_cbr),
 	    cmocka_unit_test(test_long_tnt_and_psb),
 	    cmocka_unit_test(test_psb_fup_whole),
 	    cmocka_unit_test(test_timing),
