@@ -490,21 +490,31 @@ static char *first_candidate(const struct qd_files *files,
 	return cand;
 }
 
+/* Open @cand (freed here; NULL: out of memory) as @file: 1 when it opens
+ * and its build-id matches, 0 when not (*@err: why), or -ENOMEM. */
+static int try_candidate(const struct qd_files *files, struct qd_file *file,
+			 char *cand, const uint8_t *bid, size_t bid_size,
+			 bool raw, int *err)
+{
+	if (!cand)
+		return -ENOMEM;
+	*err = file_open(files, file, cand, raw);
+	free(cand);
+	if (*err == -ENOMEM)
+		return -ENOMEM;
+	return !*err && bid_matches(file, bid, bid_size);
+}
+
 static int file_locate(struct qd_files *files, struct qd_file *file,
 		       const uint8_t *bid, size_t bid_size, bool raw)
 {
 	char *cand;
-	int err;
+	int err, ok;
 
-	cand = first_candidate(files, file);
-	if (!cand)
-		return -ENOMEM;
-	err = file_open(files, file, cand, raw);
-	free(cand);
-	if (err == -ENOMEM)
-		return err;
-	if (!err && bid_matches(file, bid, bid_size))
-		return 0;
+	ok = try_candidate(files, file, first_candidate(files, file), bid,
+			   bid_size, raw, &err);
+	if (ok)
+		return ok < 0 ? ok : 0;
 	file->err = err ? err : -QPT_E_MISMATCH;
 	file->reason = err ? missing_reason(err) : "build-id mismatch";
 	if (bid_size) {
@@ -539,25 +549,18 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 			dir = path_join(base, sub);
 		}
 		free(home);
-		if (!dir)
-			return -ENOMEM;
-		err = file_open(files, file, dir, raw);
-		free(dir);
-		if (err == -ENOMEM)
-			return err;
-		if (!err && bid_matches(file, bid, bid_size))
-			return 0;
+		ok = try_candidate(files, file, dir, bid, bid_size, raw, &err);
+		if (ok)
+			return ok < 0 ? ok : 0;
 		if (strcmp(file->path, "[vdso]")) {
-			err = qd_debuginfod_find(files, bid, bid_size, &dir);
+			err = qd_debuginfod_find(files, bid, bid_size, &cand);
 			if (err == -ENOMEM)
 				return err;
-			if (!err)
-				err = file_open(files, file, dir, raw);
-			free(dir);
-			if (err == -ENOMEM)
-				return err;
-			if (!err && bid_matches(file, bid, bid_size))
-				return 0;
+			ok = err ? 0
+				 : try_candidate(files, file, cand, bid,
+						 bid_size, raw, &err);
+			if (ok)
+				return ok < 0 ? ok : 0;
 		}
 	}
 missing:
