@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/decode_cov.h"
+#include "cli/decode_fields.h"
 #include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
 #include "cli/decode_stats.h"
@@ -38,7 +39,7 @@ static bool keep(const struct printer *o, const struct qpt_item *it)
 {
 	if (it->type == QPT_ITEM_EVENT) {
 		/* enabled/disabled show as trace begin/end in branches */
-		if (!o->events && o->mode != MODE_INSN &&
+		if (!o->events && (o->mode != MODE_INSN || o->fields) &&
 		    (it->kind == QPT_EV_ENABLED || it->kind == QPT_EV_DISABLED))
 			return false;
 		/* the rest of the events only on request */
@@ -235,6 +236,10 @@ static void usage(FILE *f)
 		"      --calls             calls and returns, indented by depth\n"
 		"      --events            also show mode, paging, tsx... events\n"
 		"      --json              JSON Lines\n"
+		"  -F, --fields LIST       the text's fields, as perf script -F names them:\n"
+		"                          pid, tid, cpu, time, flags, ip, sym, symoff,\n"
+		"                          addr, insnlen, insn, disasm (+F, -F: to or\n"
+		"                          from the default)\n"
 		"      --tid LIST, --cpu LIST   only these threads / cpus\n"
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
@@ -280,6 +285,7 @@ static const struct option longopts[] = {
 	{ "calls", no_argument, NULL, OPT_CALLS },
 	{ "events", no_argument, NULL, OPT_EVENTS },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "fields", required_argument, NULL, 'F' },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "time", required_argument, NULL, OPT_TIME },
@@ -309,6 +315,7 @@ struct args {
 	bool mode_given; /* --insn, --branches or --calls */
 	bool stats;	 /* --stats */
 	bool disasm;	 /* --disasm */
+	const char *fields; /* -F */
 	enum cov_form cov; /* --coverage */
 	enum view_kind view; /* --format=chrome-trace, flame, folded */
 	struct qpt_decoder_opts dopts;
@@ -343,13 +350,34 @@ static int parse_lbr(int c, struct lbr_args *l)
 	return 0;
 }
 
+/* -F LIST: text instructions or branches (parsed once the mode is
+ * known: "+F" and "-F" change that mode's default). */
+static int parse_fields(const struct args *a, struct printer *o)
+{
+	char bad[80];
+
+	if (o->json || o->mode == MODE_CALLS || a->stats || a->cov ||
+	    a->view || a->lbr.depth)
+		return cli_usage_error("decode", "-F picks the text fields of --insn or --branches: no --json, --calls, --stats, --coverage, --format or --lbr");
+	if (a->disasm || o->no_asm)
+		return cli_usage_error("decode", "-F says whether to show the instruction's text (the disasm field): no --disasm or --no-asm");
+	switch (fields_parse(a->fields, o->mode, &o->fields, bad, sizeof(bad))) {
+	case 0: break;
+	case -2: return cli_usage_error("decode", "-F: '%s': either every field with + or -, or none", bad);
+	default: return cli_usage_error("decode", "-F: '%s' is no field qpt prints (%s)", bad, fields_names());
+	}
+	if (o->mode == MODE_INSN && (o->fields & (FIELD_FLAGS | FIELD_ADDR)))
+		return cli_usage_error("decode", "-F: flags and addr are fields of branches: --branches");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
 	const char *comma;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:fho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fho:F:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->input = optarg; break;
 		case 'f': a->force = true; break;
@@ -371,6 +399,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		case OPT_STATS: a->stats = true; break;
 		case OPT_EVENTS: o->events = true; break;
 		case OPT_JSON: o->json = true; break;
+		case 'F': a->fields = optarg; break;
 		case OPT_TID:
 			if (parse_list(optarg, o->tids, &o->nr_tids))
 				return cli_usage_error("decode", "bad --tid '%s'", optarg);
@@ -457,7 +486,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		return cli_usage_error("decode", "--format=perfmon needs -o FILE, and -o --format=perfmon");
 	if (a->raw && a->input)
 		return cli_usage_error("decode", "--raw and -i exclude each other");
-	return 0;
+	return a->fields ? parse_fields(a, o) : 0;
 }
 
 /*
@@ -584,9 +613,14 @@ static int run(struct args *a, struct printer *o)
 		return rc;
 	a->dopts.log = cli_log_warn;
 	a->dopts.log_ctx = (void *)name;
+	if (o->fields && !(o->fields & (FIELD_SYM | FIELD_SYMOFF)))
+		o->no_sym = true; /* names not asked for: not looked up */
 	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
 			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
+	if (o->mode == MODE_BRANCHES &&
+	    (o->fields & (FIELD_INSN | FIELD_INSNLEN | FIELD_DISASM)))
+		a->dopts.want |= QPT_WANT_BRANCH_INSN;
 	if (a->lbr.depth)
 		a->dopts.want = lbr_want(&a->lbr);
 	if (a->stats || a->cov) {
@@ -699,7 +733,7 @@ int cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	o->plain = !o->nr_tids && !o->nr_cpus && !o->has_time && !o->sym &&
-		   !o->last;
+		   !o->last && !o->fields;
 	decode_print_init(o);
 	rc = run(&a, o);
 out:

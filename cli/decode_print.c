@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/decode_fields.h"
 #include "cli/decode_print.h"
 
 /* A symbol's name: as it is when it needs no escaping (known by its
@@ -594,6 +595,10 @@ static void print_event(struct printer *o, const struct qpt_item *it)
 
 void print_item(struct printer *o, const struct qpt_item *it)
 {
+	if (o->fields && it->type != QPT_ITEM_EVENT && o->mode != MODE_CALLS) {
+		print_fields(o, it);
+		return;
+	}
 	switch (it->type) {
 	case QPT_ITEM_INSN:
 		print_insn(o, it);

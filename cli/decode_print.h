@@ -65,6 +65,7 @@ struct printer {
 	bool json, events, no_sym;
 	bool no_asm; /* instructions without their text (--no-asm) */
 	bool plain; /* no filter applies to instructions */
+	unsigned fields; /* -F: the enum field set; 0: qpt's own layout */
 	/* filters */
 	int32_t tids[MAX_LIST], cpus[MAX_LIST];
 	unsigned nr_tids, nr_cpus;

@@ -72,6 +72,28 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	}
 }
 
+static int mode_bits(enum pt_exec_mode mode)
+{
+	return mode == ptem_16bit ? 16 : mode == ptem_32bit ? 32 : 64;
+}
+
+/* QPT_WANT_BRANCH_INSN: the branch instruction at @it->ip, its bytes
+ * and mode (none when its code is not at hand). */
+static void branch_insn(struct flow *f, struct qpt_item *it)
+{
+	const struct pt_block none = { .mode = f->mode };
+	struct qx86_cached tmp;
+	const struct qx86_cached *e;
+	int bits = mode_bits(f->mode);
+
+	e = flow_insn_at(f, &none, false, it->ip, bits, &tmp);
+	if (!e)
+		return;
+	it->size = e->insn.len;
+	it->mode = (uint8_t)bits;
+	memcpy(it->raw, e->raw, sizeof(it->raw));
+}
+
 static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 		       uint64_t to, unsigned via)
 {
@@ -100,6 +122,9 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	it.to = to;
 	it.via = via;
 	it.cycles = cycles;
+	if ((f->fc->want & QPT_WANT_BRANCH_INSN) && from &&
+	    kind != QPT_BR_TRACE_BEGIN)
+		branch_insn(f, &it);
 	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space) {
 		/* the target first: the space caches the last symbol,
 		 * and the next item is usually near @from */
@@ -484,10 +509,6 @@ static int emit_insn(struct flow *f, struct qpt_item *it, uint64_t ip,
 	return fc->fn(it, fc->fn_ctx);
 }
 
-static int mode_bits(enum pt_exec_mode mode)
-{
-	return mode == ptem_16bit ? 16 : mode == ptem_32bit ? 32 : 64;
-}
 
 /*
  * The instruction at @ip: kept from before, else decoded from the image

@@ -53,6 +53,9 @@ enum qpt_decode_want {
 	 * a block at a time: no item per instruction or branch is made for
 	 * it */
 	QPT_WANT_COVERAGE = 1u << 6,
+	/* branches carry their instruction: bytes, size and mode (as an
+	 * instruction item does), when its code is at hand */
+	QPT_WANT_BRANCH_INSN = 1u << 7,
 };
 
 /* A run's progress: @done of the run's @total trace bytes are decoded

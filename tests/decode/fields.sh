@@ -1,0 +1,62 @@
+#!/bin/bash
+# qpt decode -F against perf script -F on the same emulated recording of a
+# dynamically linked test program: for each field list (without time, see
+# below), --insn against --itrace=i0ns and --branches against --itrace=b
+# must print the same lines, character for character.  Left out: lines at
+# PLT stubs (perf 6.1 names them after the nearest symbol, _init+0x30,
+# where qpt says nothing or NAME@plt) and a trace start's instruction
+# bytes (perf shows there the last instruction before the trace stopped,
+# qpt none).  Times are compared in form only: qpt times a block's
+# instructions by the timing packets read before its end, perf by those
+# before its start.  Bad field lists get one line and exit 2.
+# Args: PROG
+# shellcheck source=tests/decode/common.sh
+. "$(dirname "$0")/common.sh"
+command -v perf >/dev/null 2>&1 || { echo "skip: no perf"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+env -i QPT_TEST=1 "$QPT" record -q --emulate -o "$tmp/rec.data" \
+	-- "$1" >/dev/null 2>"$tmp/rec.err" || fail "qpt record: $(cat "$tmp/rec.err")"
+
+# compare MODE ITRACE FIELDS
+compare() {
+	perf script -i "$tmp/rec.data" --ns --itrace="$2" -F "$3" 2>/dev/null \
+		>"$tmp/perf" || fail "perf script -F $3"
+	"$QPT" decode "$1" -i "$tmp/rec.data" -F "$3" >"$tmp/qpt" ||
+		fail "qpt decode $1 -F $3"
+	n=$(wc -l <"$tmp/perf")
+	[ "$n" -gt 1000 ] || fail "perf printed $n lines for -F $3"
+	[ "$n" -eq "$(wc -l <"$tmp/qpt")" ] ||
+		fail "-F $3: perf $n lines, qpt $(wc -l <"$tmp/qpt")"
+	paste -d$'\001' "$tmp/perf" "$tmp/qpt" | awk -F'\001' -v f="$3" '
+		$1 ~ / _init([+ ]|$)|@plt/ || $2 ~ /@plt/ { left++; next }
+		f ~ /insn/ && $1 ~ /tr strt| 0 \[unknown\] =>/ { left++; next }
+		$1 != $2 { if (bad < 3) print "-F " f ": perf \"" $1 "\" / qpt \"" $2 "\""; bad++ }
+		END { printf "-F %s: %d lines equal, %d left out\n", f, NR - left - bad, left
+		      exit bad > 0 }' || fail "-F $3 differs from perf"
+}
+for f in ip ip,sym ip,sym,symoff tid,ip pid,tid,cpu,ip,sym,symoff \
+	ip,insn,insnlen pid,sym,insn; do
+	compare --insn i0ns "$f"
+done
+for f in ip,addr flags,ip,addr tid,cpu,flags,ip,sym,symoff,addr \
+	ip,sym,addr,insnlen,insn pid,tid,flags,sym,addr; do
+	compare --branches b "$f"
+done
+
+# times: perf's form, SEC.NSEC: with 9 digits after the point
+"$QPT" decode --branches -i "$tmp/rec.data" -F tid,time,ip | head -100 |
+	grep -vcE '^ *[0-9]+ +[0-9]+\.[0-9]{9}: +[0-9a-f]+$' | grep -qx 0 ||
+	fail "-F tid,time,ip: not perf's form"
+# +F and -F change the default fields
+"$QPT" decode --branches -i "$tmp/rec.data" -F -time,-cpu,-tid,+insn | head -3 |
+	grep -qE '^  call  .* => .* insn: e8( [0-9a-f]{2}){4}$' ||
+	fail "-F -time,-cpu,-tid,+insn: no call with its bytes"
+# bad lists
+for bad in dso ip,, +ip,sym ip,+sym ip,flags 'branches:ip' ''; do
+	rc=0
+	"$QPT" decode -i "$tmp/rec.data" -F "$bad" >/dev/null 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -le 2 ] ||
+		fail "-F '$bad': exit $rc, $(cat "$tmp/err")"
+done
+echo "ok"
