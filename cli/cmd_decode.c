@@ -22,6 +22,7 @@
 #include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
 #include "cli/decode_stats.h"
+#include "cli/itrace.h"
 #include "cli/views.h"
 #include "qpt/decode.h"
 
@@ -47,7 +48,15 @@ static bool keep(const struct printer *o, const struct qpt_item *it)
 		    it->kind != QPT_EV_DISABLED && it->kind != QPT_EV_ERROR &&
 		    it->kind != QPT_EV_OVERFLOW && it->kind != QPT_EV_LOST)
 			return false;
+		/* --itrace: errors and losses with e only, as perf */
+		if (o->itrace && !o->itrace_errors &&
+		    (it->kind == QPT_EV_ERROR || it->kind == QPT_EV_OVERFLOW ||
+		     it->kind == QPT_EV_LOST))
+			return false;
 	}
+	if (o->br_filter && it->type == QPT_ITEM_BRANCH &&
+	    (it->kind >= 32 || !(o->br_mask & (1u << it->kind))))
+		return false;
 	if (o->nr_tids && !in_list(o->tids, o->nr_tids, it->tid))
 		return false;
 	if (o->nr_cpus && !in_list(o->cpus, o->nr_cpus, it->cpu))
@@ -112,11 +121,47 @@ static int ring_push(struct printer *o, const struct qpt_item *it)
 	return 0;
 }
 
+/* --itrace=iPERIOD: whether the instruction @it is one of its queue's
+ * samples: every period-th instruction (perf's count: the period-th is
+ * the first), or the first one in each period of time after the
+ * queue's first (a timer's tick).  -ENOMEM when out of memory. */
+static int sampled(struct printer *o, const struct qpt_item *it)
+{
+	struct sampler *s = NULL;
+	uint64_t win;
+	size_t i;
+
+	for (i = 0; i < o->nr_samplers && !s; i++)
+		if (o->samplers[i].queue == it->queue)
+			s = &o->samplers[i];
+	win = it->flags & QPT_ITEM_HAS_TIME ? it->time / o->period : 0;
+	if (!s) {
+		s = realloc(o->samplers, (o->nr_samplers + 1) * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		o->samplers = s;
+		s = &o->samplers[o->nr_samplers++];
+		s->queue = it->queue;
+		s->n = o->period_insns ? 0 : win;
+	}
+	if (o->period_insns)
+		return ++s->n % o->period == 0;
+	if (win == s->n)
+		return 0;
+	s->n = win;
+	return 1;
+}
+
 /* An item that is no plain instruction: filtered, kept for --last or
  * printed. */
 static __attribute__((noinline)) int on_other(struct printer *o,
 					      const struct qpt_item *it)
 {
+	int due;
+
+	if (o->period && it->type == QPT_ITEM_INSN &&
+	    (due = sampled(o, it)) <= 0)
+		return due;
 	if (!keep(o, it))
 		return 0;
 	if (o->last)
@@ -236,6 +281,10 @@ static void usage(FILE *f)
 		"      --calls             calls and returns, indented by depth\n"
 		"      --events            also show mode, paging, tsx... events\n"
 		"      --json              JSON Lines\n"
+		"      --itrace=OPTS       perf's: i[PERIOD] (instructions; PERIOD: Ni, or\n"
+		"                          Nns, Nus, Nms), b (branches), c, r (calls,\n"
+		"                          returns), e (errors), l[N] (with iNi: the last\n"
+		"                          N branches every N instructions)\n"
 		"  -F, --fields LIST       the text's fields, as perf script -F names them:\n"
 		"                          pid, tid, cpu, time, flags, ip, sym, symoff,\n"
 		"                          addr, insnlen, insn, disasm (+F, -F: to or\n"
@@ -268,7 +317,7 @@ enum {
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
 	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
-	OPT_DEBUGINFOD, OPT_DISASM, OPT_COVERAGE,
+	OPT_DEBUGINFOD, OPT_DISASM, OPT_COVERAGE, OPT_ITRACE,
 };
 
 static const struct option longopts[] = {
@@ -286,6 +335,7 @@ static const struct option longopts[] = {
 	{ "events", no_argument, NULL, OPT_EVENTS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "fields", required_argument, NULL, 'F' },
+	{ "itrace", required_argument, NULL, OPT_ITRACE },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "time", required_argument, NULL, OPT_TIME },
@@ -316,6 +366,7 @@ struct args {
 	bool stats;	 /* --stats */
 	bool disasm;	 /* --disasm */
 	const char *fields; /* -F */
+	const char *itrace; /* --itrace */
 	enum cov_form cov; /* --coverage */
 	enum view_kind view; /* --format=chrome-trace, flame, folded */
 	struct qpt_decoder_opts dopts;
@@ -371,6 +422,45 @@ static int parse_fields(const struct args *a, struct printer *o)
 	return 0;
 }
 
+/* The kinds c and r keep, as perf's calls and returns filters: calls,
+ * interrupts and trace ends; returns and trace starts. */
+#define BR(k) (1u << QPT_BR_##k)
+#define CALL_KINDS (BR(CALL) | BR(IND_CALL) | BR(SYSCALL) | BR(INT) | \
+		    BR(ASYNC) | BR(TRACE_END))
+#define RETURN_KINDS (BR(RET) | BR(SYSRET) | BR(IRET) | BR(TRACE_BEGIN))
+
+/* --itrace=OPTS onto qpt's views (before the checks of the views). */
+static int apply_itrace(struct args *a, struct printer *o)
+{
+	struct itrace t;
+	char why[128];
+
+	if (a->mode_given || a->lbr.depth || a->stats || a->cov || a->view)
+		return cli_usage_error("decode", "--itrace chooses the view: no --insn, --branches, --calls, --lbr, --stats, --coverage or --format");
+	if (itrace_parse(a->itrace, &t, why, sizeof(why)))
+		return cli_usage_error("decode", "--itrace=%s: %s", a->itrace, why);
+	o->itrace = true;
+	o->itrace_errors = t.errors;
+	o->mode = t.insn ? MODE_INSN : MODE_BRANCHES;
+	if (!t.insn && !t.branches) { /* c, r, or e alone */
+		o->br_filter = true;
+		o->br_mask = (t.calls ? CALL_KINDS : 0) |
+			     (t.returns ? RETURN_KINDS : 0);
+	}
+	if (t.lbr) { /* LBR records every period instructions */
+		if (t.unit != ITRACE_INSNS || !t.period)
+			return cli_usage_error("decode", "--itrace=%s: l wants i's period in instructions (i1000il)", a->itrace);
+		a->lbr.depth = t.lbr;
+		a->lbr.period = t.period;
+		o->mode = MODE_INSN;
+		o->itrace = false; /* the LBR view has its own rules */
+		return 0;
+	}
+	o->period = t.period;
+	o->period_insns = t.unit == ITRACE_INSNS;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
 	const char *comma;
@@ -400,6 +490,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		case OPT_EVENTS: o->events = true; break;
 		case OPT_JSON: o->json = true; break;
 		case 'F': a->fields = optarg; break;
+		case OPT_ITRACE: a->itrace = optarg; break;
 		case OPT_TID:
 			if (parse_list(optarg, o->tids, &o->nr_tids))
 				return cli_usage_error("decode", "bad --tid '%s'", optarg);
@@ -460,6 +551,8 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 	}
 	if (optind < argc)
 		return cli_usage_error("decode", "unexpected argument '%s'", argv[optind]);
+	if (a->itrace && apply_itrace(a, o))
+		return QPT_EXIT_USAGE;
 	if (a->lbr.depth && (o->nr_tids || o->nr_cpus || o->has_time || o->sym ||
 			     o->last || o->mode != MODE_INSN || o->events))
 		return cli_usage_error("decode", "--lbr prints LBR records: no --insn, --branches, --calls, --events, --tid, --cpu, --time, --sym or --last");
@@ -733,13 +826,14 @@ int cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	o->plain = !o->nr_tids && !o->nr_cpus && !o->has_time && !o->sym &&
-		   !o->last && !o->fields;
+		   !o->last && !o->fields && !o->period;
 	decode_print_init(o);
 	rc = run(&a, o);
 out:
 	for (i = 0; i < a.nr_images; i++)
 		free(a.images[i]);
 	free(o->rings);
+	free(o->samplers);
 	free(mem);
 	return rc;
 }

@@ -66,6 +66,19 @@ struct printer {
 	bool no_asm; /* instructions without their text (--no-asm) */
 	bool plain; /* no filter applies to instructions */
 	unsigned fields; /* -F: the enum field set; 0: qpt's own layout */
+	/* --itrace: errors shown only with e; branches of the kinds in
+	 * br_mask only (c, r: 1u << qpt_branch_kind) when br_filter */
+	bool itrace, itrace_errors, br_filter;
+	uint32_t br_mask;
+	/* --itrace=iPERIOD: an instruction every @period instructions
+	 * (period_insns) or nanoseconds of each queue */
+	uint64_t period;
+	bool period_insns;
+	struct sampler {
+		unsigned queue;
+		uint64_t n; /* instructions, or the period's window */
+	} *samplers;
+	size_t nr_samplers;
 	/* filters */
 	int32_t tids[MAX_LIST], cpus[MAX_LIST];
 	unsigned nr_tids, nr_cpus;
