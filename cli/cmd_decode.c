@@ -417,6 +417,8 @@ static int parse_fields(const struct args *a, struct printer *o)
 	case -2: return cli_usage_error("decode", "-F: '%s': either every field with + or -, or none", bad);
 	default: return cli_usage_error("decode", "-F: '%s' is no field qpt prints (%s)", bad, fields_names());
 	}
+	if ((o->fields & FIELD_SYMOFF) && !(o->fields & FIELD_SYM))
+		return cli_usage_error("decode", "-F: symoff goes with sym (as perf)");
 	if (o->mode == MODE_INSN && (o->fields & (FIELD_FLAGS | FIELD_ADDR)))
 		return cli_usage_error("decode", "-F: flags and addr are fields of branches: --branches");
 	return 0;

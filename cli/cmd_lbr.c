@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/fields.h"
 #include "cli/out.h"
 #include "qpt/lbr.h"
 
@@ -31,6 +32,10 @@ static const char help[] =
 	"      --max-lbr N       the LBR depth (default: the file's\n"
 	"                        CPU_PMU_CAPS branches)\n"
 	"      --json            one JSON object per sample\n"
+	"  -F, --fields LIST     the text's fields, as perf script -F names\n"
+	"                        them: comm, pid, tid, cpu, time, period,\n"
+	"                        event, ip (the call stack), sym, symoff, dso\n"
+	"                        (+F, -F: to or from the default)\n"
 	"      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
 	"      --buildid-dir DIR the build-id cache (default ~/.debug)\n"
 	"      --no-demangle     C++, Rust and D names as in the binary\n"
@@ -50,6 +55,7 @@ static const struct option longopts[] = {
 	{ "force", no_argument, NULL, 'f' },
 	{ "stitch", no_argument, NULL, OPT_STITCH },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "fields", required_argument, NULL, 'F' },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "symfs", required_argument, NULL, OPT_SYSROOT },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID },
@@ -60,24 +66,60 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The text's fields (-F), in the order perf script prints them. */
+enum {
+	F_COMM = 1u << 0, F_PID = 1u << 1, F_TID = 1u << 2, F_CPU = 1u << 3,
+	F_TIME = 1u << 4, F_PERIOD = 1u << 5, F_EVENT = 1u << 6,
+	F_IP = 1u << 7, F_SYM = 1u << 8, F_SYMOFF = 1u << 9, F_DSO = 1u << 10,
+	F_DEFAULT = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP |
+		    F_SYM | F_SYMOFF | F_DSO,
+};
+
+static const struct field_name field_names[] = {
+	{ "comm", F_COMM },	{ "pid", F_PID },     { "tid", F_TID },
+	{ "cpu", F_CPU },	{ "time", F_TIME },   { "period", F_PERIOD },
+	{ "event", F_EVENT },	{ "ip", F_IP },	      { "sym", F_SYM },
+	{ "symoff", F_SYMOFF }, { "dso", F_DSO },
+};
+
 struct args {
 	const char *input;
 	bool json, force;
+	unsigned fields;
 	struct qpt_lbr_reader_opts ro;
+};
+
+/* The writer and the fields the text shows. */
+struct printer {
+	struct out w;
+	unsigned fields;
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
+	char bad[80];
 	uint64_t v;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fhF:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->input = optarg; break;
 		case 'f': a->force = true; break;
 		case OPT_STITCH: a->ro.stitch = true; break;
 		case OPT_JSON: a->json = true; break;
+		case 'F':
+			switch (fields_parse_list(field_names,
+						  sizeof(field_names) / sizeof(field_names[0]),
+						  F_DEFAULT, optarg, &a->fields,
+						  bad, sizeof(bad))) {
+			case 0: break;
+			case -2: return cli_usage_error("lbr", "-F: '%s': either every field with + or -, or none", bad);
+			default: return cli_usage_error("lbr", "-F: '%s' is no field qpt lbr prints (comm, pid, tid, cpu, time, period, event, ip, sym, symoff, dso)", bad);
+			}
+			if ((a->fields & F_SYMOFF) && !(a->fields & F_SYM))
+				return cli_usage_error("lbr", "-F: symoff goes with sym (as perf)");
+			break;
 		case OPT_SYSROOT: a->ro.sysroot = optarg; break;
 		case OPT_BUILDID: a->ro.buildid_dir = optarg; break;
 		case OPT_NO_DEMANGLE: a->ro.demangle = false; break;
@@ -97,6 +139,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (optind < argc)
 		return cli_usage_error("lbr", "unexpected argument '%s'", argv[optind]);
+	if (a->json && a->fields)
+		return cli_usage_error("lbr", "-F picks the text's fields: no --json");
 	return -1;
 }
 
@@ -119,72 +163,110 @@ static void json_sample(struct out *w, const struct qpt_lbr_sample *s)
 	out_end(w);
 }
 
-/* "\tADDR SYM+0xOFF (DSO)" as perf script prints a callchain entry: in a
- * mapped file, the address as an offset in the mapping. */
-static void text_frame(struct out *w, const struct qpt_lbr_frame *f)
+/* "\tADDR SYM+0xOFF (DSO)" as perf script prints a callchain entry (the
+ * parts @f asks for): in a mapped file, the address as an offset in the
+ * mapping. */
+static void text_frame(struct out *w, unsigned f, const struct qpt_lbr_frame *fr)
 {
 	out_char(w, '\t');
-	out_hex_pad(w, f->dso ? f->dso_addr : f->addr, 16);
-	out_char(w, ' ');
-	if (f->sym) {
-		out_esc(w, f->sym, strlen(f->sym));
-		out_lit(w, "+0x");
-		out_hex(w, f->symoff);
-	} else {
-		out_lit(w, "[unknown]");
+	out_hex_pad(w, fr->dso ? fr->dso_addr : fr->addr, 16);
+	if (f & (F_SYM | F_SYMOFF)) {
+		out_char(w, ' ');
+		if (fr->sym) {
+			out_esc(w, fr->sym, strlen(fr->sym));
+			if (f & F_SYMOFF) {
+				out_lit(w, "+0x");
+				out_hex(w, fr->symoff);
+			}
+		} else {
+			out_lit(w, "[unknown]");
+		}
 	}
-	out_lit(w, " (");
-	if (f->dso)
-		out_esc(w, f->dso, strlen(f->dso));
-	else
-		out_lit(w, "[unknown]");
-	out_char(w, ')');
-	if (f->source == QPT_FRAME_STITCHED)
+	if (f & F_DSO) {
+		out_lit(w, " (");
+		if (fr->dso)
+			out_esc(w, fr->dso, strlen(fr->dso));
+		else
+			out_lit(w, "[unknown]");
+		out_char(w, ')');
+	}
+	if (fr->source == QPT_FRAME_STITCHED)
 		out_lit(w, " [stitched]");
 	out_char(w, '\n');
 }
 
-/* perf script's "COMM TID SEC.USEC: PERIOD EVENT: ", the frames, a blank
- * line. */
-static void text_sample(struct out *w, const struct qpt_lbr_sample *s)
+/* perf script's "COMM PID/TID [CPU] SEC.USEC: PERIOD EVENT: " (the
+ * fields asked for; the name unpadded before a call stack, as perf). */
+static void text_head(struct out *w, unsigned f, const struct qpt_lbr_sample *s)
+{
+	if ((f & F_COMM) && s->comm) {
+		if (f & F_IP)
+			out_esc(w, s->comm, strlen(s->comm));
+		else
+			out_pad(w, s->comm, strlen(s->comm), 16);
+		out_char(w, ' ');
+	} else if (f & F_COMM) {
+		out_lit(w, ":");
+		out_i64(w, s->tid);
+		out_char(w, ' ');
+	}
+	if ((f & F_PID) && (f & F_TID)) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%5d/%-5d ", s->pid, s->tid);
+		out_cstr(w, buf);
+	} else if (f & (F_PID | F_TID)) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%5d ", f & F_PID ? s->pid : s->tid);
+		out_cstr(w, buf);
+	}
+	if (f & F_CPU) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "[%03d] ", (int)s->cpu);
+		out_cstr(w, buf);
+	}
+	if (f & F_TIME) {
+		out_dec_pad(w, s->time / 1000000000, 5, ' ');
+		out_char(w, '.');
+		out_dec_pad(w, s->time % 1000000000 / 1000, 6, '0');
+		out_lit(w, ": ");
+	}
+	if (f & F_PERIOD) {
+		out_dec_pad(w, s->period, 10, ' ');
+		out_char(w, ' ');
+	}
+	if (f & F_EVENT) {
+		if (s->event)
+			out_esc(w, s->event, strlen(s->event));
+		out_lit(w, ": ");
+	}
+}
+
+/* The head line, then (with ip) the frames and a blank line. */
+static void text_sample(struct out *w, unsigned f, const struct qpt_lbr_sample *s)
 {
 	size_t i;
 
-	if (s->comm) {
-		out_esc(w, s->comm, strlen(s->comm));
-	} else {
-		out_char(w, ':');
-		out_i64(w, s->tid);
-	}
-	out_char(w, ' ');
-	if (s->tid < 0)
-		out_i64(w, s->tid);
-	else
-		out_dec_pad(w, (uint64_t)s->tid, 5, ' ');
-	out_char(w, ' ');
-	out_dec_pad(w, s->time / 1000000000, 5, ' ');
-	out_char(w, '.');
-	out_dec_pad(w, s->time % 1000000000 / 1000, 6, '0');
-	out_lit(w, ": ");
-	out_dec_pad(w, s->period, 10, ' ');
-	out_char(w, ' ');
-	if (s->event)
-		out_esc(w, s->event, strlen(s->event));
-	out_lit(w, ": \n");
+	text_head(w, f, s);
+	out_char(w, '\n');
+	if (!(f & F_IP))
+		return;
 	for (i = 0; i < s->nr_frames; i++)
-		text_frame(w, qpt_lbr_sample_frame(s, i));
+		text_frame(w, f, qpt_lbr_sample_frame(s, i));
 	out_char(w, '\n');
 }
 
 static int on_sample(const struct qpt_lbr_sample *s, void *ctx)
 {
-	struct out *w = ctx;
+	struct printer *p = ctx;
 
-	if (w->json)
-		json_sample(w, s);
+	if (p->w.json)
+		json_sample(&p->w, s);
 	else
-		text_sample(w, s);
-	return w->err;
+		text_sample(&p->w, p->fields, s);
+	return p->w.err;
 }
 
 int cmd_lbr(int argc, char **argv)
@@ -192,7 +274,7 @@ int cmd_lbr(int argc, char **argv)
 	static char buf[1 << 16];
 	struct qpt_lbr_reader *r = NULL;
 	struct args a;
-	struct out w;
+	struct printer p;
 	int err;
 
 	memset(&a, 0, sizeof(a));
@@ -212,11 +294,12 @@ int cmd_lbr(int argc, char **argv)
 		cli_error(NULL, "%s", qpt_strerror(err));
 		return QPT_EXIT_ERROR;
 	}
-	out_init(&w, STDOUT_FILENO, a.json, buf, sizeof(buf));
-	err = qpt_lbr_reader_run(r, a.input, on_sample, &w);
-	if (out_flush(&w)) {
+	out_init(&p.w, STDOUT_FILENO, a.json, buf, sizeof(buf));
+	p.fields = a.fields ? a.fields : F_DEFAULT;
+	err = qpt_lbr_reader_run(r, a.input, on_sample, &p);
+	if (out_flush(&p.w)) {
 		qpt_lbr_reader_free(r);
-		return cli_write_error(w.err);
+		return cli_write_error(p.w.err);
 	}
 	if (err < 0) {
 		if (err == -QPT_E_UNSUPPORTED)

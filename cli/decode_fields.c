@@ -9,11 +9,9 @@
 #include <string.h>
 
 #include "cli/decode_fields.h"
+#include "cli/fields.h"
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} names[] = {
+static const struct field_name names[] = {
 	{ "pid", FIELD_PID },	    { "tid", FIELD_TID },
 	{ "cpu", FIELD_CPU },	    { "time", FIELD_TIME },
 	{ "flags", FIELD_FLAGS },   { "ip", FIELD_IP },
@@ -42,16 +40,6 @@ static unsigned fields_default(enum mode mode)
 	       FIELD_ADDR;
 }
 
-static unsigned field_bit(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < NR_NAMES; i++)
-		if (strlen(names[i].name) == n && !memcmp(names[i].name, s, n))
-			return names[i].bit;
-	return 0;
-}
-
 /* "TYPE:" before the list: the event perf would show these items as. */
 static int skip_type(const char **spec, enum mode mode, char *bad,
 		     size_t size)
@@ -75,44 +63,10 @@ static int skip_type(const char **spec, enum mode mode, char *bad,
 int fields_parse(const char *spec, enum mode mode, unsigned *mask, char *bad,
 		 size_t size)
 {
-	char sign = 0;
-	unsigned set;
-
 	if (skip_type(&spec, mode, bad, size))
 		return -1;
-	if (*spec == '+' || *spec == '-')
-		sign = *spec;
-	set = sign ? fields_default(mode) : 0;
-	do {
-		size_t n;
-		unsigned bit;
-		char op = 0;
-
-		if (*spec == '+' || *spec == '-')
-			op = *spec++;
-		n = strcspn(spec, ",");
-		bit = field_bit(spec, n);
-		if (!bit || !sign != !op) { /* perf: no mix of both forms */
-			snprintf(bad, size, "%s%.*s", op ? (op == '+' ? "+" : "-") : "",
-				 (int)(n < 64 ? n : 64), spec);
-			return bit ? -2 : -1;
-		}
-		if (op == '-')
-			set &= ~bit;
-		else
-			set |= bit;
-		spec += n;
-	} while (*spec++ == ',' && spec[0]);
-	if (spec[-1] == ',') {
-		snprintf(bad, size, "%s", ",");
-		return -1;
-	}
-	if (!set) {
-		snprintf(bad, size, "%s", "(no field left)");
-		return -1;
-	}
-	*mask = set;
-	return 0;
+	return fields_parse_list(names, NR_NAMES, fields_default(mode), spec,
+				 mask, bad, size);
 }
 
 /* A name as it is, escaped when it needs it. */
@@ -133,7 +87,7 @@ static void put_sym_field(struct printer *o, const char *sym, uint64_t off)
 {
 	unsigned f = o->fields;
 
-	if (!(f & (FIELD_SYM | FIELD_SYMOFF)))
+	if (!(f & FIELD_SYM))
 		return;
 	out_char(&o->w, ' ');
 	if (!sym) {

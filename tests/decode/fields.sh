@@ -1,6 +1,7 @@
 #!/bin/bash
-# qpt decode -F against perf script -F on the same emulated recording of a
-# dynamically linked test program: for each field list (without time, see
+# qpt decode -F and qpt lbr -F against perf script -F on the same emulated
+# recording (and on the LBR samples qpt inject makes of it) of a
+# dynamically linked test program.  Decode: for each field list (no time, see
 # below), --insn against --itrace=i0ns and --branches against --itrace=b
 # must print the same lines, character for character.  Left out: lines at
 # PLT stubs (perf 6.1 names them after the nearest symbol, _init+0x30,
@@ -52,8 +53,29 @@ done
 "$QPT" decode --branches -i "$tmp/rec.data" -F -time,-cpu,-tid,+insn | head -3 |
 	grep -qE '^  call  .* => .* insn: e8( [0-9a-f]{2}){4}$' ||
 	fail "-F -time,-cpu,-tid,+insn: no call with its bytes"
+# qpt lbr -F on the call-stack LBR samples qpt inject makes of the same
+# recording, against perf script -F on them: every line (PLT stubs' aside)
+"$QPT" inject --lbr-callstack=500 -i "$tmp/rec.data" -o "$tmp/lbr.data" ||
+	fail "qpt inject"
+for f in comm,tid,time,period,event,ip,sym,symoff,dso tid,ip,sym \
+	pid,tid,period,event comm,tid ip,dso +pid -comm,-dso,-period; do
+	perf script -i "$tmp/lbr.data" -F "$f" 2>/dev/null |
+		grep -vE '@plt| _init([+ ]|$)' >"$tmp/perf" ||
+		fail "perf script -F $f on LBR samples"
+	"$QPT" lbr -i "$tmp/lbr.data" -F "$f" | grep -vE '@plt| _init([+ ]|$)' \
+		>"$tmp/qpt" || fail "qpt lbr -F $f"
+	[ "$(grep -c . "$tmp/perf")" -gt 100 ] || fail "perf -F $f: too few lines"
+	cmp -s "$tmp/perf" "$tmp/qpt" ||
+		fail "qpt lbr -F $f differs from perf: $(diff "$tmp/perf" "$tmp/qpt" | head -3)"
+	echo "qpt lbr -F $f: $(wc -l <"$tmp/qpt") lines equal"
+done
+for bad in ip,symoff dso,bogus; do
+	rc=0
+	"$QPT" lbr -i "$tmp/lbr.data" -F "$bad" >/dev/null 2>&1 || rc=$?
+	[ "$rc" -eq 2 ] || fail "qpt lbr -F '$bad': exit $rc"
+done
 # bad lists
-for bad in dso ip,, +ip,sym ip,+sym ip,flags 'branches:ip' ''; do
+for bad in dso ip,, +ip,sym ip,+sym ip,flags ip,symoff 'branches:ip' ''; do
 	rc=0
 	"$QPT" decode -i "$tmp/rec.data" -F "$bad" >/dev/null 2>"$tmp/err" || rc=$?
 	[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -le 2 ] ||
