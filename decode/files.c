@@ -505,10 +505,53 @@ static int try_candidate(const struct qd_files *files, struct qd_file *file,
 	return !*err && bid_matches(file, bid, bid_size);
 }
 
+/* The build-id cache's file for @bid (perf's layouts: .build-id/xx/yyyy/elf
+ * or vdso, or the older .build-id/xx/yyyy itself) under --buildid-dir
+ * or ~/.debug; NULL with *@none when there is no cache to look in (no
+ * directory given, HOME unset), or on out of memory. */
+static char *cache_candidate(const struct qd_files *files, const uint8_t *bid,
+			     size_t bid_size, bool *none)
+{
+	char hex[41], *dir, sub[64];
+	const char *base = files->buildid_dir, *h = getenv("HOME");
+	char *home = NULL;
+
+	*none = !base && !h;
+	if (*none)
+		return NULL;
+	if (!base) {
+		home = path_join(h, ".debug");
+		if (!home)
+			return NULL;
+		base = home;
+	}
+	bid_hex(bid, bid_size, hex);
+	snprintf(sub, sizeof(sub), ".build-id/%.2s/%s/elf", hex, hex + 2);
+	dir = path_join(base, sub);
+	if (dir && access(dir, R_OK)) {
+		/* perf's [vdso] entries: .build-id/xx/yyyy/vdso */
+		strcpy(sub + strlen(sub) - 3, "vdso");
+		free(dir);
+		dir = path_join(base, sub);
+	}
+	if (dir && access(dir, R_OK)) {
+		/* older layout: .build-id/xx/yyyy is the file */
+		sub[strlen(sub) - 5] = '\0';
+		free(dir);
+		dir = path_join(base, sub);
+	}
+	free(home);
+	return dir;
+}
+
+/* Find @file: its recorded path (under the sysroot), then by its build-id
+ * in the build-id cache and through debuginfod.  0 (found or not:
+ * file->found says), or -ENOMEM. */
 static int file_locate(struct qd_files *files, struct qd_file *file,
 		       const uint8_t *bid, size_t bid_size, bool raw)
 {
 	char *cand;
+	bool none;
 	int err, ok;
 
 	ok = try_candidate(files, file, first_candidate(files, file), bid,
@@ -518,38 +561,9 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 	file->err = err ? err : -QPT_E_MISMATCH;
 	file->reason = err ? missing_reason(err) : "build-id mismatch";
 	if (bid_size) {
-		char hex[41], *dir, sub[64];
-		const char *base = files->buildid_dir;
-		char *home = NULL;
-
-		if (!base) {
-			const char *h = getenv("HOME");
-
-			if (!h)
-				goto missing;
-			home = path_join(h, ".debug");
-			if (!home)
-				return -ENOMEM;
-			base = home;
-		}
-		bid_hex(bid, bid_size, hex);
-		snprintf(sub, sizeof(sub), ".build-id/%.2s/%s/elf", hex,
-			 hex + 2);
-		dir = path_join(base, sub);
-		if (dir && access(dir, R_OK)) {
-			/* perf's [vdso] entries: .build-id/xx/yyyy/vdso */
-			strcpy(sub + strlen(sub) - 3, "vdso");
-			free(dir);
-			dir = path_join(base, sub);
-		}
-		if (dir && access(dir, R_OK)) {
-			/* older layout: .build-id/xx/yyyy is the file */
-			sub[strlen(sub) - 5] = '\0';
-			free(dir);
-			dir = path_join(base, sub);
-		}
-		free(home);
-		ok = try_candidate(files, file, dir, bid, bid_size, raw, &err);
+		cand = cache_candidate(files, bid, bid_size, &none);
+		ok = none ? 0 : try_candidate(files, file, cand, bid, bid_size,
+					      raw, &err);
 		if (ok)
 			return ok < 0 ? ok : 0;
 		if (strcmp(file->path, "[vdso]")) {
@@ -563,7 +577,6 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 				return ok < 0 ? ok : 0;
 		}
 	}
-missing:
 	unmap(file);
 	free(file->found);
 	file->found = NULL;

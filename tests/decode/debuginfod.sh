@@ -54,4 +54,9 @@ cmp -s "$tmp/want" "$tmp/got1" ||
 rm -rf "$tmp/cache"/*
 decode --debuginfod="$url" 2>"$tmp/err" | insn_ips >"$tmp/got2"
 cmp -s "$tmp/want" "$tmp/got2" || fail "with --debuginfod=URL: $(cat "$tmp/err")"
+# no HOME (no build-id cache to look in): debuginfod still asked
+rm -rf "$tmp/cache"/*
+env -u HOME DEBUGINFOD_URLS=$url "$QPT" decode --no-asm --no-sym \
+	-i "$tmp/rec.data" 2>"$tmp/err" | insn_ips >"$tmp/got3"
+cmp -s "$tmp/want" "$tmp/got3" || fail "without HOME: $(cat "$tmp/err")"
 echo "ok: $(wc -l <"$tmp/want") instructions, the program from debuginfod"
