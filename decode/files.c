@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Files behind mappings: found under the sysroot by recorded path or in the
- * build-id cache, read once with libelf for executable segments, build-id
- * and function symbols.  A file that is not ELF is a raw memory image.
+ * Files behind mappings: found inside the sysroot by recorded path (as if
+ * it were the root directory: decode/root.c) or in the build-id cache, read
+ * once with libelf for executable segments, build-id and function symbols.
+ * A file that is not ELF is a raw memory image.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,27 +29,7 @@ static char *path_join(const char *dir, const char *path)
 	return s;
 }
 
-/*
- * Open @path read-only as a regular file: -errno, or -QPT_E_UNSUPPORTED for
- * anything else (a FIFO, device or directory).  O_NONBLOCK: opening a FIFO
- * must not wait for a writer that never comes; reads of regular files
- * ignore it.
- */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -QPT_E_UNSUPPORTED;
-	}
-	return fd;
-}
-
-/* Why a file that open_regular() failed with @err is missing. */
+/* Why a file that qpt_sysroot_open() failed with @err is missing. */
 static const char *missing_reason(int err)
 {
 	switch (err) {
@@ -299,7 +280,7 @@ static void bid_hex(const uint8_t *bid, size_t n, char *out)
 static int load_debug_symtab(const struct qd_files *files,
 			     struct qd_file *file, struct symbuf *sb)
 {
-	char hex[2 * sizeof(file->build_id) + 1], sub[128], *path;
+	char hex[2 * sizeof(file->build_id) + 1], sub[128];
 	Elf_Scn *scn = NULL;
 	Elf *elf;
 	int fd, ret = 0;
@@ -309,11 +290,9 @@ static int load_debug_symtab(const struct qd_files *files,
 	bid_hex(file->build_id, file->build_id_size, hex);
 	snprintf(sub, sizeof(sub), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 hex, hex + 2);
-	path = files->sysroot ? path_join(files->sysroot, sub) : strdup(sub);
-	if (!path)
-		return -ENOMEM;
-	fd = open_regular(path);
-	free(path);
+	fd = qpt_sysroot_open(files->sysroot, sub, NULL);
+	if (fd == -ENOMEM)
+		return fd;
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -419,19 +398,22 @@ static void unmap(struct qd_file *file)
 	file->data = NULL;
 }
 
-/* Open the file and read what we need; 0 when opened, -errno otherwise. */
+/* Open @cand (inside @root when given) and read what we need; 0 when
+ * opened, -errno otherwise. */
 static int file_open(const struct qd_files *files, struct qd_file *file,
-		     const char *cand, bool raw)
+		     const char *root, const char *cand, bool raw)
 {
 	struct stat st;
+	char *found;
 	int fd, err;
 
-	fd = open_regular(cand);
+	fd = qpt_sysroot_open(root, cand, &found);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st)) {
 		err = -errno;
 		close(fd);
+		free(found);
 		return err;
 	}
 	free(file->found);
@@ -445,7 +427,7 @@ static int file_open(const struct qd_files *files, struct qd_file *file,
 	file->nr_segs = file->nr_syms = 0;
 	file->build_id_size = 0;
 	file->is_elf = false;
-	file->found = strdup(cand);
+	file->found = found;
 	file->size = (uint64_t)st.st_size;
 	err = file->found ? 0 : -ENOMEM;
 	if (!err && st.st_size) {
@@ -476,29 +458,32 @@ static bool bid_matches(const struct qd_file *file, const uint8_t *bid,
 
 /* Where to look first for @file: the vDSO's bytes that qpt record
  * --emulate keeps beside the recording (FILE.vdso), else the recorded
- * path (under the sysroot). */
+ * path (inside the sysroot: *@root). */
 static char *first_candidate(const struct qd_files *files,
-			     const struct qd_file *file)
+			     const struct qd_file *file, const char **root)
 {
 	char *cand;
 
-	if (strcmp(file->path, "[vdso]") || !files->data_path)
-		return files->sysroot ? path_join(files->sysroot, file->path)
-				      : strdup(file->path);
+	*root = NULL;
+	if (strcmp(file->path, "[vdso]") || !files->data_path) {
+		*root = files->sysroot;
+		return strdup(file->path);
+	}
 	if (asprintf(&cand, "%s.vdso", files->data_path) < 0)
 		return NULL;
 	return cand;
 }
 
-/* Open @cand (freed here; NULL: out of memory) as @file: 1 when it opens
- * and its build-id matches, 0 when not (*@err: why), or -ENOMEM. */
+/* Open @cand (inside @root when given; freed here, NULL: out of memory)
+ * as @file: 1 when it opens and its build-id matches, 0 when not (*@err:
+ * why), or -ENOMEM. */
 static int try_candidate(const struct qd_files *files, struct qd_file *file,
-			 char *cand, const uint8_t *bid, size_t bid_size,
-			 bool raw, int *err)
+			 const char *root, char *cand, const uint8_t *bid,
+			 size_t bid_size, bool raw, int *err)
 {
 	if (!cand)
 		return -ENOMEM;
-	*err = file_open(files, file, cand, raw);
+	*err = file_open(files, file, root, cand, raw);
 	free(cand);
 	if (*err == -ENOMEM)
 		return -ENOMEM;
@@ -544,26 +529,29 @@ static char *cache_candidate(const struct qd_files *files, const uint8_t *bid,
 	return dir;
 }
 
-/* Find @file: its recorded path (under the sysroot), then by its build-id
+/* Find @file: its recorded path (inside the sysroot), then by its build-id
  * in the build-id cache and through debuginfod.  0 (found or not:
  * file->found says), or -ENOMEM. */
 static int file_locate(struct qd_files *files, struct qd_file *file,
 		       const uint8_t *bid, size_t bid_size, bool raw)
 {
+	const char *root;
 	char *cand;
 	bool none;
 	int err, ok;
 
-	ok = try_candidate(files, file, first_candidate(files, file), bid,
-			   bid_size, raw, &err);
+	cand = first_candidate(files, file, &root);
+	ok = try_candidate(files, file, root, cand, bid, bid_size, raw, &err);
 	if (ok)
 		return ok < 0 ? ok : 0;
 	file->err = err ? err : -QPT_E_MISMATCH;
 	file->reason = err ? missing_reason(err) : "build-id mismatch";
+	if (bid_size > 20)
+		bid_size = 20; /* as every reader bounds it: hex[41] */
 	if (bid_size) {
 		cand = cache_candidate(files, bid, bid_size, &none);
-		ok = none ? 0 : try_candidate(files, file, cand, bid, bid_size,
-					      raw, &err);
+		ok = none ? 0 : try_candidate(files, file, NULL, cand, bid,
+					      bid_size, raw, &err);
 		if (ok)
 			return ok < 0 ? ok : 0;
 		if (strcmp(file->path, "[vdso]")) {
@@ -571,7 +559,7 @@ static int file_locate(struct qd_files *files, struct qd_file *file,
 			if (err == -ENOMEM)
 				return err;
 			ok = err ? 0
-				 : try_candidate(files, file, cand, bid,
+				 : try_candidate(files, file, NULL, cand, bid,
 						 bid_size, raw, &err);
 			if (ok)
 				return ok < 0 ? ok : 0;

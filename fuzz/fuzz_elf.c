@@ -55,18 +55,20 @@ static void load(const uint8_t *data, size_t size)
 {
 	struct qd_files files = {0};
 	struct qd_file *file;
-	char path[64], name[16];
+	char path[64];
 	int fd;
 
-	files.sysroot = "/proc/self/fd"; /* the memfd, and nothing else */
+	/* the memfd by its /proc name, with no sysroot: a sysroot is a
+	 * root directory, where /proc's links to the memfd lead nowhere;
+	 * no build-id cache there (a separate debug file of /usr/lib/debug
+	 * only for an input with a host file's build-id) */
 	files.buildid_dir = "/proc/self/fd";
 	fd = fz_memfd(data, size, path, sizeof(path));
 	if (fd < 0)
 		return;
-	snprintf(name, sizeof(name), "/%d", fd);
 	/* with the input's last 20 bytes as the recorded build-id: most
 	 * mismatch, and the file is then looked up in the build-id cache */
-	file = qd_files_get(&files, name, size >= 20 ? data + size - 20 : NULL,
+	file = qd_files_get(&files, path, size >= 20 ? data + size - 20 : NULL,
 			    size & 1 ? 20 : 0, false);
 	if (file && file->found)
 		use_file(file);

@@ -67,8 +67,9 @@ struct qpt_decoder_opts {
 	qpt_log_fn log;	 /* optional; warnings about images */
 	void *log_ctx;
 	unsigned want;	 /* enum qpt_decode_want bits */
-	/* Recorded paths are looked up under this directory (perf --symfs);
-	 * NULL: as recorded. Borrowed for the decoder's life. */
+	/* Recorded paths are looked up under this directory (perf --symfs)
+	 * as if it were the root directory (qpt_sysroot_open); NULL: as
+	 * recorded. Borrowed for the decoder's life. */
 	const char *sysroot;
 	/* The build-id cache (default: $HOME/.debug); borrowed. */
 	const char *buildid_dir;
@@ -97,6 +98,18 @@ static inline void qpt_decoder_opts_init(struct qpt_decoder_opts *opts)
  * (no parameters, no Rust hash), in memory the caller frees; NULL when it
  * is not a mangled name (or on -ENOMEM). */
 QPT_API char *qpt_demangle(const char *name);
+
+/*
+ * Open @path, a file a recording names, read-only as the decoder opens it:
+ * inside @sysroot when given, resolved as if @sysroot were the root
+ * directory ("..", absolute symlinks and symlink loops never lead out of
+ * it, as in a chroot), else as it is.  Returns the descriptor, -errno, or
+ * -QPT_E_UNSUPPORTED when it is not a regular file (a FIFO is not waited
+ * on); *@found (optional, malloc'd, NULL on failure) is the file's path on
+ * the host, free of symlinks inside @sysroot.
+ */
+QPT_API int qpt_sysroot_open(const char *sysroot, const char *path,
+			     char **found);
 
 /*
  * Create a decoder.  @opts may be NULL for defaults.  Returns 0, -ENOMEM,

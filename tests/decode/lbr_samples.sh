@@ -11,10 +11,11 @@ D=$TRACES/lbr-callstack-perfparser
 [ -d "$D" ] || { echo "skip: no $D"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# the recorded path of the binary, under a sysroot
+# the recorded path of the binary, under a sysroot (a copy: the sysroot
+# resolves as if it were /, where a symlink to $D would lead nowhere)
 p=home/dknysh/kdab-disasm-fraames/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc
 mkdir -p "$tmp/root/$p"
-ln -s "$D/vector_static_gcc_v9.1.0" "$tmp/root/$p/"
+cp "$D/vector_static_gcc_v9.1.0" "$tmp/root/$p/"
 here=$(dirname "$0")
 
 zcat "$D/expected/perf-script.txt.gz" >"$tmp/perf.txt"
