@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/crash_syms.h"
 #include "qpt/decode.h"
@@ -22,12 +23,20 @@ struct demangled {
 	struct demangled *next;
 };
 
+/* A file reported, at its load bias. */
+struct reported {
+	char *path;
+	uint64_t bias;
+	struct reported *next;
+};
+
 struct crash_syms {
 	Dwfl *dwfl;
 	bool reporting;
 	const char *sysroot;
 	bool demangle;
 	struct demangled *names;
+	struct reported *files;
 };
 
 /* @raw as the decoder names it: demangled unless asked not to. */
@@ -80,24 +89,57 @@ struct crash_syms *crash_syms_new(const char *sysroot, bool demangle)
 	return s;
 }
 
+/* Whether @path was reported at @bias; if not, it is from now on (false
+ * too when out of memory: then it is not reported). */
+static bool was_reported(struct crash_syms *s, const char *path,
+			 uint64_t bias)
+{
+	struct reported *r;
+
+	for (r = s->files; r; r = r->next)
+		if (r->bias == bias && !strcmp(r->path, path))
+			return true;
+	r = malloc(sizeof(*r));
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		return true;
+	}
+	r->bias = bias;
+	r->next = s->files;
+	s->files = r;
+	return false;
+}
+
+/*
+ * The file opened as the decoder opens it (qpt_sysroot_open: a recorded
+ * name never leads out of the sysroot, a FIFO is not waited on), libdwfl
+ * given the descriptor and the file's own path (where it looks for a
+ * .gnu_debuglink file).  One module per file and bias: reported again,
+ * libdwfl would see another descriptor as an overlap.
+ */
 void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 		    int32_t pid)
 {
 	struct qpt_mmap_event m;
-	char path[4096], file[4096 + 256];
+	char path[4096], *found;
+	int fd;
 
 	if (!s || !s->reporting || qpt_mmap_parse(rec, &m) || m.pid != pid ||
 	    !m.exec || m.filename_len >= sizeof(path) || m.filename[0] != '/')
 		return;
 	memcpy(path, m.filename, m.filename_len);
 	path[m.filename_len] = '\0';
-	if ((size_t)snprintf(file, sizeof(file), "%s%s",
-			     s->sysroot ? s->sysroot : "", path) >= sizeof(file))
+	if (was_reported(s, path, m.start - m.pgoff))
 		return;
-	/* one module per file: a file already reported is kept */
-	if (dwfl_report_elf(s->dwfl, path, file, -1, m.start - m.pgoff, false))
-		return;
-	dwfl_errno(); /* a file that cannot be read: no symbols there */
+	fd = qpt_sysroot_open(s->sysroot, path, &found);
+	if (fd < 0)
+		return; /* a file that cannot be read: no symbols there */
+	if (!dwfl_report_elf(s->dwfl, path, found, fd, m.start - m.pgoff,
+			     false)) {
+		dwfl_errno();
+		close(fd); /* libdwfl takes it only on success */
+	}
+	free(found);
 }
 
 static Dwfl_Module *module(struct crash_syms *s, uint64_t ip)
@@ -199,10 +241,17 @@ void crash_syms_free(struct crash_syms *s)
 
 	if (!s)
 		return;
+	struct reported *r, *rn;
+
 	for (d = s->names; d; d = n) {
 		n = d->next;
 		free(d->name);
 		free(d);
+	}
+	for (r = s->files; r; r = rn) {
+		rn = r->next;
+		free(r->path);
+		free(r);
 	}
 	dwfl_end(s->dwfl);
 	free(s);

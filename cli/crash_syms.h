@@ -14,7 +14,8 @@
 struct qpt_record;
 struct crash_syms;
 
-/* Recorded paths are read under @sysroot (NULL: as recorded; borrowed);
+/* Recorded paths are read inside @sysroot as the decoder reads them
+ * (qpt_sysroot_open; NULL: as recorded; borrowed);
  * names demangled when @demangle (qpt_demangle, as the decoder's).
  * Returns NULL on allocation failure (then there are no lookups). */
 struct crash_syms *crash_syms_new(const char *sysroot, bool demangle);

@@ -4,8 +4,10 @@
 # its program and the libraries it mapped are moved under a scratch root
 # at their recorded paths: qpt decode --symfs gives perf script --symfs's
 # instructions (tid, ip), qpt crash --symfs names the frames of the
-# source's marked lines (without it, the moved program has no names);
-# each subcommand that reads binaries lists --symfs beside --sysroot.
+# source's marked lines (without it, the moved program has no names, nor
+# with the program an absolute symlink out of the root: it resolves
+# inside; a FIFO in its place is not waited on); each subcommand that
+# reads binaries lists --symfs beside --sysroot.
 . "$QPT_SRC/tests/shell/lib.sh"
 . "$QPT_SRC/tests/shell/qpt_insns.sh"
 need perf c++ ldd
@@ -46,5 +48,18 @@ grep -Eq '^trace window: [1-9][0-9]* instructions' crash.txt ||
 	bad "qpt crash --symfs: $(grep '^trace window' crash.txt)"
 "$QPT" crash -i crash.data >plain.txt
 ! grep -q 'lookup+' plain.txt || bad "qpt crash without --symfs: names lookup"
+# the recorded program an absolute symlink to itself outside the root:
+# inside the root the link leads inside (as in a chroot), where there is
+# nothing, so qpt crash --symfs names the frames no more than without it
+r=$(readlink -f bin)/demo_crash
+rm "root$r" && ln -s "$tmp/bin/demo_crash.away" "root$r" || exit 1
+"$QPT" crash -i crash.data --symfs "$tmp/root" >escape.txt
+! grep -q 'lookup+' escape.txt ||
+	bad "qpt crash --symfs: followed an absolute symlink out of the root"
+# a FIFO there: read as no file, never waited on (ctest's TIMEOUT guards)
+rm "root$r" && mkfifo "root$r" || exit 1
+"$QPT" crash -i crash.data --symfs "$tmp/root" >fifo.txt ||
+	bad "qpt crash --symfs with a FIFO for the program: exit $?"
+! grep -q 'lookup+' fifo.txt || bad "qpt crash --symfs: a FIFO names lookup"
 checked=$((checked + 1))
 finish
