@@ -549,9 +549,15 @@ int qpt_writer_write(struct qpt_writer *w, const void *record)
 	err = ensure_prologue(w);
 	if (err)
 		return err;
-	if (w->z)
+	if (w->z && h.type < QPT_RECORD_HEADER_ATTR)
 		return qpt_wzstd_add(w, record, h.size);
-	return qpt_writer_emit(w, record, h.size);
+	/* perf's own types (AUXTRACE_INFO, TIME_CONV, FINISHED_ROUND, ...)
+	 * stay out of COMPRESSED records, behind what is queued, as perf
+	 * record writes them: perf inject passes COMPRESSED records on
+	 * unread, and without the AUXTRACE_INFO it has no trace to decode */
+	if (w->z)
+		err = qpt_wzstd_flush(w);
+	return err ? err : qpt_writer_emit(w, record, h.size);
 }
 
 static int index_add(struct qpt_writer *w, uint64_t off)

@@ -166,9 +166,11 @@ QPT_API int qpt_mmap2_build(const struct qpt_mmap_event *m, uint16_t misc,
  * Write one record (header.size bytes at @record, host order).  Neither
  * AUXTRACE (use qpt_writer_write_auxtrace) nor HEADER_ATTR/feature records
  * (the writer makes those), nor COMPRESSED (-QPT_E_INVAL).  The first
- * record writes the attrs.  With compression the record is queued and goes
- * out in a COMPRESSED record at the latest at the next AUXTRACE record,
- * flush or close.  Returns 0, -QPT_E_INVAL, -QPT_E_STATE after close, or
+ * record writes the attrs.  With compression a kernel record (type < 64)
+ * is queued and goes out in a COMPRESSED record at the latest at the next
+ * record of perf's own types, AUXTRACE record, flush or close; perf's own
+ * types (AUXTRACE_INFO, TIME_CONV, FINISHED_ROUND, ...) are not
+ * compressed, as perf record writes them.  Returns 0, -QPT_E_INVAL, -QPT_E_STATE after close, or
  * -errno (an output failure, which every later call returns too).
  */
 QPT_API int qpt_writer_write(struct qpt_writer *writer, const void *record);

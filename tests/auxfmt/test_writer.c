@@ -510,7 +510,7 @@ static void test_compressed(void **state)
 	/* a record that does not compress and is bigger than a batch */
 	big = want + wlen;
 	bh = (void *)big;
-	bh->type = PERF_RECORD_MAX + 200; /* unknown to perf: opaque */
+	bh->type = 63; /* a kernel type unknown to perf: opaque */
 	bh->misc = 0;
 	bh->size = 65535;
 	for (i = 8, x = 88172645463325252ULL; i < bh->size; i++) {
@@ -578,6 +578,40 @@ static void test_compressed_keeps_aux_apart(void **state)
 	memcpy(&h, f->buf + p, sizeof(h));
 	assert_int_equal(h.type, QPT_RECORD_COMPRESSED);
 	assert_int_equal(p + h.size, u64_at(f, 40) + u64_at(f, 48));
+}
+
+/* perf's own types (AUXTRACE_INFO, FINISHED_ROUND) stay out of COMPRESSED
+ * records, behind what was queued, as perf record writes them: perf
+ * inject passes COMPRESSED records on unread. */
+static void test_compressed_keeps_perf_types_apart(void **state)
+{
+	static const uint32_t want[] = {
+	    QPT_RECORD_COMPRESSED, QPT_RECORD_AUXTRACE_INFO,
+	    QPT_RECORD_FINISHED_ROUND, QPT_RECORD_COMPRESSED};
+	struct fixture *f = *state;
+	struct qpt_writer *w = open_writer(f->path, false, 1);
+	struct perf_event_header info[4] = {{QPT_RECORD_AUXTRACE_INFO, 0, 32}};
+	struct perf_event_header round = {QPT_RECORD_FINISHED_ROUND, 0, 8};
+	struct perf_event_header h;
+	struct sample_rec s;
+	uint64_t p;
+	size_t i;
+
+	make_sample(&s, 0);
+	assert_int_equal(qpt_writer_write(w, &s), 0);
+	assert_int_equal(qpt_writer_write(w, info), 0);
+	assert_int_equal(qpt_writer_write(w, &round), 0);
+	assert_int_equal(qpt_writer_write(w, &s), 0);
+	assert_int_equal(qpt_writer_close(w), 0);
+	qpt_writer_free(w);
+	slurp(f);
+	p = u64_at(f, 40);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		memcpy(&h, f->buf + p, sizeof(h));
+		assert_int_equal(h.type, want[i]);
+		p += h.size;
+	}
+	assert_int_equal(p, u64_at(f, 40) + u64_at(f, 48));
 }
 
 static void write_samples(struct qpt_writer *w, uint64_t from, uint64_t to)
@@ -848,6 +882,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_opts_size, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_compressed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_compressed_keeps_aux_apart,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_compressed_keeps_perf_types_apart,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_interrupted_gap, setup,
 					    teardown),
