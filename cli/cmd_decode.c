@@ -89,9 +89,11 @@ static struct ring *ring_for(struct printer *o, int32_t tid)
 	r->count = 0;
 	r->items = calloc(o->last, sizeof(*r->items));
 	r->msgs = calloc(o->last, sizeof(*r->msgs));
-	if (!r->items || !r->msgs) {
+	r->depths = calloc(o->last, sizeof(*r->depths));
+	if (!r->items || !r->msgs || !r->depths) {
 		free(r->items);
 		free(r->msgs);
+		free(r->depths);
 		return NULL;
 	}
 	o->nr_rings++;
@@ -111,6 +113,7 @@ static int ring_push(struct printer *o, const struct qpt_item *it)
 	free(r->msgs[k]);
 	r->msgs[k] = NULL;
 	r->items[k] = *it;
+	r->depths[k] = o->call_depth;
 	if (it->msg) {
 		r->msgs[k] = strdup(it->msg);
 		if (!r->msgs[k])
@@ -162,6 +165,13 @@ static __attribute__((noinline)) int on_other(struct printer *o,
 	if (o->period && it->type == QPT_ITEM_INSN &&
 	    (due = sampled(o, it)) <= 0)
 		return due;
+	if (o->mode == MODE_CALLS && it->type == QPT_ITEM_BRANCH) {
+		if (decode_call_depth(o, it))
+			return -ENOMEM;
+		/* a jump prints nothing, nor takes --last's room */
+		if (!decode_is_call(it))
+			return 0;
+	}
 	if (!keep(o, it))
 		return 0;
 	if (o->last)
@@ -191,12 +201,15 @@ static void flush_rings(struct printer *o)
 		uint64_t n = r->count < o->last ? r->count : o->last;
 		uint64_t k;
 
-		for (k = r->count - n; k < r->count; k++)
+		for (k = r->count - n; k < r->count; k++) {
+			o->call_depth = r->depths[k % o->last];
 			print_item(o, &r->items[k % o->last]);
+		}
 		for (k = 0; k < n; k++)
 			free(r->msgs[k]);
 		free(r->msgs);
 		free(r->items);
+		free(r->depths);
 	}
 	free(o->rings);
 	o->rings = NULL;
@@ -836,6 +849,7 @@ out:
 		free(a.images[i]);
 	free(o->rings);
 	free(o->samplers);
+	free(o->depths);
 	free(mem);
 	return rc;
 }

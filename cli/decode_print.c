@@ -7,8 +7,10 @@
  * is formatted in the writer's buffer, with addresses, symbol lengths and
  * instruction texts remembered too.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -530,25 +532,90 @@ static void text_call(struct printer *o, const struct qpt_item *it,
 	out_lit(&o->w, ")\n");
 }
 
+/* 1 for a call (entry), -1 for a return (exit), 0 for another item */
+static int call_dir(const struct qpt_item *it)
+{
+	if (it->type != QPT_ITEM_BRANCH)
+		return 0;
+	switch (it->kind) {
+	case QPT_BR_CALL:
+	case QPT_BR_IND_CALL:
+	case QPT_BR_SYSCALL:
+	case QPT_BR_INT:
+		return 1;
+	case QPT_BR_RET:
+	case QPT_BR_SYSRET:
+	case QPT_BR_IRET:
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+bool decode_is_call(const struct qpt_item *it)
+{
+	return call_dir(it) != 0;
+}
+
+/* The depth of thread @tid, found by bisection or added at 0. */
+static struct thread_depth *thread_depth(struct printer *o, int32_t tid)
+{
+	size_t lo = 0, hi = o->nr_depths, mid;
+	struct thread_depth *t;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (o->depths[mid].tid == tid)
+			return &o->depths[mid];
+		if (o->depths[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (o->nr_depths == o->cap_depths) {
+		size_t cap = o->cap_depths ? 2 * o->cap_depths : 16;
+
+		t = realloc(o->depths, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		o->depths = t;
+		o->cap_depths = cap;
+	}
+	t = &o->depths[lo];
+	memmove(t + 1, t, (o->nr_depths - lo) * sizeof(*t));
+	o->nr_depths++;
+	*t = (struct thread_depth){tid, 0};
+	return t;
+}
+
+int decode_call_depth(struct printer *o, const struct qpt_item *it)
+{
+	int dir = call_dir(it);
+	struct thread_depth *t;
+
+	if (!dir)
+		return 0;
+	t = thread_depth(o, it->tid);
+	if (!t)
+		return -ENOMEM;
+	if (dir < 0 && t->depth > 0)
+		t->depth--;
+	o->call_depth = t->depth;
+	if (dir > 0)
+		t->depth++;
+	return 0;
+}
+
 static void print_call(struct printer *o, const struct qpt_item *it)
 {
-	bool entry = it->kind == QPT_BR_CALL || it->kind == QPT_BR_IND_CALL ||
-		     it->kind == QPT_BR_SYSCALL || it->kind == QPT_BR_INT;
-	bool exit = it->kind == QPT_BR_RET || it->kind == QPT_BR_SYSRET ||
-		    it->kind == QPT_BR_IRET;
-	int d;
+	int dir = call_dir(it);
 
-	if (!entry && !exit)
+	if (!dir)
 		return;
-	if (exit && o->depth > 0)
-		o->depth--;
-	d = o->depth;
-	if (entry)
-		o->depth++;
 	if (o->json)
-		json_call(o, it, entry, d);
+		json_call(o, it, dir > 0, o->call_depth);
 	else
-		text_call(o, it, entry, d);
+		text_call(o, it, dir > 0, o->call_depth);
 }
 
 static void json_event(struct printer *o, const struct qpt_item *it)

@@ -23,7 +23,14 @@ struct ring {
 	int32_t tid;
 	struct qpt_item *items;
 	char **msgs;	/* the items' messages, owned (msg is borrowed) */
+	int *depths;	/* --calls: the items' call depths */
 	uint64_t count; /* items ever pushed */
+};
+
+/* --calls: a thread's call depth so far */
+struct thread_depth {
+	int32_t tid;
+	int depth;
 };
 
 /* Symbol names seen lately, by address: their length and whether they
@@ -88,8 +95,11 @@ struct printer {
 	uint64_t last;
 	struct ring *rings;
 	size_t nr_rings;
-	/* --calls */
-	int depth;
+	/* --calls: each thread's depth (sorted by tid), and the depth of
+	 * the call or return printed next */
+	struct thread_depth *depths;
+	size_t nr_depths, cap_depths;
+	int call_depth;
 	struct {
 		const char *s;
 		size_t len;
@@ -122,8 +132,17 @@ struct printer {
 /* Prepare the writer (standard output) and the tables the printers use
  * (once, after the options). */
 void decode_print_init(struct printer *o);
-/* Print one item in the form o->mode and o->json choose; a write error
- * is kept in o->w.err. */
+/*
+ * --calls: the call depth of @it, a call or return of its thread, counted
+ * over every item of the thread, printed or not (--sym, --time and --last
+ * leave out lines, never depth), into o->call_depth for print_item.
+ * Other items change nothing.  Returns 0 or -ENOMEM.
+ */
+int decode_call_depth(struct printer *o, const struct qpt_item *it);
+/* Whether @it is a call or a return (a line of --calls). */
+bool decode_is_call(const struct qpt_item *it);
+/* Print one item in the form o->mode and o->json choose (a call or return
+ * at o->call_depth); a write error is kept in o->w.err. */
 void print_item(struct printer *o, const struct qpt_item *it);
 /* Print one instruction (the unfiltered fast path). */
 void print_insn(struct printer *o, const struct qpt_item *it);

@@ -103,7 +103,7 @@ static const char *print_at(struct bench *b, const struct qpt_item *it,
 	else
 		out_init(&o->w, b->fd, json, b->buf, CAP);
 	o->json = json;
-	o->depth = 0;
+	o->call_depth = 0;
 	if (!keep)
 		cold(o, it->ip);
 	for (; fill > 0; fill--)
