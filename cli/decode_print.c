@@ -276,6 +276,23 @@ static struct line_ent *line_at(struct printer *o, uint64_t ip)
 	return &o->lines[ip & (LINE_SETS - 1)];
 }
 
+/* --srcline: perf script's "  FILE:LINE" line (the file as the line table
+ * names it, where perf shows its base name), or the JSON "srcline"
+ * member; nothing where the line is unknown. */
+static void put_srcline(struct printer *o, const struct qpt_item *it)
+{
+	if (!it->srcfile)
+		return;
+	if (o->json) {
+		out_key(&o->w, "srcline");
+		out_val_srcline(&o->w, it->srcfile, it->srcline);
+		return;
+	}
+	out_lit(&o->w, "  ");
+	out_val_srcline(&o->w, it->srcfile, it->srcline);
+	out_char(&o->w, '\n');
+}
+
 /* Not inlined: print_insn's text path stays lean. */
 static __attribute__((noinline)) void
 json_insn(struct printer *o, const struct qpt_item *it)
@@ -299,6 +316,8 @@ json_insn(struct printer *o, const struct qpt_item *it)
 		if (len)
 			out_kv_str(&o->w, "asm", s, len);
 	}
+	if (o->srcline)
+		put_srcline(o, it);
 	out_end(&o->w);
 }
 
@@ -387,8 +406,10 @@ void print_insn(struct printer *o, const struct qpt_item *it)
 	}
 	pfx = pfx_known(o, it);
 	e = line_find(o, it);
-	if (pfx < 0 || !e) {
+	if (pfx < 0 || !e || o->srcline) {
 		text_insn(o, it);
+		if (o->srcline)
+			put_srcline(o, it);
 		return;
 	}
 	/* the whole of o->pfx, and e->s in 16-byte pieces: copies of
@@ -432,6 +453,8 @@ static void json_branch(struct printer *o, const struct qpt_item *it)
 	if (it->to_sym)
 		put_json_sym(o, "to_sym", it->to_sym, it->to_symoff);
 	json_common(o, it);
+	if (o->srcline)
+		put_srcline(o, it);
 	out_end(&o->w);
 }
 
@@ -457,6 +480,8 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 		put_sym(o, it->to_sym, it->to_symoff);
 	}
 	out_char(&o->w, '\n');
+	if (o->srcline)
+		put_srcline(o, it);
 }
 
 /* perf script's flags column, "  %-23s", for every kind and reason. */
