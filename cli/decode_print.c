@@ -278,19 +278,22 @@ static struct line_ent *line_at(struct printer *o, uint64_t ip)
 
 /* --srcline: perf script's "  FILE:LINE" line (the file as the line table
  * names it, where perf shows its base name), or the JSON "srcline"
- * member; nothing where the line is unknown. */
+ * member (out_val_srcline's form); nothing where the line is unknown.
+ * The file's escaping is remembered as a symbol's is (put_name). */
 static void put_srcline(struct printer *o, const struct qpt_item *it)
 {
 	if (!it->srcfile)
 		return;
 	if (o->json) {
 		out_key(&o->w, "srcline");
-		out_val_srcline(&o->w, it->srcfile, it->srcline);
-		return;
+		out_char(&o->w, '"');
+	} else {
+		out_lit(&o->w, "  ");
 	}
-	out_lit(&o->w, "  ");
-	out_val_srcline(&o->w, it->srcfile, it->srcline);
-	out_char(&o->w, '\n');
+	put_name(o, it->srcfile);
+	out_char(&o->w, ':');
+	out_dec(&o->w, it->srcline);
+	out_char(&o->w, o->json ? '"' : '\n');
 }
 
 /* Not inlined: print_insn's text path stays lean. */

@@ -34,6 +34,8 @@ struct qd_lines {
 	int fd;
 	struct qd_line *rows; /* sorted by addr, then seq */
 	size_t nr, cap;
+	size_t last; /* the row of the last lookup: the next is often it
+		      * or the one after it */
 };
 
 /* By address; at one address an end of sequence first (the next
@@ -239,8 +241,12 @@ int qd_file_srcline(struct qd_file *file, uint64_t addr, const char **src,
 	t = lines_of(file, &err);
 	if (!t)
 		return err;
-	/* the last row at or before @addr */
+	/* the last row at or before @addr: a is the first after it */
 	b = t->nr;
+	if (t->last + 2 < t->nr && t->rows[t->last].addr <= addr &&
+	    addr < t->rows[t->last + 2].addr)
+		a = b = addr < t->rows[t->last + 1].addr ? t->last + 1
+							 : t->last + 2;
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
 
@@ -249,6 +255,8 @@ int qd_file_srcline(struct qd_file *file, uint64_t addr, const char **src,
 		else
 			b = mid;
 	}
+	if (a)
+		t->last = a - 1;
 	if (!a || !t->rows[a - 1].file || a == t->nr)
 		return 0;
 	*src = t->rows[a - 1].file;

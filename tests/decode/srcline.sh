@@ -72,6 +72,12 @@ fi
 awk '$4 != "-" { known++ }
      END { printf "%d instructions compared with perf, %d with a line\n", NR, known }' "$tmp/both"
 echo "$(wc -l <"$tmp/names") file names judged by llvm-symbolizer"
+# the text form: perf's "  FILE:LINE" line after the instruction's
+"$QPT" decode --insn --srcline --no-asm -i "$tmp/rec.data" |
+	awk '/ insn: / { if (ip != "") print ip, "-"; ip = $3; next }
+	     /^  [^ ]/ { print ip, $1; ip = "" }
+	     END { if (ip != "") print ip, "-" }' | cmp -s - "$tmp/qpt" ||
+	fail "the text form's lines differ from the JSON's"
 # addr2line: each address of the program that ran
 # (linked at 0x400000, its code in the next pages)
 grep '^40[0-9a-f]\{4\} ' "$tmp/qpt" | sort -u >"$tmp/prog"
