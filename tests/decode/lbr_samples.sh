@@ -38,7 +38,7 @@ if command -v perf >/dev/null; then
 	# after the frame (perf shows the file's base name; the binary's
 	# DWARF), frame by frame; perf's "DSO[ADDR]" and "FILE:0" say it
 	# knows no line
-	srclines() { awk '/^  [^ ]/ && $1 !~ /(:0|\[[0-9a-f]+\])$/ {
+	srclines() { awk '/^  [^ ]+$/ && $1 !~ /(:0|\[[0-9a-f]+\])$/ {
 				sub(".*/", "", $1); print prev, "=>", $1 }
 			  { prev = $0 }'; }
 	perf script -i "$D/perf.lbr.data" --symfs="$tmp/root" -F +srcline \

@@ -75,7 +75,7 @@ echo "$(wc -l <"$tmp/names") file names judged by llvm-symbolizer"
 # the text form: perf's "  FILE:LINE" line after the instruction's
 "$QPT" decode --insn --srcline --no-asm -i "$tmp/rec.data" |
 	awk '/ insn: / { if (ip != "") print ip, "-"; ip = $3; next }
-	     /^  [^ ]/ { print ip, $1; ip = "" }
+	     /^  [^ ]+:[0-9]+$/ { print ip, $1; ip = "" }
 	     END { if (ip != "") print ip, "-" }' | cmp -s - "$tmp/qpt" ||
 	fail "the text form's lines differ from the JSON's"
 # addr2line: each address of the program that ran
