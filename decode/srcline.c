@@ -13,7 +13,6 @@
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,12 +128,13 @@ static int build(struct qd_lines *t)
 	return 0;
 }
 
-/* The Dwarf of @path when it has line tables; NULL otherwise. */
-static Dwarf *open_dwarf(const char *path, int *fd)
+/* The Dwarf of @path (opened inside @root: qpt_sysroot_open) when it has
+ * line tables; NULL otherwise. */
+static Dwarf *open_dwarf(const char *root, const char *path, int *fd)
 {
 	Dwarf *dw;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*fd = qpt_sysroot_open(root, path, NULL);
 	if (*fd < 0)
 		return NULL;
 	dw = dwarf_begin(*fd, DWARF_C_READ);
@@ -151,10 +151,10 @@ static Dwarf *open_dwarf(const char *path, int *fd)
 	return NULL;
 }
 
-/* Try the debug file named by @fmt: 1 when it has line tables, 0 when
- * not, -ENOMEM. */
-__attribute__((format(printf, 2, 3))) static int try_debug(struct qd_lines *t,
-							   const char *fmt, ...)
+/* Try the debug file named by @fmt, inside @root (NULL: the host's
+ * root): 1 when it has line tables, 0 when not, -ENOMEM. */
+__attribute__((format(printf, 3, 4))) static int
+try_debug(struct qd_lines *t, const char *root, const char *fmt, ...)
 {
 	va_list ap;
 	char *path;
@@ -165,7 +165,7 @@ __attribute__((format(printf, 2, 3))) static int try_debug(struct qd_lines *t,
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	t->dw = open_dwarf(path, &t->fd);
+	t->dw = open_dwarf(root, path, &t->fd);
 	free(path);
 	return t->dw != NULL;
 }
@@ -175,28 +175,28 @@ __attribute__((format(printf, 2, 3))) static int try_debug(struct qd_lines *t,
 static int find_dwarf(struct qd_lines *t, const struct qd_file *file)
 {
 	char hex[2 * sizeof(file->build_id) + 1];
-	const char *root = file->sysroot ? file->sysroot : "";
-	const char *home = getenv("HOME");
+	const char *root = file->sysroot, *home = getenv("HOME");
 	size_t i;
 	int ok = 0;
 
-	t->dw = open_dwarf(file->found, &t->fd);
+	t->dw = open_dwarf(NULL, file->found, &t->fd); /* a host path */
 	if (t->dw)
 		return 0;
 	for (i = 0; i < file->build_id_size; i++)
 		sprintf(hex + 2 * i, "%02x", file->build_id[i]);
 	hex[2 * i] = '\0';
 	if (i)
-		ok = try_debug(t, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-			       root, hex, hex + 2);
+		ok = try_debug(t, root, "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			       hex, hex + 2);
 	if (!ok && i && file->buildid_dir)
-		ok = try_debug(t, "%s/.build-id/%.2s/%s/debug",
+		ok = try_debug(t, NULL, "%s/.build-id/%.2s/%s/debug",
 			       file->buildid_dir, hex, hex + 2);
 	else if (!ok && i && home)
-		ok = try_debug(t, "%s/.debug/.build-id/%.2s/%s/debug", home,
-			       hex, hex + 2);
+		ok = try_debug(t, NULL, "%s/.debug/.build-id/%.2s/%s/debug",
+			       home, hex, hex + 2);
+	/* the recorded path, inside the sysroot as the file itself */
 	if (!ok && file->path[0] == '/')
-		ok = try_debug(t, "%s/usr/lib/debug%s.debug", root, file->path);
+		ok = try_debug(t, root, "/usr/lib/debug%s.debug", file->path);
 	return ok < 0 ? ok : 0;
 }
 
