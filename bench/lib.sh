@@ -29,3 +29,42 @@ best_secs() {
 	done
 	echo "$best"
 }
+
+# secs CMD...: the wall time of one run, in seconds (output dropped)
+secs() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000)) | awk '{ printf "%.6f\n", $1 / 1e6 }'
+}
+
+# pair_ratio LABEL GOAL QPT_CMD... -- PEER_CMD...: the median over the
+# pairs of peer time / qpt time, with the medians of both times
+pair_ratio() {
+	local label=$1 goal=$2 i qa=() pa=() r=()
+	shift 2
+	while [ "$1" != -- ]; do qa+=("$1"); shift; done
+	shift
+	pa=("$@")
+	for ((i = 0; i < ${PAIRS:-9}; i++)); do
+		if ((i % 2)); then
+			q=$(secs "${qa[@]}"); p=$(secs "${pa[@]}")
+		else
+			p=$(secs "${pa[@]}"); q=$(secs "${qa[@]}")
+		fi
+		r+=("$q $p")
+	done
+	printf '%s\n' "${r[@]}" | awk -v l="$label" -v g="$goal" '
+		{ q[NR] = $1; p[NR] = $2; x[NR] = ($1 > 0) ? $2 / $1 : 0 }
+		function med(a, n,   i, j, t) {
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return a[int((n + 1) / 2)]
+		}
+		END {
+			n = NR; r = med(x, n); mq = med(q, n); mp = med(p, n)
+			printf "%-44s %7.1fx  (qpt %.4f s, peer %.4f s; median of %d pairs%s)\n",
+				l, r, mq, mp, n, (g > 0 && r < g) ? "; goal " g "x" : ""
+		}'
+}

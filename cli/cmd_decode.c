@@ -307,6 +307,8 @@ static void usage(FILE *f)
 		"      --sym FUNC          only in function FUNC\n"
 		"      --no-sym            do not show symbols\n"
 		"      --no-demangle       C++, Rust and D names as in the binary\n"
+		"      --srcline           the source file:line of each instruction or\n"
+		"                          branch (DWARF; the debug file by build-id)\n"
 		"      --disasm            instructions with their text (the default)\n"
 		"      --no-asm            instructions as bytes only, without their text\n"
 		"      --last N            only the last N items of each thread (N <= 1048576)\n"
@@ -330,7 +332,7 @@ enum {
 	OPT_BRANCHES, OPT_CALLS, OPT_EVENTS, OPT_JSON, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
 	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
-	OPT_DEBUGINFOD, OPT_DISASM, OPT_COVERAGE, OPT_ITRACE,
+	OPT_DEBUGINFOD, OPT_DISASM, OPT_COVERAGE, OPT_ITRACE, OPT_SRCLINE,
 };
 
 static const struct option longopts[] = {
@@ -355,6 +357,7 @@ static const struct option longopts[] = {
 	{ "sym", required_argument, NULL, OPT_SYM },
 	{ "no-sym", no_argument, NULL, OPT_NO_SYM },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "no-asm", no_argument, NULL, OPT_NO_ASM },
 	{ "disasm", no_argument, NULL, OPT_DISASM },
 	{ "last", required_argument, NULL, OPT_LAST },
@@ -525,6 +528,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		case OPT_SYM: o->sym = optarg; break;
 		case OPT_NO_SYM: o->no_sym = true; break;
 		case OPT_NO_DEMANGLE: a->dopts.demangle = false; break;
+		case OPT_SRCLINE: o->srcline = true; break;
 		case OPT_DEBUGINFOD:
 			if (cli_debuginfod("decode", optarg))
 				return QPT_EXIT_USAGE;
@@ -725,7 +729,8 @@ static int run(struct args *a, struct printer *o)
 		o->no_sym = true; /* names not asked for: not looked up */
 	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
 			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
-			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0);
+			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0) |
+			(o->srcline ? QPT_WANT_SRCLINE : 0);
 	if (o->mode == MODE_BRANCHES &&
 	    (o->fields & (FIELD_INSN | FIELD_INSNLEN | FIELD_DISASM)))
 		a->dopts.want |= QPT_WANT_BRANCH_INSN;

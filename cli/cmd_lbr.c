@@ -39,6 +39,7 @@ static const char help[] =
 	"      --sysroot DIR, --symfs DIR  find recorded paths under DIR\n"
 	"      --buildid-dir DIR the build-id cache (default ~/.debug)\n"
 	"      --no-demangle     C++, Rust and D names as in the binary\n"
+	"      --srcline         the source file:line of each frame\n"
 	"      --debuginfod[=URLS]  fetch missing binaries by build-id from\n"
 	"                        these debuginfod servers (default:\n"
 	"                        DEBUGINFOD_URLS, used whenever it is set)\n"
@@ -47,7 +48,7 @@ static const char help[] =
 
 enum {
 	OPT_STITCH = 256, OPT_JSON, OPT_SYSROOT, OPT_BUILDID, OPT_MAX_LBR,
-	OPT_NO_DEMANGLE, OPT_DEBUGINFOD,
+	OPT_NO_DEMANGLE, OPT_DEBUGINFOD, OPT_SRCLINE,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +62,7 @@ static const struct option longopts[] = {
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID },
 	{ "max-lbr", required_argument, NULL, OPT_MAX_LBR },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -93,6 +95,7 @@ struct args {
 struct printer {
 	struct out w;
 	unsigned fields;
+	bool srcline; /* JSON: the frames' "srclines" */
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -123,6 +126,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_SYSROOT: a->ro.sysroot = optarg; break;
 		case OPT_BUILDID: a->ro.buildid_dir = optarg; break;
 		case OPT_NO_DEMANGLE: a->ro.demangle = false; break;
+		case OPT_SRCLINE: a->ro.srcline = true; break;
 		case OPT_DEBUGINFOD:
 			if (cli_debuginfod("lbr", optarg))
 				return QPT_EXIT_USAGE;
@@ -144,7 +148,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return -1;
 }
 
-static void json_sample(struct out *w, const struct qpt_lbr_sample *s)
+static void json_sample(struct out *w, const struct qpt_lbr_sample *s,
+			bool srcline)
 {
 	size_t i;
 
@@ -160,6 +165,18 @@ static void json_sample(struct out *w, const struct qpt_lbr_sample *s)
 	}
 	out_array_end(w);
 	out_kv_u64(w, "stitched", s->stitched);
+	if (srcline) {
+		/* each frame's "FILE:LINE" (null: unknown), innermost first */
+		out_array(w, "srclines");
+		for (i = 0; i < s->nr_frames; i++) {
+			const struct qpt_lbr_frame *f =
+				qpt_lbr_sample_frame(s, i);
+
+			out_elem(w);
+			out_val_srcline(w, f->srcfile, f->srcline);
+		}
+		out_array_end(w);
+	}
 	out_end(w);
 }
 
@@ -193,6 +210,11 @@ static void text_frame(struct out *w, unsigned f, const struct qpt_lbr_frame *fr
 	if (fr->source == QPT_FRAME_STITCHED)
 		out_lit(w, " [stitched]");
 	out_char(w, '\n');
+	if (fr->srcfile) { /* perf script -F +srcline's line */
+		out_lit(w, "  ");
+		out_val_srcline(w, fr->srcfile, fr->srcline);
+		out_char(w, '\n');
+	}
 }
 
 /* perf script's "COMM PID/TID [CPU] SEC.USEC: PERIOD EVENT: " (the
@@ -263,7 +285,7 @@ static int on_sample(const struct qpt_lbr_sample *s, void *ctx)
 	struct printer *p = ctx;
 
 	if (p->w.json)
-		json_sample(&p->w, s);
+		json_sample(&p->w, s, p->srcline);
 	else
 		text_sample(&p->w, p->fields, s);
 	return p->w.err;
@@ -296,6 +318,7 @@ int cmd_lbr(int argc, char **argv)
 	}
 	out_init(&p.w, STDOUT_FILENO, a.json, buf, sizeof(buf));
 	p.fields = a.fields ? a.fields : F_DEFAULT;
+	p.srcline = a.ro.srcline;
 	err = qpt_lbr_reader_run(r, a.input, on_sample, &p);
 	if (out_flush(&p.w)) {
 		qpt_lbr_reader_free(r);

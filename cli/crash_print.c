@@ -91,12 +91,12 @@ static const char *sym_of(const struct crash_view *v,
 static const char *line_of(const struct crash_view *v, uint64_t ip,
 			   char *buf, size_t len)
 {
-	int line = 0;
+	unsigned line = 0;
 	const char *f = crash_syms_line(v->syms, ip, &line);
 
 	if (!f)
 		return "";
-	snprintf(buf, len, "%s:%d", f, line);
+	snprintf(buf, len, "%s:%u", f, line);
 	return buf;
 }
 
@@ -714,7 +714,7 @@ static const char *thrown_type(const struct crash_view *v,
 	if (r != 1)
 		return NULL;
 	s = got ? crash_syms_reloc(v->syms, a)
-		: crash_syms_name(v->syms, a, &off);
+		: crash_syms_object(v->syms, a, &off);
 	/* demangled, _ZTI... reads "typeinfo for TYPE": the type */
 	if (s && !strncmp(s, "typeinfo for ", 13))
 		s += 13;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * libdwfl over the crashed process's mapped files: each file is reported
- * once, at the load bias of its first executable mapping (start - pgoff:
- * segments map at their file offset's distance from the bias).
+ * Names and source lines from the library's symbolizer (qpt/symbolizer.h:
+ * the decoder's own lookups, so that an address outside the flow is named
+ * as the flow names it); libdwfl over the same files for the unwind of the
+ * stack copy and for relocations: each file is reported once, at the load
+ * bias of its first executable mapping (start - pgoff: segments map at
+ * their file offset's distance from the bias).
  */
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -14,6 +17,7 @@
 #include "cli/crash_syms.h"
 #include "qpt/decode.h"
 #include "qpt/reader.h"
+#include "qpt/symbolizer.h"
 
 /* A name demangled, kept while the lookups last (by the raw name's
  * address, which libdwfl and libelf keep as long). */
@@ -31,6 +35,7 @@ struct reported {
 };
 
 struct crash_syms {
+	struct qpt_symbolizer *sym;
 	Dwfl *dwfl;
 	bool reporting;
 	const char *sysroot;
@@ -74,13 +79,19 @@ static const Dwfl_Callbacks callbacks = {
 struct crash_syms *crash_syms_new(const char *sysroot, bool demangle)
 {
 	struct crash_syms *s = calloc(1, sizeof(*s));
+	struct qpt_symbolizer_opts o;
 
 	if (!s)
 		return NULL;
 	s->sysroot = sysroot;
 	s->demangle = demangle;
+	qpt_symbolizer_opts_init(&o);
+	o.sysroot = sysroot;
+	o.demangle = demangle;
 	s->dwfl = dwfl_begin(&callbacks);
-	if (!s->dwfl) {
+	if (!s->dwfl || qpt_symbolizer_new(&o, &s->sym)) {
+		if (s->dwfl)
+			dwfl_end(s->dwfl);
 		free(s);
 		return NULL;
 	}
@@ -129,6 +140,9 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 		return;
 	memcpy(path, m.filename, m.filename_len);
 	path[m.filename_len] = '\0';
+	/* out of memory: that file's names are missing */
+	(void)qpt_symbolizer_map(s->sym, m.start, m.len, m.pgoff, path,
+				 m.build_id, m.build_id_size);
 	if (was_reported(s, path, m.start - m.pgoff))
 		return;
 	fd = qpt_sysroot_open(s->sysroot, path, &found);
@@ -155,27 +169,31 @@ static Dwfl_Module *module(struct crash_syms *s, uint64_t ip)
 
 const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off)
 {
-	Dwfl_Module *mod = module(s, ip);
+	*off = 0;
+	return s ? qpt_symbolizer_sym(s->sym, ip, off) : NULL;
+}
+
+const char *crash_syms_object(struct crash_syms *s, uint64_t addr,
+			      uint64_t *off)
+{
+	Dwfl_Module *mod = module(s, addr);
 	GElf_Off o = 0;
 	GElf_Sym sym;
 	const char *name;
 
+	*off = 0;
 	if (!mod)
 		return NULL;
-	name = dwfl_module_addrinfo(mod, ip, &o, &sym, NULL, NULL, NULL);
+	name = dwfl_module_addrinfo(mod, addr, &o, &sym, NULL, NULL, NULL);
 	*off = o;
 	return shown(s, name);
 }
 
-const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line)
+const char *crash_syms_line(struct crash_syms *s, uint64_t ip,
+			    unsigned *line)
 {
-	Dwfl_Module *mod = module(s, ip);
-	Dwfl_Line *l;
-
-	if (!mod)
-		return NULL;
-	l = dwfl_module_getsrc(mod, ip);
-	return l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+	*line = 0;
+	return s ? qpt_symbolizer_srcline(s->sym, ip, line) : NULL;
 }
 
 /* The symbol of relocation section @scn's entry at file address @a. */
@@ -254,5 +272,6 @@ void crash_syms_free(struct crash_syms *s)
 		free(r);
 	}
 	dwfl_end(s->dwfl);
+	qpt_symbolizer_free(s->sym);
 	free(s);
 }

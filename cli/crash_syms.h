@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * qpt crash's symbols and source lines for any address of the crashed
- * process (elfutils libdwfl over the files its MMAP2 records name): where
- * the decoder's flow has no instruction at the address (the faulting one
- * never retired) and for file:line, which the decoder does not give.
+ * process, over the files its MMAP2 records name: the library's
+ * symbolizer (the decoder's names and lines) where the decoder's flow has
+ * no instruction at the address (the faulting one never retired) and for
+ * file:line; elfutils libdwfl for the unwind and relocations.
  */
 #ifndef QPT_CLI_CRASH_SYMS_H
 #define QPT_CLI_CRASH_SYMS_H
@@ -25,8 +26,13 @@ void crash_syms_add(struct crash_syms *s, const struct qpt_record *rec,
 		    int32_t pid);
 /* The symbol of @ip and *@off, or NULL.  Valid until crash_syms_free. */
 const char *crash_syms_name(struct crash_syms *s, uint64_t ip, uint64_t *off);
+/* The symbol of any kind (a data object too: libdwfl's) at @addr of a
+ * file the process maps, and *@off, or NULL. */
+const char *crash_syms_object(struct crash_syms *s, uint64_t addr,
+			      uint64_t *off);
 /* The source file and *@line of @ip, or NULL. */
-const char *crash_syms_line(struct crash_syms *s, uint64_t ip, int *line);
+const char *crash_syms_line(struct crash_syms *s, uint64_t ip,
+			    unsigned *line);
 /* The symbol a dynamic relocation binds to the pointer at @addr (a GOT
  * slot), or NULL. */
 const char *crash_syms_reloc(struct crash_syms *s, uint64_t addr);

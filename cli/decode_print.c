@@ -278,6 +278,26 @@ static struct line_ent *line_at(struct printer *o, uint64_t ip)
 	return &o->lines[ip & (LINE_SETS - 1)];
 }
 
+/* --srcline: perf script's "  FILE:LINE" line (the file as the line table
+ * names it, where perf shows its base name), or the JSON "srcline"
+ * member (out_val_srcline's form); nothing where the line is unknown.
+ * The file's escaping is remembered as a symbol's is (put_name). */
+static void put_srcline(struct printer *o, const struct qpt_item *it)
+{
+	if (!it->srcfile)
+		return;
+	if (o->json) {
+		out_key(&o->w, "srcline");
+		out_char(&o->w, '"');
+	} else {
+		out_lit(&o->w, "  ");
+	}
+	put_name(o, it->srcfile);
+	out_char(&o->w, ':');
+	out_dec(&o->w, it->srcline);
+	out_char(&o->w, o->json ? '"' : '\n');
+}
+
 /* Not inlined: print_insn's text path stays lean. */
 static __attribute__((noinline)) void
 json_insn(struct printer *o, const struct qpt_item *it)
@@ -301,6 +321,8 @@ json_insn(struct printer *o, const struct qpt_item *it)
 		if (len)
 			out_kv_str(&o->w, "asm", s, len);
 	}
+	if (o->srcline)
+		put_srcline(o, it);
 	out_end(&o->w);
 }
 
@@ -389,8 +411,10 @@ void print_insn(struct printer *o, const struct qpt_item *it)
 	}
 	pfx = pfx_known(o, it);
 	e = line_find(o, it);
-	if (pfx < 0 || !e) {
+	if (pfx < 0 || !e || o->srcline) {
 		text_insn(o, it);
+		if (o->srcline)
+			put_srcline(o, it);
 		return;
 	}
 	/* the whole of o->pfx, and e->s in 16-byte pieces: copies of
@@ -434,6 +458,8 @@ static void json_branch(struct printer *o, const struct qpt_item *it)
 	if (it->to_sym)
 		put_json_sym(o, "to_sym", it->to_sym, it->to_symoff);
 	json_common(o, it);
+	if (o->srcline)
+		put_srcline(o, it);
 	out_end(&o->w);
 }
 
@@ -459,6 +485,8 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 		put_sym(o, it->to_sym, it->to_symoff);
 	}
 	out_char(&o->w, '\n');
+	if (o->srcline)
+		put_srcline(o, it);
 }
 
 /* perf script's flags column, "  %-23s", for every kind and reason. */

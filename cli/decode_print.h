@@ -71,6 +71,7 @@ struct printer {
 	enum mode mode;
 	bool json, events, no_sym;
 	bool no_asm; /* instructions without their text (--no-asm) */
+	bool srcline; /* instructions and branches with file:line */
 	bool plain; /* no filter applies to instructions */
 	unsigned fields; /* -F: the enum field set; 0: qpt's own layout */
 	/* --itrace: errors shown only with e; branches of the kinds in

@@ -270,6 +270,22 @@ void out_val_bool(struct out *o, bool v)
 		out_lit(o, "false");
 }
 
+void out_val_srcline(struct out *o, const char *file, unsigned line)
+{
+	if (!file) {
+		if (o->json)
+			out_lit(o, "null");
+		return;
+	}
+	if (o->json)
+		out_char(o, '"');
+	out_esc(o, file, strlen(file));
+	out_char(o, ':');
+	out_dec(o, line);
+	if (o->json)
+		out_char(o, '"');
+}
+
 void out_val_hexbytes(struct out *o, const uint8_t *p, size_t n)
 {
 	if (o->json)

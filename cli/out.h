@@ -262,6 +262,9 @@ void out_val_str(struct out *o, const char *s, size_t n);
 void out_val_bool(struct out *o, bool v);
 /* Bytes as hex digits, a string in JSON. */
 void out_val_hexbytes(struct out *o, const uint8_t *p, size_t n);
+/* A source line, FILE:LINE (FILE escaped), a string in JSON; where @file
+ * is NULL: null in JSON, nothing in text. */
+void out_val_srcline(struct out *o, const char *file, unsigned line);
 
 /* "0x..." in JSON, 0x... in text. */
 static inline void out_val_hex(struct out *o, uint64_t v)

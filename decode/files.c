@@ -584,6 +584,8 @@ struct qd_file *qd_files_get(struct qd_files *files, const char *path,
 		return NULL;
 	file->path = strdup(path);
 	file->raw = file->asked_raw = raw;
+	file->sysroot = files->sysroot;
+	file->buildid_dir = files->buildid_dir;
 	if (!file->path || file_locate(files, file, bid, bid_size, raw)) {
 		unmap(file);
 		free(file->path);
@@ -613,6 +615,7 @@ void qd_files_free(struct qd_files *files)
 		free(f->segs);
 		free(f->syms);
 		free(f->strtab);
+		qd_lines_free(f->lines);
 		free(f);
 	}
 	files->head = NULL;

@@ -57,6 +57,8 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	it->to_sym = NULL;
 	it->to_symoff = 0;
 	it->cycles = 0;
+	it->srcfile = NULL;
+	it->srcline = 0;
 	it->msg = NULL;
 	it->mode = 0;
 	it->size = 0;
@@ -92,6 +94,13 @@ static void branch_insn(struct flow *f, struct qpt_item *it)
 	it->size = e->insn.len;
 	it->mode = (uint8_t)bits;
 	memcpy(it->raw, e->raw, sizeof(it->raw));
+}
+
+/* The source line of @it's ip, when asked. */
+static void item_src(const struct qd_flow_ctx *fc, struct qpt_item *it)
+{
+	if ((fc->want & QPT_WANT_SRCLINE) && fc->space && it->ip)
+		it->srcfile = qd_space_srcline(fc->space, it->ip, &it->srcline);
 }
 
 static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
@@ -134,6 +143,7 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 		if (from)
 			it.sym = qd_space_sym(f->fc->space, from, &it.symoff);
 	}
+	item_src(f->fc, &it);
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 
@@ -159,6 +169,8 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 	it.offset = f->fc->offset_base + eng_offset(f);
 	if (ip_valid && (f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space)
 		it.sym = qd_space_sym(f->fc->space, ip, &it.symoff);
+	if (ip_valid)
+		item_src(f->fc, &it);
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 
@@ -506,6 +518,7 @@ static int emit_insn(struct flow *f, struct qpt_item *it, uint64_t ip,
 	memcpy(it->raw, raw, sizeof(it->raw));
 	if ((fc->want & QPT_WANT_SYMBOLS) && fc->space)
 		it->sym = qd_space_sym(fc->space, ip, &it->symoff);
+	item_src(fc, it);
 	return fc->fn(it, fc->fn_ctx);
 }
 

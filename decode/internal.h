@@ -45,6 +45,10 @@ struct qd_file {
 	uint64_t errors, bytes;
 	bool reported;
 	bool used;	/* mapped by some recording */
+	/* srcline.c: the line tables, made at the first lookup */
+	struct qd_lines *lines;
+	bool lines_err; /* tried (lines NULL: there are none) */
+	const char *sysroot, *buildid_dir; /* the qd_files' (borrowed) */
 	struct qd_file *next;
 };
 
@@ -79,6 +83,19 @@ struct qd_file *qd_files_get(struct qd_files *files, const char *path,
 void qd_files_free(struct qd_files *files);
 /* The symbol holding link-time address @addr, or NULL. */
 const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr);
+
+/* ---- srcline.c: source lines from the DWARF line tables ---- */
+
+struct qd_lines;
+/*
+ * The source file and line of link-time address @addr in @file (its
+ * DWARF, or its debug file's), and [*@lo, *@hi): the addresses of that
+ * line-table row.  Returns 1, 0 (no line there; *@src NULL) or -ENOMEM.
+ * *@src is valid until qd_files_free().
+ */
+int qd_file_srcline(struct qd_file *file, uint64_t addr, const char **src,
+		    unsigned *line, uint64_t *lo, uint64_t *hi);
+void qd_lines_free(struct qd_lines *t);
 
 /* ---- idmap.c: 32-bit identifiers to array positions ---- */
 
@@ -118,6 +135,9 @@ struct qd_space {
 	const struct qd_map *last; /* lookup cache */
 	const struct qd_sym *last_sym;
 	uint64_t last_sym_lo, last_sym_hi; /* runtime range of last_sym */
+	const char *last_src; /* the line of [last_src_lo, last_src_hi) */
+	unsigned last_line;
+	uint64_t last_src_lo, last_src_hi;
 };
 
 struct qd_space *qd_space_new(int32_t pid);
@@ -137,7 +157,8 @@ bool qd_space_conflicts(const struct qd_space *space, uint64_t start,
 			const struct qd_file *file);
 /*
  * Map [start, start + len) of @file at file offset @pgoff: replaces what was
- * there and adds the file's executable bytes to the image through @iscache.
+ * there and adds the file's executable bytes to the image through @iscache
+ * (NULL: no bytes, the space serves lookups of symbols and lines only).
  * Returns 0 or a negative error.
  */
 int qd_space_map(struct qd_space *space, struct pt_image_section_cache *isc,
@@ -153,6 +174,9 @@ size_t qd_space_read(struct qd_space *space, uint64_t ip, uint8_t *buf,
 size_t qd_space_code(struct qd_space *space, uint64_t ip, uint8_t *buf,
 		     const uint8_t **code);
 const char *qd_space_sym(struct qd_space *space, uint64_t ip, uint64_t *off);
+/* The source file and *@line of @ip (qd_file_srcline), or NULL. */
+const char *qd_space_srcline(struct qd_space *space, uint64_t ip,
+			     unsigned *line);
 
 /* ---- history.c: each process's address spaces over time ---- */
 

@@ -263,6 +263,11 @@ static void symbolize(struct qpt_lbr_reader *r, struct qpt_lbr_frame *f)
 	f->sym = sp ? qd_space_sym(sp, f->addr, &f->symoff) : NULL;
 	f->dso = m ? m->file->path : NULL;
 	f->dso_addr = m ? f->addr - m->start + m->pgoff : f->addr;
+	f->srcfile = sp && r->o.srcline
+			     ? qd_space_srcline(sp, f->addr, &f->srcline)
+			     : NULL;
+	if (!f->srcfile)
+		f->srcline = 0;
 }
 
 /* Symbols say whether call site @from lies in the function entered at

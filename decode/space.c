@@ -131,7 +131,7 @@ static int add_bytes(struct qd_space *s, struct pt_image_section_cache *isc,
 {
 	int isid, err;
 
-	if (!size)
+	if (!size || !isc) /* no image: lookups only */
 		return 0;
 	isid = pt_iscache_add_file(isc, path, off, size, vaddr);
 	if (isid < 0)
@@ -157,6 +157,7 @@ int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
 		return 0;
 	s->last = NULL;
 	s->last_sym = NULL;
+	s->last_src_lo = s->last_src_hi = 0;
 	file->used = true;
 	if (!file->found) {
 		/* a missing file does not hide code we have (--image) */
@@ -334,4 +335,30 @@ const char *qd_space_sym(struct qd_space *s, uint64_t ip, uint64_t *off)
 				   : s->last_sym_lo + 1;
 	*off = ip - s->last_sym_lo;
 	return sym->name;
+}
+
+const char *qd_space_srcline(struct qd_space *s, uint64_t ip, unsigned *line)
+{
+	const struct qd_map *m;
+	uint64_t lo, hi;
+	const char *src;
+
+	if (ip >= s->last_src_lo && ip < s->last_src_hi) {
+		*line = s->last_line;
+		return s->last_src;
+	}
+	m = qd_space_find(s, ip);
+	*line = 0;
+	if (!m || !m->has_bias ||
+	    qd_file_srcline(m->file, ip - (uint64_t)m->sym_bias, &src, line,
+			    &lo, &hi) != 1)
+		return NULL;
+	/* the row's runtime addresses, within the mapping */
+	lo += (uint64_t)m->sym_bias;
+	hi += (uint64_t)m->sym_bias;
+	s->last_src_lo = lo > m->start ? lo : m->start;
+	s->last_src_hi = hi < m->end ? hi : m->end;
+	s->last_src = src;
+	s->last_line = *line;
+	return src;
 }

@@ -3,7 +3,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential cmake pkg-config libipt-dev libelf-dev libzstd-dev
-      libcmocka-dev linux-perf clang libclang-rt-14-dev zstd libc6-dbg
+      libcmocka-dev linux-perf clang libclang-rt-14-dev llvm-14 zstd libc6-dbg
       python3 libzydis-dev libdw-dev libiberty-dev libdebuginfod-dev csmith
       libcsmith-dev gdb chromium python3-jsonschema python3-pil scdoc man-db
       qemu-user"

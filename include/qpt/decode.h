@@ -56,6 +56,10 @@ enum qpt_decode_want {
 	/* branches carry their instruction: bytes, size and mode (as an
 	 * instruction item does), when its code is at hand */
 	QPT_WANT_BRANCH_INSN = 1u << 7,
+	/* instructions, branches (their source) and events with an ip
+	 * carry the source file and line of their ip, from the DWARF line
+	 * tables of the image or of its debug file (found by build-id) */
+	QPT_WANT_SRCLINE = 1u << 8,
 };
 
 /* A run's progress: @done of the run's @total trace bytes are decoded
@@ -225,6 +229,11 @@ struct qpt_item {
 	 * those of conditional branches not taken since); 0 when the trace
 	 * has no CYC packets or several branches share a TNT packet. */
 	uint64_t cycles;
+	/* With QPT_WANT_SRCLINE: the source file of @ip as the line table
+	 * names it (the compile directory joined with the file name, as
+	 * addr2line prints it), or NULL; valid like @sym; and its line. */
+	const char *srcfile;
+	unsigned srcline;
 };
 
 /* The item callback: return 0 to go on, a negative value to stop the run

@@ -280,6 +280,10 @@ struct qpt_lbr_frame {
 	uint64_t symoff;
 	const char *dso; /* the mapped file, or NULL */
 	uint64_t dso_addr; /* @addr as an offset in the mapping (perf's) */
+	/* With the reader's srcline option: @addr's source file (as
+	 * qpt_item's srcfile), or NULL; and its line. */
+	const char *srcfile;
+	unsigned srcline;
 };
 
 /* One sample.  Everything is borrowed for the callback.  @struct_size:
@@ -324,6 +328,7 @@ struct qpt_lbr_reader_opts {
 	qpt_log_fn log;
 	void *log_ctx;
 	bool demangle;	      /* as qpt_decoder_opts */
+	bool srcline;	      /* frames with their source lines */
 };
 
 QPT_API void qpt_lbr_reader_opts_init_sized(struct qpt_lbr_reader_opts *opts,

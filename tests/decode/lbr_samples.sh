@@ -4,7 +4,8 @@
 # itself where installed) sample for sample (lbr_samples.py), the same
 # with --stitch (nothing to stitch: the stacks fit the LBR, and the file
 # has no hw_idx); qpt dump's and qpt info's views of its samples and event
-# are perf's; a file without branch stacks is refused in one line.
+# are perf's; a file without branch stacks is refused in one line; with
+# --srcline, each frame's source line is perf script -F +srcline's.
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 D=$TRACES/lbr-callstack-perfparser
@@ -33,6 +34,23 @@ if command -v perf >/dev/null; then
 		>"$tmp/perf-now.txt" 2>/dev/null
 	python3 "$here/lbr_samples.py" "$tmp/perf-now.txt" "$tmp/qpt.txt" \
 		"$tmp/qpt.json" 0x400000 || fail "qpt lbr != this perf"
+	# --srcline: each frame's line as perf script -F +srcline prints it
+	# after the frame (perf shows the file's base name; the binary's
+	# DWARF), frame by frame; perf's "DSO[ADDR]" and "FILE:0" say it
+	# knows no line
+	srclines() { awk '/^  [^ ]+$/ && $1 !~ /(:0|\[[0-9a-f]+\])$/ {
+				sub(".*/", "", $1); print prev, "=>", $1 }
+			  { prev = $0 }'; }
+	perf script -i "$D/perf.lbr.data" --symfs="$tmp/root" -F +srcline \
+		2>/dev/null | srclines >"$tmp/perf.src"
+	"$QPT" lbr -i "$D/perf.lbr.data" --sysroot "$tmp/root" --srcline |
+		srclines >"$tmp/qpt.src"
+	[ -s "$tmp/perf.src" ] || fail "perf printed no source lines"
+	diff "$tmp/perf.src" "$tmp/qpt.src" ||
+		fail "qpt lbr --srcline != perf script -F +srcline"
+	"$QPT" lbr -i "$D/perf.lbr.data" --sysroot "$tmp/root" --srcline \
+		--json | grep -q '"srclines":\[.*"/.*/stl_vector.h:1755"' ||
+		fail "qpt lbr --srcline --json: no srclines"
 fi
 
 # qpt dump's callchain and branch stack lines (perf report -D's, but for
