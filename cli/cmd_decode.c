@@ -300,8 +300,8 @@ static void usage(FILE *f)
 		"                          N branches every N instructions)\n"
 		"  -F, --fields LIST       the text's fields, as perf script -F names them:\n"
 		"                          pid, tid, cpu, time, flags, ip, sym, symoff,\n"
-		"                          addr, insnlen, insn, disasm (+F, -F: to or\n"
-		"                          from the default)\n"
+		"                          addr, srcline, insnlen, insn, disasm (+F, -F:\n"
+		"                          to or from the default)\n"
 		"      --tid LIST, --cpu LIST   only these threads / cpus\n"
 		"      --time START,END    only this perf time range (sec.nsec)\n"
 		"      --sym FUNC          only in function FUNC\n"
@@ -426,6 +426,8 @@ static int parse_fields(const struct args *a, struct printer *o)
 	if (o->json || o->mode == MODE_CALLS || a->stats || a->cov ||
 	    a->view || a->lbr.depth)
 		return cli_usage_error("decode", "-F picks the text fields of --insn or --branches: no --json, --calls, --stats, --coverage, --format or --lbr");
+	if (o->srcline)
+		return cli_usage_error("decode", "-F says whether to show source lines (the srcline field): no --srcline");
 	if (a->disasm || o->no_asm)
 		return cli_usage_error("decode", "-F says whether to show the instruction's text (the disasm field): no --disasm or --no-asm");
 	switch (fields_parse(a->fields, o->mode, &o->fields, bad, sizeof(bad))) {
@@ -730,7 +732,8 @@ static int run(struct args *a, struct printer *o)
 	a->dopts.want = (o->no_sym && !o->sym ? 0 : QPT_WANT_SYMBOLS) |
 			(o->mode == MODE_INSN ? QPT_WANT_INSN : QPT_WANT_BRANCH) |
 			(o->events || o->mode == MODE_INSN ? QPT_WANT_EVENT : 0) |
-			(o->srcline ? QPT_WANT_SRCLINE : 0);
+			(o->srcline || (o->fields & FIELD_SRCLINE) ?
+				 QPT_WANT_SRCLINE : 0);
 	if (o->mode == MODE_BRANCHES &&
 	    (o->fields & (FIELD_INSN | FIELD_INSNLEN | FIELD_DISASM)))
 		a->dopts.want |= QPT_WANT_BRANCH_INSN;

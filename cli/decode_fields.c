@@ -16,7 +16,8 @@ static const struct field_name names[] = {
 	{ "cpu", FIELD_CPU },	    { "time", FIELD_TIME },
 	{ "flags", FIELD_FLAGS },   { "ip", FIELD_IP },
 	{ "sym", FIELD_SYM },	    { "symoff", FIELD_SYMOFF },
-	{ "addr", FIELD_ADDR },	    { "insnlen", FIELD_INSNLEN },
+	{ "addr", FIELD_ADDR },	    { "srcline", FIELD_SRCLINE },
+	{ "insnlen", FIELD_INSNLEN },
 	{ "insn", FIELD_INSN },	    { "disasm", FIELD_DISASM },
 };
 
@@ -24,8 +25,8 @@ static const struct field_name names[] = {
 
 const char *fields_names(void)
 {
-	return "pid, tid, cpu, time, flags, ip, sym, symoff, addr, insnlen, "
-	       "insn, disasm";
+	return "pid, tid, cpu, time, flags, ip, sym, symoff, addr, srcline, "
+	       "insnlen, insn, disasm";
 }
 
 /* What qpt decode prints without -F, as fields. */
@@ -126,6 +127,22 @@ static void put_where(struct printer *o, const struct qpt_item *it)
 	out_commit(&o->w, p);
 }
 
+/* perf's srcline field: "\n  FILE:LINE" with the file's base name
+ * (perf's form; --srcline prints the whole path), nothing when unknown
+ * (as perf, for which addr2line's "??:0" is no line). */
+static void put_srcline_field(struct printer *o, const struct qpt_item *it)
+{
+	const char *base;
+
+	if (!it->srcfile || !it->srcline)
+		return;
+	out_lit(&o->w, "\n  ");
+	base = strrchr(it->srcfile, '/');
+	put_name(o, base ? base + 1 : it->srcfile);
+	out_char(&o->w, ':');
+	out_dec(&o->w, it->srcline);
+}
+
 /* " ilen: N insn: XX XX  TEXT" as asked for. */
 static void put_insn(struct printer *o, const struct qpt_item *it)
 {
@@ -180,6 +197,8 @@ void print_fields(struct printer *o, const struct qpt_item *it)
 		out_hex_pad(&o->w, it->to, 16);
 		put_sym_field(o, it->to_sym, it->to_symoff);
 	}
+	if (f & FIELD_SRCLINE)
+		put_srcline_field(o, it);
 	put_insn(o, it);
 	out_char(&o->w, '\n');
 }

@@ -45,6 +45,36 @@ for f in ip,addr flags,ip,addr tid,cpu,flags,ip,sym,symoff,addr \
 	compare --branches b "$f"
 done
 
+# source lines: perf's layout, a line "  FILE:LINE" after the address
+# (before the bytes), none where the line is unknown; the line numbers
+# equal perf's (perf's "FILE:0", a file without a line, and "DSO[OFFSET]",
+# no line table, count as unknown);
+# file names are decode_srcline's to check
+for m in "--insn i0ns ip,sym,srcline,insn" "--branches b ip,addr,srcline"; do
+	set -- $m
+	perf script -i "$tmp/rec.data" --itrace="$2" -F "$3" 2>/dev/null |
+		awk '/^  ([^ ]*:0|[^ :]*\[[0-9a-f]+\])( |$)/ {
+			sub(/^  [^ ]*/, ""); prev = prev $0; next }
+		     NR > 1 { print prev } { prev = $0 } END { print prev }' \
+		>"$tmp/perf"
+	"$QPT" decode "$1" -i "$tmp/rec.data" -F "$3" >"$tmp/qpt" ||
+		fail "qpt decode $1 -F $3"
+	[ "$(wc -l <"$tmp/perf")" -eq "$(wc -l <"$tmp/qpt")" ] ||
+		fail "-F $3: perf $(wc -l <"$tmp/perf") lines, qpt $(wc -l <"$tmp/qpt")"
+	paste -d$'\001' "$tmp/perf" "$tmp/qpt" | awk -F'\001' -v f="$3" '
+		function num(s) { sub(/ .*/, "", s); sub(/.*:/, "", s); return s }
+		$1 !~ /^  [^ ]/ { if ($1 != $2 && $1 !~ / _init([+ ]|$)|@plt/ && $2 !~ /@plt/) {
+					if (bad < 3) print f ": perf \"" $1 "\" / qpt \"" $2 "\""; bad++ }
+				  next }
+		$1 !~ /^  [^ ]*:[0-9]/ { bad++; next }
+		$1 ~ /^  [^ ]/ { n++; p = num($1); q = num($2)
+			if (p == 0 || q == 0) { unk++; next }
+			if (p != q) { if (bad < 3) print f ": perf \"" $1 "\" / qpt \"" $2 "\""; bad++ }
+			next }
+		END { printf "-F %s: %d source lines, %d equal, %d unknown\n", f, n, n - unk - bad, unk
+		      exit bad > 0 || n - unk < 1000 }' || fail "-F $3: source lines differ from perf"
+done
+
 # times: perf's form, SEC.NSEC: with 9 digits after the point
 "$QPT" decode --branches -i "$tmp/rec.data" -F tid,time,ip | head -100 |
 	grep -vcE '^ *[0-9]+ +[0-9]+\.[0-9]{9}: +[0-9a-f]+$' | grep -qx 0 ||
