@@ -62,7 +62,7 @@ for m in "--insn i0ns ip,sym,srcline,insn" "--branches b ip,addr,srcline"; do
 	[ "$(wc -l <"$tmp/perf")" -eq "$(wc -l <"$tmp/qpt")" ] ||
 		fail "-F $3: perf $(wc -l <"$tmp/perf") lines, qpt $(wc -l <"$tmp/qpt")"
 	paste -d$'\001' "$tmp/perf" "$tmp/qpt" | awk -F'\001' -v f="$3" '
-		function num(s) { sub(/ .*/, "", s); sub(/.*:/, "", s); return s }
+		function num(s) { sub(/^ +/, "", s); sub(/ .*/, "", s); sub(/.*:/, "", s); return s + 0 }
 		$1 !~ /^  [^ ]/ { if ($1 != $2 && $1 !~ / _init([+ ]|$)|@plt/ && $2 !~ /@plt/) {
 					if (bad < 3) print f ": perf \"" $1 "\" / qpt \"" $2 "\""; bad++ }
 				  next }
