@@ -1,15 +1,18 @@
 #!/bin/bash
 # qpt decode -F and qpt lbr -F against perf script -F on the same emulated
 # recording (and on the LBR samples qpt inject makes of it) of a
-# dynamically linked test program.  Decode: for each field list (no time, see
-# below), --insn against --itrace=i0ns and --branches against --itrace=b
-# must print the same lines, character for character.  Left out: lines at
-# PLT stubs (perf 6.1 names them after the nearest symbol, _init+0x30,
-# where qpt says nothing or NAME@plt) and a trace start's instruction
-# bytes (perf shows there the last instruction before the trace stopped,
-# qpt none).  Times are compared in form only: qpt times a block's
-# instructions by the timing packets read before its end, perf by those
-# before its start.  Bad field lists get one line and exit 2.
+# dynamically linked test program.  Decode: for each field list (times
+# too: an item takes the time of the last packet it, or one before it,
+# read, as perf times its samples), --insn against --itrace=i0ns and
+# --branches against --itrace=b must print the same lines, character for
+# character.  Left out: lines at PLT stubs (perf 6.1 names them after the
+# nearest symbol, _init+0x30, where qpt says nothing or NAME@plt) and a
+# trace start's instruction bytes (perf shows there the last instruction
+# before the trace stopped, qpt none).  With cycle-accurate timing
+# (intel_pt/cyc/u) the branch times are equal too, and an instruction
+# whose time comes from CYC packets after the last MTC may be off by
+# less than an MTC period (libipt's cycles-to-TSC calibration is not
+# perf's).  Bad field lists get one line and exit 2.
 # Args: PROG
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
@@ -37,18 +40,46 @@ compare() {
 		      exit bad > 0 }' || fail "-F $3 differs from perf"
 }
 for f in ip ip,sym ip,sym,symoff tid,ip pid,tid,cpu,ip,sym,symoff \
-	ip,insn,insnlen pid,sym,insn; do
+	ip,insn,insnlen pid,sym,insn tid,time,ip pid,tid,cpu,time,ip,sym,symoff; do
 	compare --insn i0ns "$f"
 done
 for f in ip,addr flags,ip,addr tid,cpu,flags,ip,sym,symoff,addr \
-	ip,sym,addr,insnlen,insn pid,tid,flags,sym,addr; do
+	ip,sym,addr,insnlen,insn pid,tid,flags,sym,addr tid,time,ip,addr \
+	time,flags,ip,sym,addr; do
 	compare --branches b "$f"
 done
+# both engines give the same times (the fast decoder's ticks are libipt's)
+"$QPT" decode --insn --engine=libipt -i "$tmp/rec.data" -F time,ip >"$tmp/a"
+"$QPT" decode --insn --engine=fast -i "$tmp/rec.data" -F time,ip >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || fail "-F time,ip: the engines differ"
 
-# times: perf's form, SEC.NSEC: with 9 digits after the point
-"$QPT" decode --branches -i "$tmp/rec.data" -F tid,time,ip | head -100 |
-	grep -vcE '^ *[0-9]+ +[0-9]+\.[0-9]{9}: +[0-9a-f]+$' | grep -qx 0 ||
-	fail "-F tid,time,ip: not perf's form"
+# cycle-accurate timing: the same items; where a time comes from CYC
+# packets after the last MTC, it may be off by less than an MTC period
+# (320 ns here: 2^3 CTC ticks of 40 TSC ticks of a nanosecond), at most
+# 1 in 1000 of them
+env -i QPT_TEST=1 "$QPT" record -q --emulate -e intel_pt/cyc/u \
+	-o "$tmp/cyc.data" -- "$1" >/dev/null 2>"$tmp/rec.err" ||
+	fail "qpt record -e intel_pt/cyc/u: $(cat "$tmp/rec.err")"
+# near MODE ITRACE FIELDS: the time first in FIELDS
+near() {
+	perf script -i "$tmp/cyc.data" --ns --itrace="$2" -F "$3" 2>/dev/null \
+		>"$tmp/perf" || fail "perf script -F $3 on the cyc recording"
+	"$QPT" decode "$1" -i "$tmp/cyc.data" -F "$3" >"$tmp/qpt" ||
+		fail "qpt decode $1 -F $3 on the cyc recording"
+	paste -d$'\001' "$tmp/perf" "$tmp/qpt" | awk -F'\001' -v f="$3" '
+		{ p = $1; q = $2; tp = p; tq = q
+		  sub(/:.*/, "", tp); sub(/:.*/, "", tq)
+		  sub(/^[^:]*:/, "", p); sub(/^[^:]*:/, "", q)
+		  if (p != q) { print "cyc -F " f ": perf " $1 " / qpt " $2; exit 1 }
+		  d = (tp - tq) * 1e9; if (d < 0) d = -d
+		  if (d >= 320) { print "cyc -F " f ": " d " ns off: " $1; exit 1 }
+		  if (d > 0.5) off++ }
+		END { printf "cyc -F %s: %d lines, %d off by less than 320 ns\n", f, NR, off
+		      exit NR < 5000 || off * 1000 > NR }' ||
+		fail "cyc -F $3: times not within an MTC period of perf's"
+}
+near --insn i0ns time,ip
+near --branches b time,ip,addr
 # +F and -F change the default fields
 "$QPT" decode --branches -i "$tmp/rec.data" -F -time,-cpu,-tid,+insn | head -3 |
 	grep -qE '^  call  .* => .* insn: e8( [0-9a-f]{2}){4}$' ||

@@ -24,6 +24,8 @@ void pt_put(struct pt_encoder *enc, enum pt_packet_type type, uint64_t v)
 		p.payload.tnt.payload = v;
 	} else if (type == ppt_cyc) {
 		p.payload.cyc.value = v;
+	} else if (type == ppt_tsc) {
+		p.payload.tsc.tsc = v;
 	} else if (type == ppt_tip || type == ppt_tip_pge ||
 		   type == ppt_tip_pgd || type == ppt_fup) {
 		p.payload.ip.ipc = v ? pt_ipc_sext_48 : pt_ipc_suppressed;

@@ -8,7 +8,8 @@
 #include <intel-pt.h>
 
 /*
- * One packet of @type: MODE.Exec 64-bit; TNT-8 of one bit @v; CYC @v; an
+ * One packet of @type: MODE.Exec 64-bit; TNT-8 of one bit @v; CYC @v; TSC
+ * @v; an
  * IP packet (TIP, TIP.PGE, TIP.PGD, FUP) to @v, suppressed when 0; PSB,
  * PSBEND and the others without payload.  Fails the test when the
  * encoder refuses it.
