@@ -16,6 +16,8 @@
  */
 void pt_put(struct pt_encoder *enc, enum pt_packet_type type, uint64_t v);
 
+/* An encoder into [@buf, @buf + @size) that has written nothing. */
+struct pt_encoder *pt_open(uint8_t *buf, size_t size);
 /* An encoder into [@buf, @buf + @size) that has written PSB, MODE.Exec
  * 64-bit, PSBEND and TIP.PGE to @ip. */
 struct pt_encoder *pt_begin(uint8_t *buf, size_t size, uint64_t ip);

@@ -321,15 +321,9 @@ static void test_times(void **state)
 	struct qpt_decoder_opts opts;
 	struct qpt_decode_stats st;
 	struct qpt_decoder *dec;
-	struct pt_encoder *enc;
-	struct pt_config cfg;
+	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
 	int libipt;
 
-	pt_config_init(&cfg);
-	cfg.begin = fx->trace;
-	cfg.end = fx->trace + sizeof(fx->trace);
-	enc = pt_alloc_encoder(&cfg);
-	assert_non_null(enc);
 	pt_put(enc, ppt_psb, 0);
 	pt_put(enc, ppt_tsc, 100);
 	pt_put(enc, ppt_mode, 0);
