@@ -131,6 +131,7 @@ static int trailing_event(struct qd_fpt *d)
 	switch (ev->type) {
 	case ptev_enabled:
 	case ptev_cbr:
+	case ptev_tick:
 		return blk_status(d, pts_event_pending);
 	case ptev_async_disabled:
 		if (d->ip != ev->variant.async_disabled.at)
@@ -268,6 +269,26 @@ static int to_ip(struct qd_fpt *d, struct pt_block *b, uint64_t ip)
 	}
 }
 
+/* pt_blk_tick (flow.c enables tick events): after a query that found a
+ * new time, a tick event for the instruction at @ip, unless an event is
+ * in process. */
+static int tick(struct qd_fpt *d, uint64_t ip)
+{
+	struct pt_event *ev = &d->ev;
+
+	if (!d->enabled)
+		return QD_FAST_BAIL; /* libipt: -pte_internal */
+	if (d->process_event || d->last_tsc == ev->tsc)
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = ptev_tick;
+	ev->variant.tick.ip = ip;
+	ev->has_tsc = d->last_have_tsc;
+	ev->tsc = d->last_tsc;
+	d->process_event = true;
+	return 0;
+}
+
 /* pt_blk_next_ip and pt_blk_proceed_with_trace for the instruction
  * reached, which needs trace: d->ip the next block's start. */
 static int with_trace(struct qd_fpt *d)
@@ -279,13 +300,15 @@ static int with_trace(struct qd_fpt *d)
 	case QX86_JCC:
 	case QX86_LOOP:
 		st = fq_cond_branch(d, &taken);
-		if (st < 0)
-			return bail(st);
+		if (st < 0 || tick(d, d->li_ip))
+			return st < 0 ? bail(st) : QD_FAST_BAIL;
 		d->ip = taken ? d->li_target : next;
 		d->status = st;
 		return 0;
 	case QX86_RET:
 		st = fq_cond_branch(d, &taken);
+		if (st >= 0 && tick(d, d->li_ip))
+			return QD_FAST_BAIL;
 		if (st >= 0) {
 			if (!taken || !d->ret_n)
 				return QD_FAST_BAIL;
@@ -308,6 +331,8 @@ static int with_trace(struct qd_fpt *d)
 	st = fq_indirect_branch(d, &ip);
 	if (st < 0)
 		return bail(st);
+	if (tick(d, d->li_ip))
+		return QD_FAST_BAIL;
 	d->status = st;
 	if (st & pts_ip_suppressed)
 		return QD_FAST_BAIL; /* libipt: -pte_noip */
@@ -364,6 +389,7 @@ static int proceed_event(struct qd_fpt *d, struct pt_block *b)
 	switch (ev->type) {
 	case ptev_enabled:
 	case ptev_cbr:
+	case ptev_tick:
 		break;
 	case ptev_disabled:
 		/* binds to the next branch that needs trace (no CR3 writes
@@ -461,6 +487,7 @@ int qd_fpt_event(struct qd_fpt *d, struct pt_event *uev)
 		d->mode = ptem_64bit;
 		break;
 	case ptev_cbr:
+	case ptev_tick:
 		break;
 	default:
 		return QD_FAST_BAIL;

@@ -174,6 +174,50 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 
+/* The symbol and source line of @it's ip, in the space its block was
+ * decoded in. */
+static void insn_sym(struct flow *f, struct qpt_item *it)
+{
+	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space)
+		it->sym = qd_space_sym(f->fc->space, it->ip, &it->symoff);
+	item_src(f->fc, it);
+}
+
+/* @it: prepared by item_init for the block, with the instruction's ip,
+ * size, bytes, and (insn_sym) symbol and source line. */
+static int emit_insn(struct flow *f, struct qpt_item *it)
+{
+	struct qd_flow_ctx *fc = f->fc;
+	uint64_t ip = it->ip;
+
+	if (f->skip_insn) {
+		f->skip_insn--;
+		return 0;
+	}
+	f->n_insn++;
+	fc->stats->insns++;
+	fc->stats->fast_insns += f->fast != NULL;
+	if (fc->want & QPT_WANT_PROFILE)
+		prof_insns(f, ip, 1);
+	if (!(fc->want & QPT_WANT_INSN))
+		return 0;
+	return fc->fn(it, fc->fn_ctx);
+}
+
+/* Tell the held instruction: at @time when @has (its read found a new
+ * time), else at the time it was held with. */
+static int tell_held(struct flow *f, bool has, uint64_t time)
+{
+	if (!f->held)
+		return 0;
+	f->held = false;
+	if (has) {
+		f->held_it.flags |= QPT_ITEM_HAS_TIME;
+		f->held_it.time = time;
+	}
+	return emit_insn(f, &f->held_it);
+}
+
 /* The successor of the pending instruction is @next (0: unknown). */
 static int resolve(struct flow *f, uint64_t next, bool known)
 {
@@ -219,9 +263,11 @@ static struct qd_space *locate(struct flow *f, uint64_t off, bool has_tsc,
 }
 
 /*
- * A new timestamp: the items' time, and where the trace now is.  The
- * block at hand was decoded against the current space, so a change of
- * space waits (f->next_space) until it has been walked.
+ * A new timestamp: where the trace now is.  The block at hand was decoded
+ * against the current space, so a change of space waits (f->next_space)
+ * until it has been walked.  (The items' time comes with the events and
+ * ticks: the decoder's time here may be that of an event it has read
+ * ahead of the block's end.)
  */
 static void update_time(struct flow *f)
 {
@@ -229,8 +275,6 @@ static void update_time(struct flow *f)
 
 	if (!trace_tsc(f, &tsc))
 		return;
-	f->time = qd_tsc_to_time(&f->fc->tc, tsc);
-	f->has_time = true;
 	if (f->loc_tsc == tsc)
 		return; /* located at this time already */
 	f->loc_tsc = tsc;
@@ -448,13 +492,33 @@ static int drain_events(struct flow *f, int status)
 {
 	while (status & pts_event_pending) {
 		struct pt_event ev;
+		uint64_t new_time;
 		int err;
 
 		status = eng_event(f, &ev);
 		if (status < 0)
 			return status;
+		/* a tick times the query that ended the last block, a
+		 * disable the branch it binds to; others come after it.
+		 * Times only go on (an event bound to a later packet may
+		 * come with the time of an earlier one), as perf's; a PSB+'s
+		 * core:bus ratio comes before the instructions up to its FUP,
+		 * which perf walks before it reads that PSB+'s time. */
+		if (ev.type == ptev_cbr && ev.status_update)
+			ev.has_tsc = 0;
+		if (ev.has_tsc && (!f->has_time ||
+				   qd_tsc_to_time(&f->fc->tc, ev.tsc) > f->time))
+			new_time = qd_tsc_to_time(&f->fc->tc, ev.tsc);
+		else
+			new_time = f->time;
+		if (ev.type == ptev_tick || ev.type == ptev_disabled)
+			err = tell_held(f, ev.has_tsc, new_time);
+		else
+			err = tell_held(f, false, 0);
+		if (err)
+			return err;
 		if (ev.has_tsc) {
-			f->time = qd_tsc_to_time(&f->fc->tc, ev.tsc);
+			f->time = new_time;
 			f->has_time = true;
 		}
 		if (ev.type == ptev_enabled)
@@ -472,7 +536,10 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 {
 	struct qd_flow_ctx *fc = f->fc;
 	const struct qd_map *m = NULL;
+	int err = tell_held(f, false, 0);
 
+	if (err)
+		return err;
 	f->pending = false;
 	cov_close(f);
 	fc->stats->errors++;
@@ -494,34 +561,6 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 			 pt_errstr(pt_errcode(status)));
 	return emit_event(f, QPT_EV_ERROR, ip, ip_valid, 0, f->msg);
 }
-
-/* @it: prepared by item_init for the block; only the instruction's own
- * fields are set here. */
-static int emit_insn(struct flow *f, struct qpt_item *it, uint64_t ip,
-		     const uint8_t *raw, unsigned size)
-{
-	struct qd_flow_ctx *fc = f->fc;
-
-	if (f->skip_insn) {
-		f->skip_insn--;
-		return 0;
-	}
-	f->n_insn++;
-	fc->stats->insns++;
-	fc->stats->fast_insns += f->fast != NULL;
-	if (fc->want & QPT_WANT_PROFILE)
-		prof_insns(f, ip, 1);
-	if (!(fc->want & QPT_WANT_INSN))
-		return 0;
-	it->ip = ip;
-	it->size = (uint8_t)size;
-	memcpy(it->raw, raw, sizeof(it->raw));
-	if ((fc->want & QPT_WANT_SYMBOLS) && fc->space)
-		it->sym = qd_space_sym(fc->space, ip, &it->symoff);
-	item_src(fc, it);
-	return fc->fn(it, fc->fn_ctx);
-}
-
 
 /*
  * The instruction at @ip: kept from before, else decoded from the image
@@ -582,11 +621,6 @@ static void count_insns(struct flow *f, uint64_t n)
 		f->fc->stats->fast_insns += n - skip;
 }
 
-/*
- * Walk the instructions of @b: the block gives only its first ip and its
- * count, so lengths come from the bytes of the image and near direct
- * jumps and calls (which libipt follows inside a block) are taken here.
- */
 /* A block of the fast decoder without instruction items: its last
  * instruction is the one the fast decoder reached last. */
 static int count_block(struct flow *f, const struct pt_block *b, int bits)
@@ -619,6 +653,23 @@ static int count_block(struct flow *f, const struct pt_block *b, int bits)
 	return 0;
 }
 
+/* Whether the instruction class reads the trace to go on (a TNT bit or a
+ * TIP): the block decoder's query for it ends its block. */
+static bool asks_trace(unsigned cls)
+{
+	return cls != QX86_NONE && cls != QX86_JMP && cls != QX86_CALL;
+}
+
+/*
+ * Walk the instructions of @b: the block gives only its first ip and its
+ * count, so lengths come from the bytes of the image and near direct
+ * jumps and calls (which libipt follows inside a block) are taken here.
+ * Each instruction takes the time of the last packet it, or one before
+ * it, read (as perf's decoder times its samples): all but the last the
+ * time before the block; the last, when it read the trace (and so ended
+ * the block), is held until a tick or its event says whether that packet
+ * came with a new time.
+ */
 static int walk_block(struct flow *f, const struct pt_block *b)
 {
 	int bits = mode_bits(b->mode);
@@ -628,7 +679,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 	int err;
 
 	if (!(f->fc->want & QPT_WANT_INSN) && f->fast && !f->skip_insn)
-		return count_block(f, b, bits);
+		return count_block(f, b, bits); /* no items timed */
 
 	item_init(f, &it, QPT_ITEM_INSN, 0);
 	it.mode = (uint8_t)bits;
@@ -668,9 +719,20 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 			if (err)
 				return err;
 		}
-		err = emit_insn(f, &it, ip, e->raw, e->insn.len);
-		if (err)
-			return err;
+		it.ip = ip;
+		it.size = e->insn.len;
+		memcpy(it.raw, e->raw, sizeof(it.raw));
+		if (f->fc->want & QPT_WANT_INSN)
+			insn_sym(f, &it);
+		if (k + 1 == b->ninsn && asks_trace(e->insn.cls) &&
+		    (f->fc->want & QPT_WANT_INSN)) {
+			f->held = true;
+			f->held_it = it;
+		} else {
+			err = emit_insn(f, &it);
+			if (err)
+				return err;
+		}
 		f->pending = true;
 		f->p_ip = ip;
 		f->p_size = e->insn.len;
@@ -716,11 +778,14 @@ int flow_walk(struct flow *f, const struct pt_block *b)
 {
 	int err;
 
+	err = tell_held(f, false, 0); /* no tick: the time it was held at */
+	if (err)
+		return err;
 	if (b->ninsn) {
-		update_time(f);
 		err = walk_block(f, b);
 		if (err)
 			return err;
+		update_time(f);
 		use_space(f, f->next_space);
 		f->next_space = NULL;
 	}
@@ -802,6 +867,9 @@ static int decode_loop(struct flow *f, size_t len)
 				continue;
 		} else if (status >= 0) {
 			if (status & pts_eos) {
+				err = tell_held(f, false, 0);
+				if (err)
+					return err;
 				resolve(f, 0, false);
 				break;
 			}
@@ -827,6 +895,9 @@ static int decode_loop(struct flow *f, size_t len)
 			if (status >= 0)
 				continue;
 			if (status == -pte_eos) {
+				err = tell_held(f, false, 0);
+				if (err)
+					return err;
 				resolve(f, 0, false);
 				break;
 			}
@@ -856,7 +927,7 @@ static int decode_loop(struct flow *f, size_t len)
 			break;
 		on_sync(f);
 	}
-	return 0;
+	return tell_held(f, false, 0);
 }
 
 int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
@@ -876,6 +947,8 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	cfg.end = (uint8_t *)buf + len;
 	cfg.flags.variant.block.end_on_call = 1;
 	cfg.flags.variant.block.end_on_jump = 1;
+	/* a tick for each query that finds a new time: see walk_block */
+	cfg.flags.variant.block.enable_tick_events = 1;
 	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
 	if (f.cache) /* entries of this space from earlier runs stay */
 		qx86_cache_use(f.cache, fc->space);

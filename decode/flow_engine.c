@@ -121,6 +121,8 @@ void eng_after(struct flow *f)
 	s->cov_ip = f->cov_ip;
 	s->cov_end = f->cov_end;
 	s->cov_space = f->cov_space;
+	s->held = f->held;
+	s->held_it = f->held_it;
 	f->n_insn = f->n_branch = f->n_event = f->n_cov = 0;
 	f->nr_memo = 0;
 }
@@ -148,6 +150,8 @@ static void restore(struct flow *f)
 	f->cov_ip = s->cov_ip;
 	f->cov_end = s->cov_end;
 	f->cov_space = s->cov_space;
+	f->held = s->held;
+	f->held_it = s->held_it;
 }
 
 int eng_fall_back(struct flow *f, bool *synced)

@@ -22,6 +22,8 @@ struct flow_snap {
 	bool cov_open;
 	uint64_t cov_ip, cov_end;
 	struct qd_space *cov_space;
+	bool held;
+	struct qpt_item held_it;
 };
 
 /* A locate() answer, given again when libipt decodes the same part. */
@@ -46,9 +48,15 @@ struct flow {
 	uint8_t p_size;
 	unsigned p_kind; /* qpt_branch_kind, or QPT_BR_NR: not a branch */
 	bool enabled;
+	/* the time of the last packet read: an event's, or a tick's (the
+	 * block decoder's, at a query that found a new time) */
 	uint64_t time;
 	bool has_time;
 	uint64_t loc_tsc; /* the last time stamp located */
+	/* the last instruction of the last block, when it read the trace:
+	 * told when a tick, or its own event, has told its time */
+	bool held;
+	struct qpt_item held_it;
 	enum pt_exec_mode mode;
 	uint64_t next_ip;   /* after the last block's last instruction */
 	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */

@@ -88,3 +88,16 @@ for f in "$q/perf.data.intel_pt-4.14" "$q/perf.data.piped.intel_pt-4.14"; do
 	grep -q '"event":"lost"' "$tmp/out" || fail "$f: no lost record"
 	echo "ok: $(basename "$f")"
 done
+# the trace starts qpt decodes there (it skips to the next PSB where an
+# image is missing, perf to the next TIP), with their times: each among
+# perf 6.1's --itrace=be lines (times in microseconds, cut as perf cuts)
+"$QPT" decode --branches -i "$q/perf.data.intel_pt-4.14" -F tid,time,ip,addr \
+	2>/dev/null | awk '$3 == "0" { print $1, substr($2, 1, length($2) - 4), $5 }' \
+	>"$tmp/starts"
+gzip -dc "$q/expected/perf.data.intel_pt-4.14.perf-script-itrace-be.txt.gz" |
+	awk '$5 == "tr" && $6 == "strt" { sub(":", "", $4); print $2, $4, $9 }' \
+	>"$tmp/perf.starts"
+[ "$(wc -l <"$tmp/starts")" -ge 3 ] || fail "quipper: $(wc -l <"$tmp/starts") trace starts"
+missing=$(grep -vxFf "$tmp/perf.starts" "$tmp/starts")
+[ -z "$missing" ] || fail "quipper: trace starts not perf's: $missing"
+echo "ok: quipper: $(wc -l <"$tmp/starts") trace starts at perf's times"

@@ -1,15 +1,18 @@
 #!/bin/bash
 # qpt decode -F and qpt lbr -F against perf script -F on the same emulated
 # recording (and on the LBR samples qpt inject makes of it) of a
-# dynamically linked test program.  Decode: for each field list (no time, see
-# below), --insn against --itrace=i0ns and --branches against --itrace=b
-# must print the same lines, character for character.  Left out: lines at
-# PLT stubs (perf 6.1 names them after the nearest symbol, _init+0x30,
-# where qpt says nothing or NAME@plt) and a trace start's instruction
-# bytes (perf shows there the last instruction before the trace stopped,
-# qpt none).  Times are compared in form only: qpt times a block's
-# instructions by the timing packets read before its end, perf by those
-# before its start.  Bad field lists get one line and exit 2.
+# dynamically linked test program.  Decode: for each field list (times
+# too: an item takes the time of the last packet it, or one before it,
+# read, as perf times its samples), --insn against --itrace=i0ns and
+# --branches against --itrace=b must print the same lines, character for
+# character.  Left out: lines at PLT stubs (perf 6.1 names them after the
+# nearest symbol, _init+0x30, where qpt says nothing or NAME@plt) and a
+# trace start's instruction bytes (perf shows there the last instruction
+# before the trace stopped, qpt none).  With cycle-accurate timing
+# (intel_pt/cyc/u) an item whose time comes from CYC packets after the
+# last MTC may be off (libipt's cycles-to-TSC calibration is not perf's),
+# but stays between the times of the items around it whose times agree.
+# Bad field lists get one line and exit 2.
 # Args: PROG
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
@@ -37,13 +40,18 @@ compare() {
 		      exit bad > 0 }' || fail "-F $3 differs from perf"
 }
 for f in ip ip,sym ip,sym,symoff tid,ip pid,tid,cpu,ip,sym,symoff \
-	ip,insn,insnlen pid,sym,insn; do
+	ip,insn,insnlen pid,sym,insn tid,time,ip pid,tid,cpu,time,ip,sym,symoff; do
 	compare --insn i0ns "$f"
 done
 for f in ip,addr flags,ip,addr tid,cpu,flags,ip,sym,symoff,addr \
-	ip,sym,addr,insnlen,insn pid,tid,flags,sym,addr; do
+	ip,sym,addr,insnlen,insn pid,tid,flags,sym,addr tid,time,ip,addr \
+	time,flags,ip,sym,addr; do
 	compare --branches b "$f"
 done
+# both engines give the same times (the fast decoder's ticks are libipt's)
+"$QPT" decode --insn --engine=libipt -i "$tmp/rec.data" -F time,ip >"$tmp/a"
+"$QPT" decode --insn --engine=fast -i "$tmp/rec.data" -F time,ip >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || fail "-F time,ip: the engines differ"
 
 # source lines: perf's layout, a line "  FILE:LINE" after the address
 # (before the bytes), none where the line is unknown; the line numbers
@@ -79,6 +87,41 @@ done
 "$QPT" decode --branches -i "$tmp/rec.data" -F tid,time,ip | head -100 |
 	grep -vcE '^ *[0-9]+ +[0-9]+\.[0-9]{9}: +[0-9a-f]+$' | grep -qx 0 ||
 	fail "-F tid,time,ip: not perf's form"
+# cycle-accurate timing: the same items, and the same times but where a
+# time comes from CYC packets after the last MTC (libipt's cycles-to-TSC
+# calibration is not perf's, which looks ahead to the next MTC): there,
+# at most 1 in 1000 items, qpt's time stays between the times of the
+# items around it whose times agree
+env -i QPT_TEST=1 "$QPT" record -q --emulate -e intel_pt/cyc/u \
+	-o "$tmp/cyc.data" -- "$1" >/dev/null 2>"$tmp/rec.err" ||
+	fail "qpt record -e intel_pt/cyc/u: $(cat "$tmp/rec.err")"
+# near MODE ITRACE FIELDS: the time first in FIELDS
+near() {
+	perf script -i "$tmp/cyc.data" --ns --itrace="$2" -F "$3" 2>/dev/null \
+		>"$tmp/perf" || fail "perf script -F $3 on the cyc recording"
+	"$QPT" decode "$1" -i "$tmp/cyc.data" -F "$3" >"$tmp/qpt" ||
+		fail "qpt decode $1 -F $3 on the cyc recording"
+	paste -d$'\001' "$tmp/perf" "$tmp/qpt" | awk -F'\001' -v f="$3" '
+		{ p = $1; q = $2; tp[NR] = p; tq[NR] = q
+		  sub(/:.*/, "", tp[NR]); sub(/:.*/, "", tq[NR])
+		  tp[NR] += 0; tq[NR] += 0
+		  sub(/^[^:]*:/, "", p); sub(/^[^:]*:/, "", q)
+		  if (p != q) { print "cyc -F " f ": perf " $1 " / qpt " $2; exit 1 }
+		  line[NR] = $1 }
+		END { for (k = 1; k <= NR; k++) {
+			if (tp[k] == tq[k]) continue
+			off++
+			for (a = k - 1; a > 0 && tp[a] != tq[a]; a--) ;
+			for (b = k + 1; b <= NR && tp[b] != tq[b]; b++) ;
+			if ((a > 0 && tq[k] < tp[a]) || (b <= NR && tq[k] > tp[b])) {
+				print "cyc -F " f ": qpt " tq[k] " outside perf " tp[a] ".." tp[b] ": " line[k]
+				exit 1 } }
+		      printf "cyc -F %s: %d lines, %d times off (between their neighbours)\n", f, NR, off
+		      exit NR < 5000 || off * 1000 > NR }' ||
+		fail "cyc -F $3: times not as perf's"
+}
+near --insn i0ns time,ip
+near --branches b time,ip,addr
 # +F and -F change the default fields
 "$QPT" decode --branches -i "$tmp/rec.data" -F -time,-cpu,-tid,+insn | head -3 |
 	grep -qE '^  call  .* => .* insn: e8( [0-9a-f]{2}){4}$' ||

@@ -4,7 +4,7 @@
 # - instruction periods (i1000i, i7i, i0ns), branches (b), calls (c),
 #   returns (r) and both (cr): the same lines with -F tid,ip,sym (and
 #   addr and flags for branches), PLT stubs left out (perf 6.1 names them
-#   after the nearest symbol);
+#   after the nearest symbol); i0ns with -F time,ip too (perf --ns);
 # - time periods (i10us): the samples derived from the full decode (see
 #   below why perf's are not the oracle there);
 # - last branches (i100il4): every sample's 4 entries equal perf's
@@ -26,9 +26,10 @@ rec=$tmp/rec.data
 env -i QPT_TEST=1 "$QPT" record -q --emulate -o "$rec" \
 	-- "$1" >/dev/null 2>"$tmp/rec.err" || fail "qpt record: $(cat "$tmp/rec.err")"
 
-# same OPTS FIELDS MIN: qpt's lines equal perf's (PLT stubs aside)
+# same OPTS FIELDS MIN [PERF-OPTION]: qpt's lines equal perf's (PLT stubs
+# aside)
 same() {
-	perf script -i "$rec" --itrace="$1" -F "$2" 2>/dev/null >"$tmp/perf" ||
+	perf script -i "$rec" ${4:+"$4"} --itrace="$1" -F "$2" 2>/dev/null >"$tmp/perf" ||
 		fail "perf script --itrace=$1"
 	"$QPT" decode -i "$rec" --itrace="$1" -F "$2" >"$tmp/qpt" ||
 		fail "qpt decode --itrace=$1"
@@ -45,6 +46,7 @@ same() {
 same i1000i tid,ip,sym 50
 same i7i tid,ip,sym 5000
 same i0ns tid,ip,sym 50000
+same i0ns time,ip 50000 --ns
 same b tid,flags,ip,sym,addr 5000
 same c tid,flags,ip,sym,addr 200
 same r tid,flags,ip,sym,addr 200

@@ -24,6 +24,8 @@ void pt_put(struct pt_encoder *enc, enum pt_packet_type type, uint64_t v)
 		p.payload.tnt.payload = v;
 	} else if (type == ppt_cyc) {
 		p.payload.cyc.value = v;
+	} else if (type == ppt_tsc) {
+		p.payload.tsc.tsc = v;
 	} else if (type == ppt_tip || type == ppt_tip_pge ||
 		   type == ppt_tip_pgd || type == ppt_fup) {
 		p.payload.ip.ipc = v ? pt_ipc_sext_48 : pt_ipc_suppressed;
@@ -32,7 +34,7 @@ void pt_put(struct pt_encoder *enc, enum pt_packet_type type, uint64_t v)
 	assert_true(pt_enc_next(enc, &p) >= 0);
 }
 
-struct pt_encoder *pt_begin(uint8_t *buf, size_t size, uint64_t ip)
+struct pt_encoder *pt_open(uint8_t *buf, size_t size)
 {
 	struct pt_encoder *enc;
 	struct pt_config cfg;
@@ -42,6 +44,13 @@ struct pt_encoder *pt_begin(uint8_t *buf, size_t size, uint64_t ip)
 	cfg.end = buf + size;
 	enc = pt_alloc_encoder(&cfg);
 	assert_non_null(enc);
+	return enc;
+}
+
+struct pt_encoder *pt_begin(uint8_t *buf, size_t size, uint64_t ip)
+{
+	struct pt_encoder *enc = pt_open(buf, size);
+
 	pt_put(enc, ppt_psb, 0);
 	pt_put(enc, ppt_mode, 0);
 	pt_put(enc, ppt_psbend, 0);

@@ -281,6 +281,80 @@ static void test_runs_share_decoder(void **state)
 	qpt_decoder_free(dec);
 }
 
+struct timed {
+	char text[1024];
+	size_t len;
+};
+
+static int collect_times(const struct qpt_item *it, void *ctx)
+{
+	struct timed *l = ctx;
+	int n;
+
+	if (it->type == QPT_ITEM_EVENT)
+		return 0;
+	n = snprintf(l->text + l->len, sizeof(l->text) - l->len, "%c%llx@%llu ",
+		     it->type == QPT_ITEM_INSN ? 'i' : 'b',
+		     (unsigned long long)it->ip,
+		     it->flags & QPT_ITEM_HAS_TIME ? (unsigned long long)it->time
+						   : 0ull);
+	assert_true(n > 0 && (size_t)n < sizeof(l->text) - l->len);
+	l->len += (size_t)n;
+	return 0;
+}
+
+/*
+ * Times, as perf script times its samples: each item takes the time of
+ * the last packet it, or one before it, read.  A TSC before each packet
+ * the code reads (TNT for the jz, TIP for the ret, TIP.PGD for the
+ * syscall): the jz and its branch take the TNT's time, and so do the
+ * direct call after it (which reads nothing); the ret the TIP's, the
+ * instructions after it too; the syscall the TIP.PGD's.  Both engines
+ * (the fast decoder decodes all of it).
+ */
+static void test_times(void **state)
+{
+	static const char want[] =
+	    "b0@100 i1000@100 i1002@200 b1002@200 i1008@200 b1008@200 "
+	    "i1010@300 b1010@300 i100d@300 i100e@400 b100e@400 ";
+	struct fixture *fx = *state;
+	struct qpt_decoder_opts opts;
+	struct qpt_decode_stats st;
+	struct qpt_decoder *dec;
+	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
+	int libipt;
+
+	pt_put(enc, ppt_psb, 0);
+	pt_put(enc, ppt_tsc, 100);
+	pt_put(enc, ppt_mode, 0);
+	pt_put(enc, ppt_psbend, 0);
+	pt_put(enc, ppt_tip_pge, 0x1000);
+	pt_put(enc, ppt_tsc, 200);
+	pt_put(enc, ppt_tnt_8, 1); /* jz taken */
+	pt_put(enc, ppt_tsc, 300);
+	pt_put(enc, ppt_tip, 0x100d); /* ret */
+	pt_put(enc, ppt_tsc, 400);
+	pt_put(enc, ppt_tip_pgd, 0); /* syscall */
+	fx->len = pt_end(enc);
+	for (libipt = 0; libipt < 2; libipt++) {
+		struct timed l = {.len = 0};
+
+		qpt_decoder_opts_init(&opts);
+		opts.want = QPT_WANT_INSN | QPT_WANT_BRANCH;
+		opts.libipt_only = libipt;
+		assert_int_equal(qpt_decoder_new(&opts, &dec), 0);
+		assert_int_equal(qpt_decoder_add_image(dec, fx->path, 0x1000),
+				 0);
+		assert_int_equal(qpt_decoder_run_raw(dec, fx->trace, fx->len,
+						     collect_times, &l),
+				 0);
+		assert_int_equal(qpt_decoder_stats(dec, &st), 0);
+		assert_int_equal(st.fast_insns, libipt ? 0 : st.insns);
+		qpt_decoder_free(dec);
+		assert_string_equal(l.text, want);
+	}
+}
+
 static void test_item_asm(void **state)
 {
 	struct qpt_item it;
@@ -323,6 +397,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_share_decoder, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_times, setup, teardown),
 		cmocka_unit_test(test_contracts),
 	};
 
