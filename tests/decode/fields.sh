@@ -59,17 +59,17 @@ cmp -s "$tmp/a" "$tmp/b" || fail "-F time,ip: the engines differ"
 # no line table, count as unknown);
 # file names are decode_srcline's to check
 for m in "--insn i0ns ip,sym,srcline,insn" "--branches b ip,addr,srcline"; do
-	set -- $m
-	perf script -i "$tmp/rec.data" --itrace="$2" -F "$3" 2>/dev/null |
+	read -r mode it fl <<<"$m"
+	perf script -i "$tmp/rec.data" --itrace="$it" -F "$fl" 2>/dev/null |
 		awk '/^  ([^ ]*:0|[^ :]*\[[0-9a-f]+\])( |$)/ {
 			sub(/^  [^ ]*/, ""); prev = prev $0; next }
 		     NR > 1 { print prev } { prev = $0 } END { print prev }' \
 		>"$tmp/perf"
-	"$QPT" decode "$1" -i "$tmp/rec.data" -F "$3" >"$tmp/qpt" ||
-		fail "qpt decode $1 -F $3"
+	"$QPT" decode "$mode" -i "$tmp/rec.data" -F "$fl" >"$tmp/qpt" ||
+		fail "qpt decode $mode -F $fl"
 	[ "$(wc -l <"$tmp/perf")" -eq "$(wc -l <"$tmp/qpt")" ] ||
-		fail "-F $3: perf $(wc -l <"$tmp/perf") lines, qpt $(wc -l <"$tmp/qpt")"
-	paste -d$'\001' "$tmp/perf" "$tmp/qpt" | awk -F'\001' -v f="$3" '
+		fail "-F $fl: perf $(wc -l <"$tmp/perf") lines, qpt $(wc -l <"$tmp/qpt")"
+	paste -d$'\001' "$tmp/perf" "$tmp/qpt" | awk -F'\001' -v f="$fl" '
 		function num(s) { sub(/^ +/, "", s); sub(/ .*/, "", s); sub(/.*:/, "", s); return s + 0 }
 		$1 !~ /^  [^ ]/ { if ($1 != $2 && $1 !~ / _init([+ ]|$)|@plt/ && $2 !~ /@plt/) {
 					if (bad < 3) print f ": perf \"" $1 "\" / qpt \"" $2 "\""; bad++ }
@@ -80,7 +80,7 @@ for m in "--insn i0ns ip,sym,srcline,insn" "--branches b ip,addr,srcline"; do
 			if (p != q) { if (bad < 3) print f ": perf \"" $1 "\" / qpt \"" $2 "\""; bad++ }
 			next }
 		END { printf "-F %s: %d source lines, %d equal, %d unknown\n", f, n, n - unk - bad, unk
-		      exit bad > 0 || n - unk < 1000 }' || fail "-F $3: source lines differ from perf"
+		      exit bad > 0 || n - unk < 1000 }' || fail "-F $fl: source lines differ from perf"
 done
 
 # times: perf's form, SEC.NSEC: with 9 digits after the point
