@@ -261,7 +261,7 @@ static void read_build_id(struct qd_file *file, Elf *elf, Elf_Scn *scn)
 	file->build_id_size = (uint8_t)n;
 }
 
-static void bid_hex(const uint8_t *bid, size_t n, char *out)
+void qd_bid_hex(const uint8_t *bid, size_t n, char *out)
 {
 	size_t i;
 
@@ -287,7 +287,7 @@ static int load_debug_symtab(const struct qd_files *files,
 
 	if (!file->build_id_size)
 		return 0;
-	bid_hex(file->build_id, file->build_id_size, hex);
+	qd_bid_hex(file->build_id, file->build_id_size, hex);
 	snprintf(sub, sizeof(sub), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 hex, hex + 2);
 	fd = qpt_sysroot_open(files->sysroot, sub, NULL);
@@ -510,7 +510,7 @@ static char *cache_candidate(const struct qd_files *files, const uint8_t *bid,
 			return NULL;
 		base = home;
 	}
-	bid_hex(bid, bid_size, hex);
+	qd_bid_hex(bid, bid_size, hex);
 	snprintf(sub, sizeof(sub), ".build-id/%.2s/%s/elf", hex, hex + 2);
 	dir = path_join(base, sub);
 	if (dir && access(dir, R_OK)) {

@@ -83,6 +83,9 @@ struct qd_file *qd_files_get(struct qd_files *files, const char *path,
 void qd_files_free(struct qd_files *files);
 /* The symbol holding link-time address @addr, or NULL. */
 const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr);
+/* The build-id @bid of @n bytes as lowercase hex in @out (2n + 1 bytes),
+ * as the build-id cache and /usr/lib/debug/.build-id name it. */
+void qd_bid_hex(const uint8_t *bid, size_t n, char *out);
 
 /* ---- srcline.c: source lines from the DWARF line tables ---- */
 

@@ -182,9 +182,8 @@ static int find_dwarf(struct qd_lines *t, const struct qd_file *file)
 	t->dw = open_dwarf(NULL, file->found, &t->fd); /* a host path */
 	if (t->dw)
 		return 0;
-	for (i = 0; i < file->build_id_size; i++)
-		sprintf(hex + 2 * i, "%02x", file->build_id[i]);
-	hex[2 * i] = '\0';
+	qd_bid_hex(file->build_id, file->build_id_size, hex);
+	i = file->build_id_size;
 	if (i)
 		ok = try_debug(t, root, "/usr/lib/debug/.build-id/%.2s/%s.debug",
 			       hex, hex + 2);
