@@ -58,7 +58,8 @@ same cr tid,flags,ip,sym,addr 400
 # period into TSC ticks rounded down to a power of two and times each
 # instruction as its timestamp plus one tick per instruction since.
 "$QPT" decode -i "$rec" -F tid,time,ip | awk '
-	{ w = int(substr($2, 1, length($2) - 1) * 100000) }
+	{ split(substr($2, 1, length($2) - 1), t, ".")	# SEC.NSEC: integers,
+	  w = t[1] * 100000 + int(t[2] / 10000) }	# no rounding of a float
 	!($1 in win) { win[$1] = w; next }
 	w != win[$1] { win[$1] = w; print }' >"$tmp/derived"
 "$QPT" decode -i "$rec" --itrace=i10us -F tid,time,ip >"$tmp/sampled"

@@ -1,0 +1,19 @@
+#!/bin/bash
+# --emulate=qemu on real programs too large for CI, against QEMU's own log
+# of every instruction (tests/emulate/qemu_vs_log.sh: qpt decode and perf
+# script must list, per thread, the addresses QEMU's -singlestep log
+# shows): a Python one-liner and xz -T2 compressing with two threads
+# (small blocks, so that both threads work).  The logs take about 100
+# bytes per instruction: some GB in $TMPDIR.
+#   bench/qemu_real.sh [BUILD_DIR]   (default: build)
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${1:-build}" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# text to compress: the C sources, 128 KiB
+cat "$here"/decode/*.c | head -c 131072 >"$tmp/text"
+export QPT=$B/cli/qpt
+bash "$here/tests/emulate/qemu_vs_log.sh" "$tmp" \
+	"/usr/bin/python3 -c print(sum(range(1000)))" \
+	"/usr/bin/xz -T2 -1 --block-size=16KiB -c -k $tmp/text"
