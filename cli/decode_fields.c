@@ -70,18 +70,6 @@ int fields_parse(const char *spec, enum mode mode, unsigned *mask, char *bad,
 				 mask, bad, size);
 }
 
-/* A name as it is, escaped when it needs it. */
-static void put_name(struct printer *o, const char *s)
-{
-	bool plain;
-	size_t n = out_measure(s, &plain);
-
-	if (plain)
-		out_raw(&o->w, s, n);
-	else
-		out_esc(&o->w, s, n);
-}
-
 /* " SYM[+0xOFF]" as perf script prints a symbol field; [unknown] when
  * no symbol holds the address. */
 static void put_sym_field(struct printer *o, const char *sym, uint64_t off)
@@ -95,7 +83,7 @@ static void put_sym_field(struct printer *o, const char *sym, uint64_t off)
 		out_lit(&o->w, "[unknown]");
 		return;
 	}
-	put_name(o, sym);
+	print_name(o, sym);
 	if (f & FIELD_SYMOFF) {
 		out_lit(&o->w, "+0x");
 		out_hex(&o->w, off);
@@ -138,7 +126,7 @@ static void put_srcline_field(struct printer *o, const struct qpt_item *it)
 		return;
 	out_lit(&o->w, "\n  ");
 	base = strrchr(it->srcfile, '/');
-	put_name(o, base ? base + 1 : it->srcfile);
+	print_name(o, base ? base + 1 : it->srcfile);
 	out_char(&o->w, ':');
 	out_dec(&o->w, it->srcline);
 }

@@ -17,9 +17,7 @@
 #include "cli/decode_fields.h"
 #include "cli/decode_print.h"
 
-/* A symbol's name: as it is when it needs no escaping (known by its
- * address, as names live as long as the decoder), else escaped. */
-static void put_name(struct printer *o, const char *s)
+void print_name(struct printer *o, const char *s)
 {
 	unsigned h = (unsigned)(((uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 56);
 
@@ -43,7 +41,7 @@ static char *fmt_off(char *p, uint64_t off)
 /* NAME+0xOFF */
 static void put_sym(struct printer *o, const char *name, uint64_t off)
 {
-	put_name(o, name);
+	print_name(o, name);
 	out_commit(&o->w, fmt_off(out_reserve(&o->w, 24), off));
 }
 
@@ -281,7 +279,7 @@ static struct line_ent *line_at(struct printer *o, uint64_t ip)
 /* --srcline: perf script's "  FILE:LINE" line (the file as the line table
  * names it, where perf shows its base name), or the JSON "srcline"
  * member (out_val_srcline's form); nothing where the line is unknown.
- * The file's escaping is remembered as a symbol's is (put_name). */
+ * The file's escaping is remembered as a symbol's is (print_name). */
 static void put_srcline(struct printer *o, const struct qpt_item *it)
 {
 	if (!it->srcfile)
@@ -292,7 +290,7 @@ static void put_srcline(struct printer *o, const struct qpt_item *it)
 	} else {
 		out_lit(&o->w, "  ");
 	}
-	put_name(o, it->srcfile);
+	print_name(o, it->srcfile);
 	out_char(&o->w, ':');
 	out_dec(&o->w, it->srcline);
 	out_char(&o->w, o->json ? '"' : '\n');
@@ -380,7 +378,7 @@ static __attribute__((noinline)) void text_insn(struct printer *o,
 	if (it->sym) {
 		*p++ = ' ';
 		out_commit(&o->w, p);
-		put_name(o, it->sym);
+		print_name(o, it->sym);
 		p = fmt_off(out_reserve(&o->w, 24 + 64 + ASM_ROOM),
 			    it->symoff);
 	} else {

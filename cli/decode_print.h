@@ -145,6 +145,10 @@ bool decode_is_call(const struct qpt_item *it);
 /* Print one item in the form o->mode and o->json choose (a call or return
  * at o->call_depth); a write error is kept in o->w.err. */
 void print_item(struct printer *o, const struct qpt_item *it);
+/* A name the decoder gave (a symbol, a source file: they live as long as
+ * the decoder): as it is when it needs no escaping (known by its
+ * address), else escaped. */
+void print_name(struct printer *o, const char *s);
 /* Print one instruction (the unfiltered fast path). */
 void print_insn(struct printer *o, const struct qpt_item *it);
 
