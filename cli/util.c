@@ -268,6 +268,7 @@ void cli_progress(const char *fmt, ...)
 {
 	va_list ap;
 
+	progress_shown = false; /* a new progress line overwrites the last */
 	va_start(ap, fmt);
 	message("\r", NULL, NULL, "\033[K", fmt, ap);
 	va_end(ap);
