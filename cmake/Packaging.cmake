@@ -15,5 +15,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # libqpt is the package's own: dpkg-shlibdeps finds it there
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS
   ${PROJECT_BINARY_DIR})
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "linux-perf")
+# libdebuginfod1 is loaded at its first use (decode/debuginfod.c), so
+# dpkg-shlibdeps does not see it
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "linux-perf, libdebuginfod1")
 include(CPack)
