@@ -15,8 +15,9 @@
 # than a block of the log is left.
 # Args: [--tsc] PROG_DIR CMD...  (--tsc: with TSC packets, so that the
 # decoders order mappings that come and go at one address; a CMD is a
-# program and its arguments in one word;
-# words naming a file in PROG_DIR stand for its path).  Skips (77) where
+# program and its arguments in one word, after NAME=VALUE words that go
+# into the program's environment; words naming a file in PROG_DIR stand
+# for its path).  Skips (77) where
 # qemu-x86_64 or perf is absent.
 set -u
 ev=""
@@ -72,16 +73,22 @@ crash_prefix() {
 }
 
 for p in "$@"; do
-	cmd=()
+	cmd=() envs=()
 	for w in $p; do
-		if [ -e "$DIR/$w" ]; then cmd+=("$DIR/$w"); else cmd+=("$w"); fi
+		if [ ${#cmd[@]} -eq 0 ] && [[ $w =~ ^[A-Z_][A-Z0-9_]*= ]]; then
+			envs+=("$w")
+		elif [ -e "$DIR/$w" ]; then
+			cmd+=("$DIR/$w")
+		else
+			cmd+=("$w")
+		fi
 	done
 	data=$tmp/${p//[^a-z0-9_]/_}.data
 	rm -f "$tmp"/log.*
-	env -i QPT_TEST=1 setarch -R "$QEMU" -singlestep -d exec,nochain,int,tid \
+	env -i QPT_TEST=1 "${envs[@]}" setarch -R "$QEMU" -singlestep -d exec,nochain,int,tid \
 		-D "$tmp/log.%d" "${cmd[@]}" >/dev/null 2>&1
 	want_rc=$?
-	env -i QPT_TEST=1 "$QPT" record -q --emulate=qemu ${ev:+-e "$ev"} \
+	env -i QPT_TEST=1 "${envs[@]}" "$QPT" record -q --emulate=qemu ${ev:+-e "$ev"} \
 		-o "$data" -- \
 		"${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
 	rc=$?
