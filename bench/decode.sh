@@ -167,9 +167,12 @@ fig_text() {
 		pair_ratio "--insn --no-asm vs perf script ($label)" 20 \
 			"$QPT" decode --insn --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
 			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym
+		# perf's fields as qpt prints them (hw: its synthesized
+		# branches; -F without it also asks the PT event for addr, and
+		# perf refuses that on these files)
 		pair_ratio "--branches vs perf script ($label)" 20 \
 			"$QPT" decode --branches --sysroot "$d" -i "$tmp/$f.data" -- \
-			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=b -F ip,addr,flags
+			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=b -F hw:tid,ip,addr,flags
 		pair_ratio "--insn --json vs perf script ($label)" 0 \
 			"$QPT" decode --insn --json --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
 			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym

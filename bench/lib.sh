@@ -47,6 +47,11 @@ pair_ratio() {
 	while [ "$1" != -- ]; do qa+=("$1"); shift; done
 	shift
 	pa=("$@")
+	# a side that fails (a refused option) would time its error
+	"${qa[@]}" >/dev/null 2>&1 && "${pa[@]}" >/dev/null 2>&1 || {
+		printf '%-44s not measured: a side exits %d\n' "$label" $?
+		return 0
+	}
 	for ((i = 0; i < ${PAIRS:-9}; i++)); do
 		if ((i % 2)); then
 			q=$(secs "${qa[@]}"); p=$(secs "${pa[@]}")
