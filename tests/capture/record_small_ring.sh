@@ -13,7 +13,9 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 # On failure, show what perf said.
 trap 'echo "failed at line $LINENO"; cat perr.txt 2>/dev/null' ERR
-"$QPT" record -m 1 -e task-clock:u -c 10000 -o small.data -- "$spin" 300 \
+# 300 ms of the spinner's own CPU time: about 30,000 samples, however
+# busy the machine is (its share of a loaded machine's clock is not)
+"$QPT" record -m 1 -e task-clock:u -c 10000 -o small.data -- "$spin" c300 \
 	2>err.txt
 cat err.txt
 records=$(sed -n 's/.* \([0-9]*\) records[;,] .*/\1/p' err.txt)
