@@ -5,7 +5,10 @@
  * once (with the x86 layer) from the bytes libipt's image holds there (a
  * found file's executable segments, or a raw image).  An open-addressing
  * table of runs and an arena of their instruction lengths; when either is
- * full, both start again empty (the memory stays bounded).
+ * full, both start again empty (the memory stays bounded).  The table
+ * starts small and doubles as it fills, up to RUNS_CAP slots: a run's
+ * slot is anywhere in the table, and a table of RUNS_CAP slots (2 MiB)
+ * from the start cost a small trace a page fault for nearly each run.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,11 +18,13 @@
 
 #define RUNS_ORDER 15
 #define RUNS_CAP (1u << RUNS_ORDER)
+#define RUNS_ORDER0 10 /* the table's first size */
 #define LENS_CAP (1u << 20)
 
 struct qd_runs {
-	struct qd_run_ent *ent; /* RUNS_CAP slots; ninsn 0 or another
+	struct qd_run_ent *ent; /* 1 << order slots; ninsn 0 or another
 				 * generation: empty */
+	unsigned order;
 	uint8_t *lens;
 	size_t nr_ent, nr_lens;
 	uint32_t gen;
@@ -32,7 +37,8 @@ struct qd_runs *qd_runs_new(void)
 
 	if (!r)
 		return NULL;
-	r->ent = calloc(RUNS_CAP, sizeof(*r->ent));
+	r->order = RUNS_ORDER0;
+	r->ent = calloc((size_t)1 << r->order, sizeof(*r->ent));
 	r->lens = malloc(LENS_CAP);
 	r->x = qx86_new();
 	if (!r->ent || !r->lens || !r->x) {
@@ -55,7 +61,7 @@ void qd_runs_free(struct qd_runs *r)
 
 static void runs_clear(struct qd_runs *r)
 {
-	memset(r->ent, 0, RUNS_CAP * sizeof(*r->ent));
+	memset(r->ent, 0, ((size_t)1 << r->order) * sizeof(*r->ent));
 	r->nr_ent = 0;
 	r->nr_lens = 0;
 }
@@ -70,11 +76,35 @@ void qd_runs_forget(struct qd_runs *r)
 	}
 }
 
-static size_t slot_of(const void *space, uint64_t ip)
+static size_t slot_of(const struct qd_runs *r, const void *space,
+		      uint64_t ip)
 {
 	uint64_t h = (ip ^ (uint64_t)(uintptr_t)space) * 0x9e3779b97f4a7c15ull;
 
-	return (size_t)(h >> (64 - RUNS_ORDER));
+	return (size_t)(h >> (64 - r->order));
+}
+
+/* Twice the slots, the runs of this generation moved over; -ENOMEM
+ * leaves the table as it was. */
+static int grow(struct qd_runs *r)
+{
+	size_t n = (size_t)1 << r->order, mask = 2 * n - 1, i, j;
+	struct qd_run_ent *old = r->ent, *ent = calloc(2 * n, sizeof(*ent));
+
+	if (!ent)
+		return -ENOMEM;
+	r->ent = ent;
+	r->order++;
+	for (i = 0; i < n; i++) {
+		if (!old[i].ninsn || old[i].gen != r->gen)
+			continue;
+		for (j = slot_of(r, old[i].space, old[i].ip); ent[j].ninsn;
+		     j = (j + 1) & mask)
+			;
+		ent[j] = old[i];
+	}
+	free(old);
+	return 0;
 }
 
 /*
@@ -160,17 +190,20 @@ static int build(struct qd_runs *r, struct qd_space *space, uint64_t ip,
 const struct qd_run_ent *qd_runs_get(struct qd_runs *r, struct qd_space *space,
 				     uint64_t ip)
 {
-	size_t i = slot_of(space, ip);
+	size_t i = slot_of(r, space, ip), mask = ((size_t)1 << r->order) - 1;
 	struct qd_run_ent *e;
 
-	for (;; i = (i + 1) & (RUNS_CAP - 1)) {
+	for (;; i = (i + 1) & mask) {
 		e = &r->ent[i];
 		if (!e->ninsn || e->gen != r->gen)
 			break;
 		if (e->ip == ip && e->space == space)
 			return e;
 	}
-	if (r->nr_ent >= RUNS_CAP / 2 || r->nr_lens + QD_RUN_MAX > LENS_CAP) {
+	if (r->nr_ent >= (mask + 1) / 2 && r->order < RUNS_ORDER &&
+	    !grow(r))
+		return qd_runs_get(r, space, ip);
+	if (r->nr_ent >= (mask + 1) / 2 || r->nr_lens + QD_RUN_MAX > LENS_CAP) {
 		runs_clear(r);
 		return qd_runs_get(r, space, ip);
 	}
