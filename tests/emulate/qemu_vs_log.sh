@@ -13,15 +13,20 @@
 # block its thread was in: the decodes are the log up to that block's
 # first instruction (the crash's ip, which qpt crash reports), and less
 # than a block of the log is left.
-# Args: [--tsc] PROG_DIR CMD...  (--tsc: with TSC packets, so that the
-# decoders order mappings that come and go at one address; a CMD is a
+# Args: [--tsc] [--same-run] PROG_DIR CMD...  (--tsc: with TSC packets,
+# so that the decoders order mappings that come and go at one address;
+# --same-run: QEMU logs the very run qpt records (qpt record --qemu runs
+# it through a wrapper that adds the log's options), for programs whose
+# threads share out their work differently from one run to the next; a
+# CMD is a
 # program and its arguments in one word, after NAME=VALUE words that go
 # into the program's environment; words naming a file in PROG_DIR stand
 # for its path).  Skips (77) where
 # qemu-x86_64 or perf is absent.
 set -u
-ev=""
+ev="" same=""
 [ "$1" = --tsc ] && { ev=intel_pt/tsc/u; shift; }
+[ "$1" = --same-run ] && { same=1; shift; }
 DIR=$1
 shift
 QEMU=$(command -v qemu-x86_64) || { echo "no qemu-x86_64: skip"; exit 77; }
@@ -85,13 +90,32 @@ for p in "$@"; do
 	done
 	data=$tmp/${p//[^a-z0-9_]/_}.data
 	rm -f "$tmp"/log.*
-	env -i QPT_TEST=1 "${envs[@]}" setarch -R "$QEMU" -singlestep -d exec,nochain,int,tid \
-		-D "$tmp/log.%d" "${cmd[@]}" >/dev/null 2>&1
-	want_rc=$?
-	env -i QPT_TEST=1 "${envs[@]}" "$QPT" record -q --emulate=qemu ${ev:+-e "$ev"} \
-		-o "$data" -- \
-		"${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
-	rc=$?
+	if [ -n "$same" ]; then
+		# the wrapper logs the recorded run, not qpt's CPU probe
+		cat >"$tmp/qemu-log" <<-EOF
+			#!/bin/sh
+			case "\$1" in
+			*/qpt-qemu-cpuid) exec "$QEMU" "\$@" ;;
+			esac
+			exec "$QEMU" -singlestep -d exec,nochain,int,tid \\
+				-D "$tmp/log.%d" "\$@"
+		EOF
+		chmod +x "$tmp/qemu-log"
+		env -i QPT_TEST=1 "${envs[@]}" "$QPT" record -q --emulate=qemu \
+			--qemu "$tmp/qemu-log" ${ev:+-e "$ev"} -o "$data" -- \
+			"${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
+		rc=$?
+		want_rc=$rc
+	else
+		env -i QPT_TEST=1 "${envs[@]}" setarch -R "$QEMU" -singlestep \
+			-d exec,nochain,int,tid -D "$tmp/log.%d" "${cmd[@]}" \
+			>/dev/null 2>&1
+		want_rc=$?
+		env -i QPT_TEST=1 "${envs[@]}" "$QPT" record -q --emulate=qemu \
+			${ev:+-e "$ev"} -o "$data" -- \
+			"${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
+		rc=$?
+	fi
 	if [ $want_rc -ge 128 ] && [ $rc -ne $want_rc ]; then
 		echo "FAIL $p: qpt record exit $rc, QEMU alone $want_rc"
 		fail=1
