@@ -523,6 +523,11 @@ static int drain_events(struct flow *f, int status)
 		}
 		if (ev.type == ptev_enabled)
 			on_enabled(f, &ev);
+		if (ev.type == ptev_exec_mode && ev.status_update &&
+		    !ev.ip_suppressed) {
+			f->resume_ip = ev.variant.exec_mode.ip;
+			f->resume_known = true;
+		}
 		err = on_event(f, &ev);
 		if (err)
 			return err;
@@ -781,6 +786,7 @@ int flow_walk(struct flow *f, const struct pt_block *b)
 	err = tell_held(f, false, 0); /* no tick: the time it was held at */
 	if (err)
 		return err;
+	f->resume_known = false;
 	if (b->ninsn) {
 		err = walk_block(f, b);
 		if (err)
@@ -868,9 +874,11 @@ static int decode_loop(struct flow *f, size_t len)
 		} else if (status >= 0) {
 			if (status & pts_eos) {
 				err = tell_held(f, false, 0);
+				if (!err)
+					err = resolve(f, f->resume_ip,
+						      f->resume_known);
 				if (err)
 					return err;
-				resolve(f, 0, false);
 				break;
 			}
 			memset(&block, 0, sizeof(block));

@@ -59,6 +59,11 @@ struct flow {
 	struct qpt_item held_it;
 	enum pt_exec_mode mode;
 	uint64_t next_ip;   /* after the last block's last instruction */
+	/* where a PSB+ after the last block says the trace goes on (its
+	 * FUP, told with its MODE.Exec): the pending instruction's
+	 * successor when the trace ends there */
+	uint64_t resume_ip;
+	bool resume_known;
 	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */
 	bool cyc_nodec;	    /* the next branch consumed no decision */
 	struct qd_space *next_space; /* to use after the current block */

@@ -14,12 +14,6 @@
 
 #include "decode/session.h"
 
-/* Trace was lost at aux offset @at (the session's loss @lost). */
-struct cut {
-	uint64_t at;
-	size_t lost;
-};
-
 /* The tables of one queue's decode. */
 struct qrun {
 	struct qd_session *s;
@@ -35,7 +29,7 @@ struct qrun {
 	size_t nr_sw, sw_pos;
 	int32_t pid;   /* the process decoded, -1: unknown */
 	uint64_t base; /* aux offset of the current run's first byte */
-	struct cut *cuts; /* where its ring lost trace, by offset */
+	struct qd_cut *cuts; /* where its ring lost trace, by offset */
 	size_t nr_cuts, next_cut;
 };
 
@@ -137,31 +131,46 @@ static struct qd_mark *increasing(const struct qd_mark *src, size_t first,
 
 static int cut_cmp(const void *a, const void *b)
 {
-	const struct cut *x = a, *y = b;
+	const struct qd_cut *x = a, *y = b;
 
 	if (x->at != y->at)
 		return x->at < y->at ? -1 : 1;
 	return x->lost < y->lost ? -1 : x->lost > y->lost;
 }
 
-/* Where the @n AUX records @m of @qr's ring say trace was lost. */
-static int queue_cuts(struct qrun *qr, const struct qd_mark *m, size_t n)
+/* The AUX records of @q's ring: [*first, return) of the session's. */
+static size_t ring_aux(const struct qd_session *s, const struct qd_queue *q,
+		       size_t *first)
 {
-	size_t i;
+	int32_t key = s->per_cpu ? q->cpu : q->tid;
 
-	for (i = 0; i < n; i++)
-		qr->nr_cuts += m[i].cut;
-	if (!qr->nr_cuts)
+	*first = 0;
+	if (key < 0)
 		return 0;
-	qr->cuts = malloc(qr->nr_cuts * sizeof(*qr->cuts));
-	if (!qr->cuts)
+	return key_range(s->aux, s->nr_aux, sizeof(*s->aux), key, aux_key,
+			 first);
+}
+
+int qd_queue_cuts(const struct qd_session *s, const struct qd_queue *q,
+		  struct qd_cut **cuts, size_t *n)
+{
+	size_t i, first, end = ring_aux(s, q, &first);
+
+	*cuts = NULL;
+	*n = 0;
+	for (i = first; i < end; i++)
+		*n += s->aux[i].cut;
+	if (!*n)
+		return 0;
+	*cuts = malloc(*n * sizeof(**cuts));
+	if (!*cuts)
 		return -ENOMEM;
-	qr->nr_cuts = 0;
-	for (i = 0; i < n; i++)
-		if (m[i].cut)
-			qr->cuts[qr->nr_cuts++] =
-			    (struct cut){m[i].end, m[i].lost};
-	qsort(qr->cuts, qr->nr_cuts, sizeof(*qr->cuts), cut_cmp);
+	*n = 0;
+	for (i = first; i < end; i++)
+		if (s->aux[i].cut)
+			(*cuts)[(*n)++] =
+			    (struct qd_cut){s->aux[i].end, s->aux[i].lost};
+	qsort(*cuts, *n, sizeof(**cuts), cut_cmp);
 	return 0;
 }
 
@@ -172,27 +181,16 @@ static int queue_cuts(struct qrun *qr, const struct qd_mark *m, size_t n)
 static int queue_marks(struct qrun *qr)
 {
 	const struct qd_session *s = qr->s;
-	const struct qd_mark *src = qr->q->marks;
-	size_t first = 0, end = qr->q->nr_marks;
-	int32_t key = s->per_cpu ? qr->q->cpu : qr->q->tid;
+	size_t first, end = ring_aux(s, qr->q, &first);
 
-	if (key >= 0) {
-		size_t e = key_range(s->aux, s->nr_aux, sizeof(*s->aux), key,
-				     aux_key, &first);
-
-		if (e > first) {
-			src = s->aux;
-			end = e;
-		} else {
-			first = 0;
-		}
+	if (end == first) {
+		qr->marks = increasing(qr->q->marks, 0, qr->q->nr_marks,
+				       &qr->nr_marks);
+		return qr->marks ? 0 : -ENOMEM;
 	}
-	qr->marks = increasing(src, first, end, &qr->nr_marks);
-	if (!qr->marks)
-		return -ENOMEM;
-	if (src != s->aux)
-		return 0;
-	if (queue_cuts(qr, src + first, end - first))
+	qr->marks = increasing(s->aux, first, end, &qr->nr_marks);
+	if (!qr->marks ||
+	    qd_queue_cuts(s, qr->q, &qr->cuts, &qr->nr_cuts))
 		return -ENOMEM;
 	qr->tail = increasing(qr->q->marks, 0, qr->q->nr_marks, &qr->nr_tail);
 	return qr->tail ? 0 : -ENOMEM;
@@ -251,8 +249,10 @@ static struct qd_space *locate(struct qd_flow_ctx *fc, uint64_t off,
 	return sp ? sp : s->hist.all;
 }
 
+/* @offset: the aux offset of a cut its ring's flow tells, else the
+ * record's input offset. */
 static int emit_one_lost(const struct qd_lost *l, const struct qd_queue *q,
-			 qpt_item_fn fn, void *ctx)
+			 uint64_t offset, qpt_item_fn fn, void *ctx)
 {
 	struct qpt_item it;
 
@@ -265,7 +265,7 @@ static int emit_one_lost(const struct qd_lost *l, const struct qd_queue *q,
 	it.cpu = l->cpu;
 	it.tid = l->tid;
 	it.pid = -1;
-	it.offset = l->pos;
+	it.offset = offset;
 	it.msg = l->msg;
 	if (l->cpu >= 0)
 		it.flags |= QPT_ITEM_HAS_CPU;
@@ -318,7 +318,7 @@ static int emit_lost(struct qd_session *s, const struct lost_index *li,
 
 		if (l->at_cut) /* told in the flow, where it was cut */
 			continue;
-		err = emit_one_lost(l, q, fn, ctx);
+		err = emit_one_lost(l, q, l->pos, fn, ctx);
 		if (err)
 			return err;
 	}
@@ -337,7 +337,8 @@ static int tell_cuts(struct qrun *qr, struct qd_flow_ctx *fc, uint64_t at)
 		if (l->told)
 			continue;
 		l->told = true;
-		err = emit_one_lost(l, qr->q, fc->fn, fc->fn_ctx);
+		err = emit_one_lost(l, qr->q, qr->cuts[qr->next_cut].at,
+				    fc->fn, fc->fn_ctx);
 		if (err)
 			return err;
 	}
@@ -355,7 +356,8 @@ static int tell_untold(struct qd_session *s, qpt_item_fn fn, void *ctx)
 		if (!s->lost[i].at_cut || s->lost[i].told)
 			continue;
 		s->lost[i].told = true;
-		err = emit_one_lost(&s->lost[i], &none, fn, ctx);
+		err = emit_one_lost(&s->lost[i], &none, s->lost[i].pos, fn,
+				    ctx);
 		if (err)
 			return err;
 	}
@@ -404,7 +406,7 @@ static int decode_run(struct qrun *qr, struct qd_flow_ctx *fc,
 		to = i < qr->nr_cuts && qr->cuts[i].at < end ? qr->cuts[i].at
 							     : end;
 		qr->base = from;
-		fc->offset_base = from - r->start;
+		fc->offset_base = from;
 		fc->space = locate(fc, 0, false, 0, qr);
 		/* an empty run's data may be NULL: no arithmetic on it */
 		err = to == from ? 0
@@ -477,12 +479,9 @@ static uint64_t trace_total(const struct qd_session *s)
 	return n;
 }
 
-int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
+void qd_session_prepare(struct qd_session *s)
 {
-	struct qx86_cache *cache = qd_decoder_caches(s->dec);
-	struct lost_index li;
 	size_t i;
-	int err;
 
 	for (i = 0; i < s->nr_aux; i++)
 		s->aux[i].ring = s->per_cpu ? s->aux[i].cpu : s->aux[i].tid;
@@ -490,6 +489,16 @@ int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 		qsort(s->aux, s->nr_aux, sizeof(*s->aux), aux_cmp);
 	if (s->sw)
 		qsort(s->sw, s->nr_sw, sizeof(*s->sw), sw_cmp);
+}
+
+int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
+{
+	struct qx86_cache *cache = qd_decoder_caches(s->dec);
+	struct lost_index li;
+	size_t i;
+	int err;
+
+	qd_session_prepare(s);
 	err = lost_index(s, &li);
 	s->progress = qd_decoder_progress(s->dec, trace_total(s));
 	for (i = 0; !err && i < s->nr_queues; i++)

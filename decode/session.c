@@ -211,10 +211,15 @@ static int on_auxtrace(struct qd_session *s, const struct qpt_record *rec)
 {
 	const struct qpt_record_auxtrace *a = rec->data;
 	const uint8_t *p = rec->aux;
-	uint64_t n = rec->aux_size;
+	uint64_t n = rec->aux_size, end;
 	struct qd_queue *q;
 	struct qd_mark *m;
+	struct qd_run *r;
+	size_t runs;
+	int err;
 
+	if (s->put)
+		s->put->valid = false;
 	if (rec->size < sizeof(*a) || !p)
 		return 0;
 	q = queue_get(s, a->idx);
@@ -225,12 +230,29 @@ static int on_auxtrace(struct qd_session *s, const struct qpt_record *rec)
 		q->cpu = (int32_t)a->cpu;
 	if (a->tid != (uint32_t)-1 && q->tid < 0)
 		q->tid = (int32_t)a->tid;
+	runs = q->nr_runs;
 	m = &q->marks[q->nr_marks++];
 	m->end = a->offset + n < a->offset ? UINT64_MAX : a->offset + n;
 	m->w = when_of(s, rec);
 	m->cpu = q->cpu;
 	m->tid = q->tid;
-	return add_run(s, q, rec, a->offset, p, n);
+	end = q->nr_runs ? q->runs[q->nr_runs - 1].start +
+				   q->runs[q->nr_runs - 1].len : 0;
+	err = add_run(s, q, rec, a->offset, p, n);
+	if (err || !s->put)
+		return err;
+	/* what it added: the last run's bytes from where they took up */
+	r = &q->runs[q->nr_runs - 1];
+	s->put->queue = (size_t)(q - s->queues);
+	s->put->run = q->nr_runs - 1;
+	s->put->to = r->start + r->len;
+	s->put->from = q->nr_runs != runs || a->offset < end ? a->offset : end;
+	if (s->put->from < r->start)
+		s->put->from = r->start;
+	if (s->put->from > s->put->to)
+		s->put->from = s->put->to;
+	s->put->valid = true;
+	return 0;
 }
 
 /* perf's intel_pt_mtc_period: the mtc_period field of the Intel PT
@@ -480,7 +502,7 @@ static int on_lost(struct qd_session *s, const struct qpt_record *rec)
 	}
 }
 
-static int on_record(struct qd_session *s, const struct qpt_record *rec)
+int qd_session_record(struct qd_session *s, const struct qpt_record *rec)
 {
 	const uint32_t *w = (const uint32_t *)((const uint8_t *)rec->data + 8);
 	bool out = rec->misc & PERF_RECORD_MISC_SWITCH_OUT;
@@ -543,7 +565,7 @@ static int on_record(struct qd_session *s, const struct qpt_record *rec)
 	}
 }
 
-static void session_free(struct qd_session *s)
+void qd_session_fini(struct qd_session *s)
 {
 	size_t i, k;
 
@@ -657,7 +679,7 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
 		s.feat = qpt_reader_features(r);
-		err = on_record(&s, &rec);
+		err = qd_session_record(&s, &rec);
 		s.seq++;
 		if (err)
 			break;
@@ -680,6 +702,6 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 out:
 	dec->files.data_path = NULL;
 	qpt_reader_free(r);
-	session_free(&s);
+	qd_session_fini(&s);
 	return err;
 }

@@ -65,6 +65,14 @@ struct qd_op { /* an address space change, for the history */
 	struct qd_file *file;
 };
 
+/* What one AUXTRACE record added to its queue: the bytes [from, to) of
+ * run @run (aux offsets) hold its payload, or bytes equal to it. */
+struct qd_put {
+	bool valid;
+	size_t queue, run;
+	uint64_t from, to;
+};
+
 struct qd_session {
 	const struct qpt_reader *reader;
 	const struct qpt_features *feat;
@@ -91,11 +99,35 @@ struct qd_session {
 	bool sb_timed;	/* sideband records carry sample times */
 	uint64_t seq;	/* records read so far */
 	uint64_t clock; /* the latest sample time read */
+	struct qd_put *put; /* if set: each AUXTRACE record's, or !valid */
 };
 
 /* Room for element @n of the array *@p of @size-byte elements, which has
  * room for *@cap: grows it by doubling.  Returns 0 or -ENOMEM. */
 int qd_reserve(void *p, size_t *cap, size_t n, size_t size);
+
+/* Take record @rec into @s's tables (MMAP and MMAP2 need @s->dec). */
+int qd_session_record(struct qd_session *s, const struct qpt_record *rec);
+/* Free @s's tables (a zeroed @s is fine). */
+void qd_session_fini(struct qd_session *s);
+
+/* Order the AUX records by ring and the switches by cpu, as the decode
+ * of the queues reads them. */
+void qd_session_prepare(struct qd_session *s);
+
+/* Trace was lost at aux offset @at of a queue's ring (the session's loss
+ * @lost). */
+struct qd_cut {
+	uint64_t at;
+	size_t lost;
+};
+
+/* Where the AUX records of @q's ring say trace was lost, by offset, into
+ * *@cuts (the caller frees) and *@n; none for a ring without AUX records
+ * (its AUXTRACE records mark it).  Needs qd_session_prepare.  Returns 0
+ * or -ENOMEM. */
+int qd_queue_cuts(const struct qd_session *s, const struct qd_queue *q,
+		  struct qd_cut **cuts, size_t *n);
 
 /* Decode every queue of @s (its history built) into @fn. */
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx);

@@ -212,9 +212,12 @@ struct qpt_item {
 	uint8_t mode;	  /* 16, 32 or 64 (bits); 0 unknown */
 	int32_t pid, tid, cpu;
 	uint64_t time;	  /* perf time (ns) or the TSC when no conversion */
-	uint64_t offset;  /* offset in the queue's PT stream; for losses
-			   * recorded by the kernel (AUX TRUNCATED,
-			   * AUXTRACE_ERROR): the record's input offset */
+	uint64_t offset;  /* offset in the queue's PT stream (the aux
+			   * offset, as AUXTRACE records count it; a loss
+			   * the kernel recorded (AUX TRUNCATED) where it
+			   * cut the stream); for AUXTRACE_ERROR records
+			   * and losses of rings without trace: the
+			   * record's input offset */
 	unsigned queue;	  /* AUXTRACE queue (idx); 0 for raw streams */
 	const char *sym;  /* symbol containing ip, or NULL */
 	uint64_t symoff;
