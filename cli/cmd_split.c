@@ -16,16 +16,16 @@
 #include "qpt/split.h"
 
 static const char help[] =
-	"usage: qpt split -n N [-i IN] -o DIR\n\n"
-	"Write IN as at most N perf.data shards, DIR/shard-000.data ...,\n"
-	"cut at PSBs into parts of about equal trace bytes, each decoding\n"
-	"on its own with qpt decode; their outputs, in shard order, are\n"
-	"IN's.  Prints the shards' names, one a line.\n\n"
-	"  -n, --shards N        at most N shards (1..512)\n"
-	"  -i, --input IN        the perf.data (default perf.data)\n"
-	"  -o, --output DIR      the directory (made when absent)\n"
-	"  -f, --force           read a file not owned by you or root\n"
-	"  -h, --help            this help\n";
+    "usage: qpt split -n N [-i IN] -o DIR\n\n"
+    "Write IN as at most N perf.data shards, DIR/shard-000.data ...,\n"
+    "cut at PSBs into parts of about equal trace bytes, each decoding\n"
+    "on its own with qpt decode; their outputs, in shard order, are\n"
+    "IN's.  Prints the shards' names, one a line.\n\n"
+    "  -n, --shards N        at most N shards (1..512)\n"
+    "  -i, --input IN        the perf.data (default perf.data)\n"
+    "  -o, --output DIR      the directory (made when absent)\n"
+    "  -f, --force           read a file not owned by you or root\n"
+    "  -h, --help            this help\n";
 
 struct args {
 	const char *input, *dir;
@@ -36,17 +36,18 @@ struct args {
 static int parse(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
-		{ "shards", required_argument, NULL, 'n' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"shards", required_argument, NULL, 'n'},
+	    {"input", required_argument, NULL, 'i'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:i:o:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:i:o:fh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'n':
 			if (cli_number("split", "-n", optarg, 1, QPT_SPLIT_MAX,
@@ -115,9 +116,9 @@ static int list(const char *dir, uint32_t n)
 
 int cmd_split(int argc, char **argv)
 {
-	struct args a = { .input = "perf.data" };
+	struct args a = {.input = "perf.data"};
 	struct qpt_split_opts o;
-	struct qpt_split_result res = { .size = sizeof(res) };
+	struct qpt_split_result res = {.size = sizeof(res)};
 	int ret = parse(argc, argv, &a), err;
 
 	if (ret >= 0)

@@ -53,8 +53,7 @@ static int reader_fail(struct split *sp, struct qpt_reader *r, int err)
 	return err;
 }
 
-static int open_input(struct split *sp, const char *path,
-		      struct qpt_reader **r)
+static int open_input(struct split *sp, const char *path, struct qpt_reader **r)
 {
 	int err = qpt_reader_open(path, NULL, r);
 
@@ -85,7 +84,8 @@ static int read_plan(struct split *sp, const char *path)
 	sp->s.stable = true;
 	sp->s.put = &put;
 	while ((err = qpt_reader_next(sp->r, &rec)) > 0) {
-		if (rec.type == PERF_RECORD_MMAP || rec.type == PERF_RECORD_MMAP2)
+		if (rec.type == PERF_RECORD_MMAP ||
+		    rec.type == PERF_RECORD_MMAP2)
 			continue; /* the address spaces are the decoder's */
 		err = qd_session_record(&sp->s, &rec);
 		sp->s.seq++;
@@ -260,8 +260,7 @@ static int open_queues(struct split *sp, uint32_t k, size_t qi)
 	if (h->seen[qi])
 		return 0;
 	for (; !err && h->next < sp->nr_units &&
-	       sp->units[h->next].shard == k &&
-	       sp->units[h->next].queue != qi;
+	       sp->units[h->next].shard == k && sp->units[h->next].queue != qi;
 	     h->next++) {
 		const struct split_unit *u = &sp->units[h->next];
 		const struct qd_queue *q = &sp->s.queues[u->queue];
@@ -273,8 +272,8 @@ static int open_queues(struct split *sp, uint32_t k, size_t qi)
 		hdr.idx = q->idx;
 		hdr.tid = (uint32_t)q->tid;
 		hdr.cpu = (uint32_t)q->cpu;
-		err = write_bytes(sp, k, u->queue, &hdr, u->from, u->from,
-				  NULL);
+		err =
+		    write_bytes(sp, k, u->queue, &hdr, u->from, u->from, NULL);
 	}
 	return err;
 }
@@ -294,9 +293,10 @@ static uint64_t unit_end(const struct split *sp, size_t qi, size_t u)
 /*
  * AUXTRACE record @rec, what it put in its run: to each shard the bytes
  * of its units there, contiguous ones in one record.  A shard's bytes
- * that end where the record's do start up to 7 bytes early (before a
- * PSB: the decode skips them), so that the writer's padding to 8 bytes
- * adds nothing past the end, where the decode tells the trace's end.
+ * that end where the record's do and begin at a PSB start up to 7 bytes
+ * early (the decode skips them to the PSB), so that the writer's padding
+ * to 8 bytes adds nothing past the end, where the decode tells the
+ * trace's end.
  */
 static int put_auxtrace(struct split *sp, const struct qpt_record *rec,
 			const struct qd_put *p)
@@ -314,21 +314,21 @@ static int put_auxtrace(struct split *sp, const struct qpt_record *rec,
 		bool begins = u == sp->first_unit[qi] ||
 			      su[-1].shard != su->shard ||
 			      su[-1].run != su->run || su[-1].to != su->from;
+		bool at_psb = su->at_psb;
 
-		if (su->run != p->run || su->to <= p->from ||
-		    su->from >= p->to)
+		if (su->run != p->run || su->to <= p->from || su->from >= p->to)
 			continue;
 		from = su->from > p->from ? su->from : p->from;
-		while (u + 1 < sp->end_unit[qi] &&
-		       su[1].shard == su->shard && su[1].run == su->run &&
-		       su[1].from == su->to && su[1].from < p->to) {
+		while (u + 1 < sp->end_unit[qi] && su[1].shard == su->shard &&
+		       su[1].run == su->run && su[1].from == su->to &&
+		       su[1].from < p->to) {
 			u++;
 			su++;
 		}
 		to = unit_end(sp, qi, u);
 		to = to < p->to ? to : p->to;
 		k = (8 - (to - from) % 8) % 8;
-		if (begins && from > p->from && to == p->to &&
+		if (begins && at_psb && from > p->from && to == p->to &&
 		    from - k >= p->from)
 			from -= k;
 		err = open_queues(sp, su->shard, qi);
@@ -352,8 +352,7 @@ static const struct qd_lost *loss_at(struct split *sp, uint64_t pos,
 
 /* A record that tells a loss: an AUX record's loss in one shard (the
  * others get it as a mark only), an AUXTRACE_ERROR in one shard. */
-static int put_loss(struct split *sp, const struct qpt_record *rec,
-		    size_t lost)
+static int put_loss(struct split *sp, const struct qpt_record *rec, size_t lost)
 {
 	uint8_t buf[4096];
 	uint64_t flags;
@@ -507,7 +506,8 @@ int qpt_split_file(const char *path, const char *dir,
 
 	qpt_split_opts_init(&o);
 	if (!path || !dir || !res || res->size < sizeof(size_t) ||
-	    (opts && qpt_sized_opts_read(&o, sizeof(o), opts, sizeof(size_t))) ||
+	    (opts &&
+	     qpt_sized_opts_read(&o, sizeof(o), opts, sizeof(size_t))) ||
 	    !o.shards || o.shards > QPT_SPLIT_MAX)
 		return -QPT_E_INVAL;
 	sp = calloc(1, sizeof(*sp));

@@ -17,25 +17,26 @@ struct split_unit {
 	size_t queue, run;
 	uint64_t from, to;
 	uint64_t tail; /* the end of the PSB+ at @to (@to when none) */
+	bool at_psb;   /* @from is a PSB's (else a run's or a loss's start) */
 	uint32_t shard;
 };
 
 struct split_shard {
 	struct qpt_writer *w;
 	char *path;
-	bool *seen; /* per queue: its AUXTRACE bytes come in this shard */
+	bool *seen;  /* per queue: its AUXTRACE bytes come in this shard */
 	size_t next; /* the first unit of the shard not yet opened */
 };
 
 struct split {
-	struct qd_session s; /* the queues and losses, as the decode's */
+	struct qd_session s;  /* the queues and losses, as the decode's */
 	struct qpt_reader *r; /* the first pass's: the runs borrow from it */
-	struct qd_put *puts; /* each AUXTRACE record's bytes, in file order */
+	struct qd_put *puts;  /* each AUXTRACE record's bytes, in file order */
 	size_t nr_puts, cap_puts;
 	struct split_unit *units; /* in the decode's order */
 	size_t nr_units, cap_units;
 	size_t *first_unit, *end_unit; /* per queue: its units */
-	size_t *lost_unit;   /* per loss cut in a flow: told before it */
+	size_t *lost_unit;    /* per loss cut in a flow: told before it */
 	uint32_t *lost_shard; /* per loss: the shard whose decode tells it */
 	uint32_t nr_shards;
 	struct split_shard *sh;

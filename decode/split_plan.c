@@ -12,8 +12,8 @@
 
 #include "decode/split.h"
 
-static int add_unit(struct split *sp, size_t queue, size_t run,
-		    uint64_t from, uint64_t to, uint64_t tail)
+static int add_unit(struct split *sp, size_t queue, size_t run, uint64_t from,
+		    uint64_t to, uint64_t tail, bool at_psb)
 {
 	struct split_unit *u;
 
@@ -25,6 +25,7 @@ static int add_unit(struct split *sp, size_t queue, size_t run,
 	u->from = from;
 	u->to = to;
 	u->tail = tail;
+	u->at_psb = at_psb;
 	return 0;
 }
 
@@ -100,10 +101,9 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 			break;
 		st = pt_pkt_next(d, &pkt, sizeof(pkt));
 		if (st >= 0 && pkt.type == ppt_psb && !first &&
-		    from + off > start && !pending &&
-		    psb_traced(d, &end)) {
+		    from + off > start && !pending && psb_traced(d, &end)) {
 			err = add_unit(sp, queue, run, start, from + off,
-				       from + end);
+				       from + end, start != from);
 			if (err) {
 				pt_pkt_free_decoder(d);
 				return err;
@@ -124,7 +124,7 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 		last = off;
 	}
 	pt_pkt_free_decoder(d);
-	return add_unit(sp, queue, run, start, to, to);
+	return add_unit(sp, queue, run, start, to, to, start != from);
 }
 
 /* A loss the decode tells before unit @u (the first queue to tell it). */
@@ -249,8 +249,8 @@ static int lost_shards(struct split *sp)
 						  "would tell");
 			}
 		}
-		sp->lost_shard[i] = want == UINT32_MAX ? sp->nr_shards - 1
-						      : want;
+		sp->lost_shard[i] =
+		    want == UINT32_MAX ? sp->nr_shards - 1 : want;
 	}
 	return 0;
 }

@@ -45,17 +45,16 @@ static inline void qpt_split_opts_init(struct qpt_split_opts *opts)
 }
 
 struct qpt_split_result {
-	size_t size;	 /* sizeof(struct qpt_split_result) */
-	uint32_t shards; /* written: fewer than asked when fewer units */
-	uint64_t units;	 /* PSB-to-PSB stretches of the queues */
-	uint64_t errpos; /* a failure's input offset (0: none known) */
+	size_t size;	  /* sizeof(struct qpt_split_result) */
+	uint32_t shards;  /* written: fewer than asked when fewer units */
+	uint64_t units;	  /* PSB-to-PSB stretches of the queues */
+	uint64_t errpos;  /* a failure's input offset (0: none known) */
 	char errmsg[160]; /* a failure in one line, or "" */
 };
 
 /* "DIR/shard-NNN.data", shard @i's name, into @buf of @len bytes.
  * Returns its length or -QPT_E_INVAL (it does not fit). */
-QPT_API int qpt_split_name(const char *dir, uint32_t i, char *buf,
-			   size_t len);
+QPT_API int qpt_split_name(const char *dir, uint32_t i, char *buf, size_t len);
 
 /*
  * Split the perf.data file @path (file mode, host byte order; not a pipe)

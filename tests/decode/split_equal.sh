@@ -3,7 +3,9 @@
 # file's, byte for byte (--insn, --branches, the default, with symbols and
 # times), for the real traces (ARCUS: a PSB where tracing is on is rare
 # there; -n larger than the units) and emulated multi-thread recordings
-# with and without timing and with a PSB every 2 KiB, split several ways.
+# with and without timing and with a PSB every 2 KiB, split several ways,
+# one of them with losses (each told by one shard, where the whole tells
+# it).
 # The oracle: perf script reads every shard (exit 0), and each thread's
 # instructions over the shards (perf script --itrace=i0ns -F tid,ip,
 # concatenated) are perf's on the whole file.

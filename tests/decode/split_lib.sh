@@ -25,6 +25,10 @@ split_recordings() {
 	echo "$1/tsc.data"
 	echo "$1/notsc.data"
 	echo "$1/fork.data"
+	# trace lost on purpose (TRUNCATED AUX records, tests/decode/mkloss.py)
+	python3 "$(dirname "${BASH_SOURCE[0]}")/mkloss.py" "$1/tsc.data" \
+		"$1/loss.data" 2 4 psb >/dev/null || fail "mkloss"
+	echo "$1/loss.data"
 }
 
 # Split $1 into $2 shards in dir $3; the shards' names in $3.list.
