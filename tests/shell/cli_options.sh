@@ -17,7 +17,7 @@ expect() {
 	fi
 }
 
-for cmd in info dump convert lbr inject; do
+for cmd in info dump convert lbr inject split; do
 	expect "$cmd" --bogus "qpt $cmd: unrecognized option '--bogus'"
 	expect "$cmd" -Q "qpt $cmd: invalid option -- 'Q'"
 	expect "$cmd" -i "qpt $cmd: option requires an argument -- 'i'"
@@ -53,6 +53,9 @@ for v in -1 +3 " 3" 3x "" 0 1025 0x401 99999999999999999999999; do
 	expect_num lbr --max-lbr "$v" 1 1024 --max-lbr="$v"
 	expect_num inject --lbr-depth "$v" 1 1024 --lbr-depth="$v"
 	expect_num decode --lbr "$v" 1 1024 --lbr="$v"
+done
+for v in -1 +3 " 3" 3x "" 0 513 0x201; do
+	expect_num split -n "$v" 1 512 -n "$v"
 done
 for v in -1 " 7" 0 23 0x17 7.5; do
 	expect_num convert "compression level" "$v" 1 22 -z"$v"
@@ -98,7 +101,7 @@ want=$("$QPT" --version)
 case $want in "qpt "[0-9]*.[0-9]*) ;; *) bad "--version: '$want'" ;; esac
 [ "$("$QPT" -V)" = "$want" ] || bad "-V: '$("$QPT" -V)', want '$want'"
 [ "$("$QPT" version)" = "$want" ] || bad "version differs from --version"
-for cmd in record decode info dump convert lbr inject crash; do
+for cmd in record decode info dump convert lbr inject crash split; do
 	"$QPT" help "$cmd" >"$tmp/help" 2>&1 || bad "qpt help $cmd: exit $?"
 	"$QPT" "$cmd" --help 2>&1 | cmp -s - "$tmp/help" ||
 		bad "qpt help $cmd differs from qpt $cmd --help"
