@@ -2,8 +2,8 @@
 # qpt split: the decodes of the shards, in shard order, are the whole
 # file's, byte for byte (--insn, --branches, the default, with symbols and
 # times), for the real traces (ARCUS: a PSB where tracing is on is rare
-# there; -n larger than the units) and emulated multi-thread recordings
-# with and without timing and with a PSB every 2 KiB, split several ways,
+# there, -n larger than the units; quipper's per-cpu queues) and
+# emulated multi-thread recordings with and without timing and with a PSB every 2 KiB, split several ways,
 # one of them with losses (each told by one shard, where the whole tells
 # it).
 # The oracle: perf script reads every shard (exit 0), and each thread's
@@ -29,6 +29,17 @@ if [ -d "$TRACES/arcus-hello" ]; then
 		done
 		n=$((n + 1))
 	done
+fi
+# per-cpu queues, their threads from SWITCH records, TSC; the binaries
+# are absent: the decode's gaps and losses, told alike
+q=$TRACES/quipper-intel-pt-4.14/perf.data.intel_pt-4.14
+if [ -f "$q" ]; then
+	split_into "$q" 8 "$tmp/o"
+	[ "$(wc -l <"$tmp/o.list")" = 8 ] || fail "quipper: not 8 shards"
+	for m in --insn --branches; do
+		SPLIT_GAPS=1 split_same "$q" "$tmp/o" "$tmp" $m
+	done
+	n=$((n + 1))
 fi
 has_perf=0
 command -v perf >/dev/null 2>&1 && has_perf=1
