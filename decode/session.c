@@ -160,10 +160,11 @@ static bool in_padding(const struct qd_run *r, uint64_t offset)
  */
 static int add_run(struct qd_session *s, struct qd_queue *q,
 		   const struct qpt_record *rec, uint64_t offset,
-		   const uint8_t *p, uint64_t n)
+		   const uint8_t *p, uint64_t n, uint64_t *from)
 {
 	struct qd_run *r = q->nr_runs ? &q->runs[q->nr_runs - 1] : NULL;
 
+	*from = offset;
 	if (r && offset == r->start + r->len)
 		return run_append(r, p, (size_t)n, s->stable && !rec->depth);
 	if (r && in_padding(r, offset)) {
@@ -187,6 +188,7 @@ static int add_run(struct qd_session *s, struct qd_queue *q,
 			k = overlap(r->data, r->len - pad, p, (size_t)n);
 			if (!k)
 				continue;
+			*from = r->start + r->len - pad;
 			if (k == n)
 				return 0;
 			r->len -= pad;
@@ -211,11 +213,10 @@ static int on_auxtrace(struct qd_session *s, const struct qpt_record *rec)
 {
 	const struct qpt_record_auxtrace *a = rec->data;
 	const uint8_t *p = rec->aux;
-	uint64_t n = rec->aux_size, end;
+	uint64_t n = rec->aux_size, from;
 	struct qd_queue *q;
 	struct qd_mark *m;
 	struct qd_run *r;
-	size_t runs;
 	int err;
 
 	if (s->put)
@@ -230,15 +231,12 @@ static int on_auxtrace(struct qd_session *s, const struct qpt_record *rec)
 		q->cpu = (int32_t)a->cpu;
 	if (a->tid != (uint32_t)-1 && q->tid < 0)
 		q->tid = (int32_t)a->tid;
-	runs = q->nr_runs;
 	m = &q->marks[q->nr_marks++];
 	m->end = a->offset + n < a->offset ? UINT64_MAX : a->offset + n;
 	m->w = when_of(s, rec);
 	m->cpu = q->cpu;
 	m->tid = q->tid;
-	end = q->nr_runs ? q->runs[q->nr_runs - 1].start +
-				   q->runs[q->nr_runs - 1].len : 0;
-	err = add_run(s, q, rec, a->offset, p, n);
+	err = add_run(s, q, rec, a->offset, p, n, &from);
 	if (err || !s->put)
 		return err;
 	/* what it added: the last run's bytes from where they took up */
@@ -246,9 +244,7 @@ static int on_auxtrace(struct qd_session *s, const struct qpt_record *rec)
 	s->put->queue = (size_t)(q - s->queues);
 	s->put->run = q->nr_runs - 1;
 	s->put->to = r->start + r->len;
-	s->put->from = q->nr_runs != runs || a->offset < end ? a->offset : end;
-	if (s->put->from < r->start)
-		s->put->from = r->start;
+	s->put->from = from < r->start ? r->start : from;
 	if (s->put->from > s->put->to)
 		s->put->from = s->put->to;
 	s->put->valid = true;

@@ -109,8 +109,8 @@ static int read_plan(struct split *sp, const char *path)
 
 /*
  * Each run's bytes to exactly one record: a record's bytes begin where
- * it took up (never before the record before it in the run) and end
- * where the next record of the run takes up.
+ * it took up (never before the record before it in the run), or up to 7
+ * bytes earlier, and end where the next record of the run takes up.
  */
 static int partition_puts(struct split *sp)
 {
@@ -147,13 +147,18 @@ static int partition_puts(struct split *sp)
 					   sp->s.queues[qi].runs[i].len;
 	for (i = sp->nr_puts; i-- > 0;) { /* ends where the next takes up */
 		struct qd_put *p = &sp->puts[i];
-		uint64_t *a = &at[base[p->queue] + p->run];
+		uint64_t *a = &at[base[p->queue] + p->run], pad;
+		uint64_t start = sp->s.queues[p->queue].runs[p->run].start;
 
 		if (!p->valid)
 			continue;
 		p->to = *a;
 		if (p->from > p->to)
 			p->from = p->to;
+		/* whole 8-byte words (the record before takes the rest), so
+		 * that the writer's padding adds nothing to a shard's end */
+		pad = (8 - (p->to - p->from) % 8) % 8;
+		p->from = p->from - start >= pad ? p->from - pad : start;
 		*a = p->from;
 	}
 	err = 0;

@@ -57,7 +57,9 @@ for f in $(split_recordings "$tmp"); do
 			# shellcheck disable=SC2086
 			split_same "$f" "$tmp/o" "$tmp" $m
 		done
-		[ $has_perf = 1 ] && [ $k = 9 ] || continue
+		# the snapshots: qpt's equality only (perf reads overlaps its way)
+		[ $has_perf = 1 ] && [ $k = 9 ] && [ "${f%snap.data}" = "$f" ] ||
+			continue
 		echo "$f" >"$tmp/w.list"
 		perf_ips "$tmp/w" | by_thread >"$tmp/pw"
 		perf_ips "$tmp/o" | by_thread >"$tmp/ps"

@@ -29,6 +29,11 @@ split_recordings() {
 	python3 "$(dirname "${BASH_SOURCE[0]}")/mkloss.py" "$1/tsc.data" \
 		"$1/loss.data" 2 4 psb >/dev/null || fail "mkloss"
 	echo "$1/loss.data"
+	# snapshots: each queue's stream as AUXTRACE records that overlap,
+	# at unrelated offsets (tests/decode/mksnap.py)
+	python3 "$(dirname "${BASH_SOURCE[0]}")/mksnap.py" "$1/tsc.data" \
+		"$1/snap.data" 5 300 || fail "mksnap"
+	echo "$1/snap.data"
 }
 
 # Split $1 into $2 shards in dir $3; the shards' names in $3.list.
