@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/callflow.h"
+#include "cli/cli.h"
 
 int callflow_init(struct callflow *cf, const struct callflow_ops *ops,
 		  void *ctx)
@@ -49,15 +50,8 @@ static struct cf_thread *thread_of(struct callflow *cf, int32_t tid)
 			cf->last = i;
 			return &cf->t[i];
 		}
-	if (cf->nr == cf->cap) {
-		size_t cap = cf->cap ? 2 * cf->cap : 8;
-
-		t = realloc(cf->t, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		cf->t = t;
-		cf->cap = cap;
-	}
+	if (cli_grow(&cf->t, &cf->cap, cf->nr, sizeof(*t)))
+		return NULL;
 	t = &cf->t[cf->nr];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;

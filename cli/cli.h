@@ -8,6 +8,7 @@
 #define QPT_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -111,6 +112,10 @@ int cli_bad_option(const char *cmd);
 /* An explicit @opt (--sysroot, --buildid-dir) @dir, NULL when not given,
  * must be a directory: 0, or QPT_EXIT_ERROR (said). */
 int cli_check_dir(const char *opt, const char *dir);
+/* Room for element @nr of the array *@p of @size-byte elements, which has
+ * room for *@cap: grows it by doubling.  0, or -ENOMEM (the array as it
+ * was). */
+int cli_grow(void *p, size_t *cap, size_t nr, size_t size);
 /* Whether progress may be shown (stderr is a terminal). */
 int cli_show_progress(void);
 /* The progress line: "\r" and the text, no newline (only where

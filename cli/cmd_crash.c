@@ -159,21 +159,6 @@ struct facts {
 	size_t nr_comms, cap_comms;
 };
 
-static int grow(void **p, size_t *cap, size_t nr, size_t size)
-{
-	size_t n = *cap ? 2 * *cap : 8;
-	void *q;
-
-	if (nr < *cap)
-		return 0;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* A crash event sample: its fact, its stack copied. */
 static int add_sample(struct facts *f, const struct qpt_record *rec,
 		      bool swapped)
@@ -183,7 +168,7 @@ static int add_sample(struct facts *f, const struct qpt_record *rec,
 
 	if (qpt_crash_sample_parse(rec, swapped, &c))
 		return -QPT_E_FORMAT;
-	if (grow((void **)&f->list, &f->cap, f->nr, sizeof(c)))
+	if (cli_grow(&f->list, &f->cap, f->nr, sizeof(c)))
 		return -ENOMEM;
 	if (c.stack_len) {
 		stack = malloc(c.stack_len);
@@ -200,7 +185,7 @@ static int add_mmap(struct facts *f, const struct qpt_record *rec)
 {
 	void *copy;
 
-	if (grow((void **)&f->mmaps, &f->cap_mmaps, f->nr_mmaps,
+	if (cli_grow(&f->mmaps, &f->cap_mmaps, f->nr_mmaps,
 		 sizeof(void *)))
 		return -ENOMEM;
 	copy = malloc(rec->size);
@@ -220,7 +205,7 @@ static int add_comm(struct facts *f, const struct qpt_record *rec)
 
 	if (rec->size < 17)
 		return 0;
-	if (grow((void **)&f->comms, &f->cap_comms, f->nr_comms, sizeof(*c)))
+	if (cli_grow(&f->comms, &f->cap_comms, f->nr_comms, sizeof(*c)))
 		return -ENOMEM;
 	c = &f->comms[f->nr_comms++];
 	memcpy(&pid, p + 8, 4);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/decode_fields.h"
 #include "cli/decode_print.h"
 
@@ -598,15 +599,8 @@ static struct thread_depth *thread_depth(struct printer *o, int32_t tid)
 		else
 			hi = mid;
 	}
-	if (o->nr_depths == o->cap_depths) {
-		size_t cap = o->cap_depths ? 2 * o->cap_depths : 16;
-
-		t = realloc(o->depths, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		o->depths = t;
-		o->cap_depths = cap;
-	}
+	if (cli_grow(&o->depths, &o->cap_depths, o->nr_depths, sizeof(*t)))
+		return NULL;
 	t = &o->depths[lo];
 	memmove(t + 1, t, (o->nr_depths - lo) * sizeof(*t));
 	o->nr_depths++;

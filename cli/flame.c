@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/flame.h"
+#include "cli/cli.h"
 
 #define UNKNOWN_NAME 1u /* "[unknown]": no symbol */
 
@@ -100,17 +101,8 @@ static uint64_t text_hash(const char *s)
 /* A new name (a copy of @s); 0 when out of memory. */
 static uint32_t add_name(struct flame *f, const char *s)
 {
-	char **n;
-
-	if (f->nr_names == f->cap_names) {
-		size_t cap = f->cap_names ? 2 * f->cap_names : 64;
-
-		n = realloc(f->names, cap * sizeof(*n));
-		if (!n)
-			return 0;
-		f->names = n;
-		f->cap_names = cap;
-	}
+	if (cli_grow(&f->names, &f->cap_names, f->nr_names, sizeof(*f->names)))
+		return 0;
 	f->names[f->nr_names] = strdup(s);
 	return f->names[f->nr_names] ? (uint32_t)f->nr_names++ : 0;
 }

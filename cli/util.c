@@ -327,3 +327,20 @@ void cli_meter_end(struct cli_meter *m)
 		cli_progress_end();
 	m->shown = false;
 }
+
+int cli_grow(void *p, size_t *cap, size_t nr, size_t size)
+{
+	void **arr = p, *q;
+	size_t n = *cap ? 2 * *cap : 8;
+
+	if (nr < *cap)
+		return 0;
+	if (n <= nr || n > SIZE_MAX / size)
+		return -ENOMEM;
+	q = realloc(*arr, n * size);
+	if (!q)
+		return -ENOMEM;
+	*arr = q;
+	*cap = n;
+	return 0;
+}
