@@ -79,9 +79,16 @@ bool qd_fpt_last_psb_synced(const struct qd_fpt *d);
 uint64_t qd_fpt_psbs(const struct qd_fpt *d);
 /* The length and qx86 class of the last block's last instruction. */
 void qd_fpt_last(const struct qd_fpt *d, uint8_t *len, uint8_t *cls);
-/* How many events from before the last PSB it has still to give: the
- * flow there is known once they are given. */
+/* How many events from before the last PSB it has still to give, and
+ * whether it gave one last: the flow there is known once they are
+ * given and the next begins. */
 unsigned qd_fpt_pre(const struct qd_fpt *d);
+/* Whether its state after the last PSB+ (given its events) is what
+ * libipt's decoder starting at that PSB would have: nothing pending from
+ * before it (events, TNT bits), tracing enabled as the PSB+ says, the
+ * mode it gives.  A trace that breaks the rules may differ; the flow
+ * there is then no place to start libipt from. */
+bool qd_fpt_psb_fresh(const struct qd_fpt *d);
 
 /* ---- fastpath.c: the decoder's side of the path cache ---- */
 

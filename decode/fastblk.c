@@ -22,6 +22,9 @@ struct qd_fpt *qd_fpt_new(const struct pt_config *cfg, struct qd_runs *runs)
 	d->end = cfg->end;
 	d->errata_bdm70 = cfg->errata.bdm70;
 	d->errata_skd022 = cfg->errata.skd022;
+	d->clock.mtc_freq = cfg->mtc_freq;
+	d->clock.ctc_den = cfg->cpuid_0x15_eax;
+	d->clock.ctc_num = cfg->cpuid_0x15_ebx;
 	d->runs = runs;
 	return d;
 }
@@ -48,8 +51,8 @@ uint64_t qd_fpt_sync_offset(const struct qd_fpt *d)
 
 int qd_fpt_time(const struct qd_fpt *d, uint64_t *tsc)
 {
-	*tsc = d->last_tsc;
-	return d->last_have_tsc ? 0 : -pte_no_time;
+	*tsc = d->last_time.tsc;
+	return d->last_time.have_tsc ? 0 : -pte_no_time;
 }
 
 uint64_t qd_fpt_last_psb(const struct qd_fpt *d)
@@ -73,9 +76,15 @@ void qd_fpt_last(const struct qd_fpt *d, uint8_t *len, uint8_t *cls)
 	*cls = d->li_cls;
 }
 
+bool qd_fpt_psb_fresh(const struct qd_fpt *d)
+{
+	return d->psb_clean && d->enabled == d->psb_ip &&
+	       (d->psb_mode || d->mode == ptem_unknown);
+}
+
 unsigned qd_fpt_pre(const struct qd_fpt *d)
 {
-	return d->pre;
+	return d->pre + d->gave_pre;
 }
 
 static int bail(int err)
@@ -278,13 +287,13 @@ static int tick(struct qd_fpt *d, uint64_t ip)
 
 	if (!d->enabled)
 		return QD_FAST_BAIL; /* libipt: -pte_internal */
-	if (d->process_event || d->last_tsc == ev->tsc)
+	if (d->process_event || d->last_time.tsc == ev->tsc)
 		return 0;
 	memset(ev, 0, sizeof(*ev));
 	ev->type = ptev_tick;
 	ev->variant.tick.ip = ip;
-	ev->has_tsc = d->last_have_tsc;
-	ev->tsc = d->last_tsc;
+	ev->has_tsc = d->last_time.have_tsc;
+	ev->tsc = d->last_time.tsc;
 	d->process_event = true;
 	return 0;
 }
@@ -493,6 +502,7 @@ int qd_fpt_event(struct qd_fpt *d, struct pt_event *uev)
 		return QD_FAST_BAIL;
 	}
 	d->process_event = false;
+	d->gave_pre = d->pre != 0;
 	if (d->pre)
 		d->pre--;
 	*uev = *ev;
@@ -511,6 +521,7 @@ static int start(struct qd_fpt *d, const uint8_t *sync)
 	d->enabled = false;
 	d->process_event = false;
 	d->ev_found = false;
+	d->gave_pre = false;
 	d->ret_n = 0;
 	d->ret_top = 0;
 	memset(&d->ev, 0, sizeof(d->ev));

@@ -15,7 +15,8 @@
 bool qd_fpt_path_ready(const struct qd_fpt *d)
 {
 	return d->enabled && !d->process_event && !d->status &&
-	       d->last_have_tsc == d->have_tsc && d->last_tsc == d->tsc;
+	       d->last_time.have_tsc == d->time.have_tsc &&
+	       d->last_time.tsc == d->time.tsc;
 }
 
 uint64_t qd_fpt_ip(const struct qd_fpt *d)

@@ -19,14 +19,36 @@ enum fq_type {
 	FP_MODE,
 	FP_TSC,
 	FP_CBR,
+	FP_TMA,
+	FP_MTC,
 };
 
 struct fq_pkt {
 	uint8_t type, size;
 	uint8_t ipc;   /* IP packets: the compression */
 	uint8_t nbits; /* TNT */
-	uint64_t val;  /* the ip, TNT bits, TSC, MODE byte, CBR ratio */
+	uint64_t val;  /* the ip, TNT bits, TSC, MODE byte, CBR ratio, MTC
+			* payload, TMA CTC (bits 0-15) and FC (16-24) */
 };
+
+/* libipt's time (struct pt_time) without CYC: fasttime.c */
+struct fq_time {
+	bool have_tsc, have_tma, have_mtc;
+	uint64_t tsc, base, fc;
+	uint32_t ctc;
+};
+
+/* The clocks of the trace's configuration: MTC's frequency, TSC/CTC. */
+struct fq_clock {
+	uint8_t mtc_freq;
+	uint32_t ctc_den, ctc_num; /* CPUID 0x15 eax, ebx */
+};
+
+void ft_init(struct fq_time *t);
+void ft_tsc(struct fq_time *t, uint64_t tsc);
+int ft_tma(struct fq_time *t, const struct fq_clock *c, uint32_t ctc,
+	   uint32_t fc);
+int ft_mtc(struct fq_time *t, const struct fq_clock *c, uint8_t payload);
 
 /* libipt's event bindings */
 enum { FB_PSBEND, FB_TIP, FB_FUP, FB_NR };
@@ -48,13 +70,16 @@ struct qd_fpt {
 	struct fq_evq evq[FB_NR];
 	struct pt_event alone;	/* a standalone event */
 	struct pt_event *event; /* published by the last packet */
-	bool have_tsc, last_have_tsc;
-	uint64_t tsc, last_tsc; /* now, and at the last query */
+	struct fq_time time, last_time; /* now, and at the last query */
+	struct fq_clock clock;
 	bool errata_bdm70, errata_skd022;
 	uint64_t last_psb, nr_psb;
 	bool last_psb_synced;
 	bool ev_found; /* fq_event found its event (and reads ahead) */
 	unsigned pre;  /* events from before the last PSB, not given */
+	bool gave_pre; /* the event given last was one of them */
+	/* the last PSB+: nothing was pending at it, it gave an ip, a mode */
+	bool psb_clean, psb_ip, psb_mode;
 	/* the block decoder */
 	struct qd_runs *runs;
 	struct qd_space *space;

@@ -86,12 +86,19 @@ static int read_ext(struct fq_pkt *k, const uint8_t *p, size_t avail)
 		k->nbits = (uint8_t)top;
 		return 0;
 	}
-	case 0x03: /* CBR */
-		if (avail < 4)
+	case 0x03: /* CBR (libipt: a ratio of 0 is an error) */
+		if (avail < 4 || !p[2])
 			return QD_FAST_BAIL;
 		k->type = FP_CBR;
 		k->size = 4;
 		k->val = p[2];
+		return 0;
+	case 0x73: /* TMA: CTC, a reserved byte, 9 bits of FC */
+		if (avail < 7 || p[4] || (p[6] & 0xfe))
+			return QD_FAST_BAIL;
+		k->type = FP_TMA;
+		k->size = 7;
+		k->val = le(p + 2, 2) | le(p + 5, 2) << 16;
 		return 0;
 	default:
 		return QD_FAST_BAIL;
@@ -140,6 +147,14 @@ static int read_pkt(const struct qd_fpt *d, const uint8_t *p, struct fq_pkt *k)
 		if (avail < 2 || (p[1] >> 5) != 0)
 			return QD_FAST_BAIL;
 		k->type = FP_MODE;
+		k->size = 2;
+		k->val = p[1];
+		return 0;
+	}
+	if (b == 0x59) {
+		if (avail < 2)
+			return QD_FAST_BAIL;
+		k->type = FP_MTC;
 		k->size = 2;
 		k->val = p[1];
 		return 0;
@@ -206,11 +221,25 @@ static int last_ip(const struct qd_fpt *d, uint64_t *ip)
 	return 0;
 }
 
+/* pt_qry_event_time: the time, wall-clock or not */
 static void event_time(const struct qd_fpt *d, struct pt_event *ev)
 {
-	if (d->have_tsc) {
-		ev->has_tsc = 1;
-		ev->tsc = d->tsc;
+	ev->has_tsc = d->time.have_tsc;
+	ev->tsc = d->time.tsc;
+}
+
+/* A timing packet: TSC, TMA or MTC, in the header or not. */
+static int timing(struct qd_fpt *d, const struct fq_pkt *k)
+{
+	switch (k->type) {
+	case FP_TSC:
+		ft_tsc(&d->time, k->val);
+		return 0;
+	case FP_TMA:
+		return ft_tma(&d->time, &d->clock, (uint32_t)(k->val & 0xffff),
+			      (uint32_t)(k->val >> 16));
+	default:
+		return ft_mtc(&d->time, &d->clock, (uint8_t)k->val);
 	}
 }
 
@@ -306,6 +335,38 @@ static int decode_psbend(struct qd_fpt *d)
 	return 0;
 }
 
+/*
+ * Erratum BDM70 (a PSB+ while tracing is disabled may hold a FUP): it
+ * applies when a TIP.PGE follows the FUP with only timing, mode, PAD and
+ * PSBEND packets between them, as libipt checks.  1: it applies; 0: not;
+ * QD_FAST_BAIL: a packet this reader does not know comes first.
+ */
+static int bdm70_applies(const struct qd_fpt *d, const uint8_t *p)
+{
+	struct fq_pkt k;
+
+	for (;; p += k.size) {
+		if (p >= d->end)
+			return 0;
+		if (read_pkt(d, p, &k))
+			return QD_FAST_BAIL;
+		switch (k.type) {
+		case FP_PGE:
+			return 1;
+		case FP_PAD:
+		case FP_TSC:
+		case FP_CBR:
+		case FP_PSBEND:
+		case FP_MODE:
+		case FP_TMA:
+		case FP_MTC:
+			continue;
+		default:
+			return 0;
+		}
+	}
+}
+
 /* A packet of the PSB+ header (pt_qry_header_*). */
 static int header_pkt(struct qd_fpt *d)
 {
@@ -316,8 +377,14 @@ static int header_pkt(struct qd_fpt *d)
 	case FP_PAD:
 		break;
 	case FP_FUP:
-		if (d->errata_bdm70 && !d->q_enabled)
-			return QD_FAST_BAIL;
+		if (d->errata_bdm70 && !d->q_enabled) {
+			int st = bdm70_applies(d, d->pos + k->size);
+
+			if (st < 0)
+				return QD_FAST_BAIL;
+			if (st)
+				break; /* the FUP is consumed, and nothing else */
+		}
 		last_ip_update(d, k);
 		if (k->ipc)
 			d->q_enabled = true;
@@ -328,6 +395,7 @@ static int header_pkt(struct qd_fpt *d)
 		if (!ev)
 			return QD_FAST_BAIL;
 		if (k->type == FP_MODE) {
+			d->psb_mode = true;
 			ev->type = ptev_exec_mode;
 			ev->variant.exec_mode.mode = exec_mode(k->val);
 		} else {
@@ -336,8 +404,10 @@ static int header_pkt(struct qd_fpt *d)
 		}
 		break;
 	case FP_TSC:
-		d->have_tsc = true;
-		d->tsc = k->val;
+	case FP_TMA:
+	case FP_MTC:
+		if (timing(d, k))
+			return QD_FAST_BAIL;
 		break;
 	default:
 		return QD_FAST_BAIL; /* libipt: pte_bad_context, or more */
@@ -356,16 +426,24 @@ static int decode_psb(struct qd_fpt *d)
 	d->nr_psb++;
 	/* the event in process, and the one being fetched, came before */
 	d->pre = (d->process_event ? 1u : 0u) + (d->ev_found ? 1u : 0u);
+	/* nothing carried over that libipt starting here would not have */
+	d->psb_clean = !d->evq[FB_TIP].n && !d->evq[FB_FUP].n &&
+		       !d->tnt_index && !d->consume;
+	d->psb_mode = false;
 	d->pos += 16;
 	d->have_ip = false;
 	d->ip_suppressed = false;
 	d->last_ip = 0;
 	for (;;) {
+		uint64_t ip;
+
 		err = fetch(d);
 		if (err)
 			return QD_FAST_BAIL;
-		if (d->nx.type == FP_PSBEND)
+		if (d->nx.type == FP_PSBEND) {
+			d->psb_ip = !last_ip(d, &ip);
 			return 0;
+		}
 		err = header_pkt(d);
 		if (err)
 			return err;
@@ -517,9 +595,11 @@ static int decode(struct qd_fpt *d)
 		d->pos += 2;
 		return 0;
 	case FP_TSC:
-		d->have_tsc = true;
-		d->tsc = d->nx.val;
-		d->pos += 8;
+	case FP_TMA:
+	case FP_MTC:
+		if (timing(d, &d->nx))
+			return QD_FAST_BAIL;
+		d->pos += d->nx.size;
 		return 0;
 	case FP_CBR:
 		ev = standalone(d);
@@ -557,8 +637,7 @@ static int query_done(struct qd_fpt *d)
 {
 	int err;
 
-	d->last_have_tsc = d->have_tsc;
-	d->last_tsc = d->tsc;
+	d->last_time = d->time;
 	err = read_ahead(d);
 	if (err && err != -pte_eos)
 		return QD_FAST_BAIL;
@@ -714,8 +793,8 @@ int fq_start(struct qd_fpt *d, const uint8_t *sync, uint64_t *ip, bool *have_ip)
 	d->have_ip = d->ip_suppressed = false;
 	d->last_ip = 0;
 	d->tnt_index = 0;
-	d->have_tsc = d->last_have_tsc = false;
-	d->tsc = d->last_tsc = 0;
+	ft_init(&d->time);
+	ft_init(&d->last_time);
 	d->sync = d->pos = sync;
 	if (fetch(d) || d->nx.type != FP_PSB)
 		return QD_FAST_BAIL;

@@ -498,6 +498,12 @@ static int drain_events(struct flow *f, int status)
 		status = eng_event(f, &ev);
 		if (status < 0)
 			return status;
+		/* the flow at a PSB the fast decoder passed: before the
+		 * first event that comes after it (a PSB+'s status events
+		 * are given again by libipt starting there), not at a tick
+		 * for the instruction whose query read that PSB+ */
+		if (ev.type != ptev_tick)
+			eng_after(f);
 		/* a tick times the query that ended the last block, a
 		 * disable the branch it binds to; others come after it.
 		 * Times only go on (an event bound to a later packet may
@@ -531,7 +537,6 @@ static int drain_events(struct flow *f, int status)
 		err = on_event(f, &ev);
 		if (err)
 			return err;
-		eng_after(f);
 	}
 	return status;
 }
@@ -795,7 +800,6 @@ int flow_walk(struct flow *f, const struct pt_block *b)
 		use_space(f, f->next_space);
 		f->next_space = NULL;
 	}
-	eng_after(f);
 	return 0;
 }
 

@@ -34,14 +34,25 @@ struct qd_space *eng_locate(struct flow *f, uint64_t off, bool has_tsc,
 	if (!fc->locate)
 		return NULL;
 	if (f->replay && f->memo_pos < f->nr_memo) {
-		m = &f->memo[f->memo_pos++];
+		m = &f->memo[f->memo_pos];
+		if (++f->memo_used == m->n) {
+			f->memo_pos++;
+			f->memo_used = 0;
+		}
 		fc->pid = m->pid;
 		fc->tid = m->tid;
 		return m->space;
 	}
 	sp = locate_live(f, off, has_tsc, tsc);
-	if (f->fast && f->nr_memo < FLOW_MEMO)
-		f->memo[f->nr_memo++] = (struct flow_loc){sp, fc->pid, fc->tid};
+	if (!f->fast)
+		return sp;
+	m = f->nr_memo ? &f->memo[f->nr_memo - 1] : NULL;
+	if (m && m->space == sp && m->pid == fc->pid && m->tid == fc->tid &&
+	    m->n < UINT32_MAX)
+		m->n++;
+	else if (f->nr_memo < FLOW_MEMO)
+		f->memo[f->nr_memo++] =
+		    (struct flow_loc){sp, fc->pid, fc->tid, 1};
 	return sp;
 }
 
@@ -91,18 +102,16 @@ int eng_set_space(struct flow *f, struct qd_space *sp)
 	return pt_blk_set_image(f->dec, sp->image);
 }
 
-/* The fast decoder's PSB count at the last snapshot, and the flow there. */
-void eng_after(struct flow *f)
+/* The flow now, as at the PSB at @off (the @psbs-th the fast decoder
+ * decoded), where libipt would start if the fast decoder bailed out. */
+static void snap(struct flow *f, uint64_t psbs, uint64_t off, bool synced)
 {
 	struct flow_snap *s = &f->snap;
 	struct qd_flow_ctx *fc = f->fc;
 
-	if (!f->fast || qd_fpt_psbs(f->fast) == f->snap_psb ||
-	    qd_fpt_pre(f->fast))
-		return;
-	f->snap_psb = qd_fpt_psbs(f->fast);
-	f->snap_synced = qd_fpt_last_psb_synced(f->fast);
-	f->snap_off = qd_fpt_last_psb(f->fast);
+	f->snap_psb = psbs;
+	f->snap_synced = synced;
+	f->snap_off = off;
 	s->pending = f->pending;
 	s->enabled = f->enabled;
 	s->has_time = f->has_time;
@@ -125,6 +134,26 @@ void eng_after(struct flow *f)
 	s->held_it = f->held_it;
 	f->n_insn = f->n_branch = f->n_event = f->n_cov = 0;
 	f->nr_memo = 0;
+}
+
+void eng_after(struct flow *f)
+{
+	if (!f->fast || qd_fpt_psbs(f->fast) == f->snap_psb ||
+	    qd_fpt_pre(f->fast) || !qd_fpt_psb_fresh(f->fast))
+		return;
+	snap(f, qd_fpt_psbs(f->fast), qd_fpt_last_psb(f->fast),
+	     qd_fpt_last_psb_synced(f->fast));
+}
+
+/* Synchronised at a PSB: the flow there, whatever the fast decoder read
+ * ahead (its status events, and a next PSB, may be read already). */
+static void eng_synced(struct flow *f)
+{
+	uint64_t psbs = qd_fpt_psbs(f->fast), off = qd_fpt_sync_offset(f->fast);
+
+	if (qd_fpt_last_psb(f->fast) != off)
+		psbs--; /* the next PSB's flow is taken when it is reached */
+	snap(f, psbs, off, true);
 }
 
 static void restore(struct flow *f)
@@ -171,7 +200,7 @@ int eng_fall_back(struct flow *f, bool *synced)
 	f->skip_branch = f->n_branch;
 	f->skip_event = f->n_event;
 	f->skip_cov = f->n_cov;
-	f->memo_pos = 0;
+	f->memo_pos = f->memo_used = 0;
 	*synced = f->snap_synced;
 	return pt_blk_sync_set(f->dec, f->snap_off);
 }
@@ -192,8 +221,8 @@ int eng_resume(struct flow *f, int status)
 	f->fast = f->fast_off;
 	f->fast_off = NULL;
 	f->replay = false;
-	f->nr_memo = f->memo_pos = 0;
-	eng_after(f);
+	f->nr_memo = f->memo_pos = f->memo_used = 0;
+	eng_synced(f);
 	return st;
 }
 
@@ -205,7 +234,7 @@ int eng_sync_forward(struct flow *f)
 		return pt_blk_sync_forward(f->dec);
 	st = qd_fpt_sync_forward(f->fast);
 	if (st != QD_FAST_BAIL) {
-		eng_after(f);
+		eng_synced(f);
 		return st;
 	}
 	/* libipt from the start */

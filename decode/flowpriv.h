@@ -27,9 +27,12 @@ struct flow_snap {
 };
 
 /* A locate() answer, given again when libipt decodes the same part. */
+/* A locate() answer, given @n times in a row (ticks at each MTC ask
+ * often, and the answer rarely changes). */
 struct flow_loc {
 	struct qd_space *space;
 	int32_t pid, tid;
+	uint32_t n;
 };
 
 #define FLOW_MEMO 4096
@@ -75,7 +78,7 @@ struct flow {
 	struct flow_snap snap;
 	uint64_t n_insn, n_branch, n_event;
 	struct flow_loc memo[FLOW_MEMO];
-	unsigned nr_memo, memo_pos;
+	unsigned nr_memo, memo_pos, memo_used; /* used: of memo[memo_pos] */
 	/* QPT_WANT_PROFILE: functions counted lately and their ranges (the
 	 * last found first), the thread counted last */
 	struct {
@@ -107,7 +110,8 @@ uint64_t eng_offset(const struct flow *f);
 uint64_t eng_sync_offset(const struct flow *f);
 bool eng_time(struct flow *f, uint64_t *tsc);
 int eng_set_space(struct flow *f, struct qd_space *sp);
-/* After a fast decoder call and the items it gave: a PSB passed? */
+/* Before the flow takes an event of the fast decoder (not a tick): if a
+ * PSB passed, the flow here is the flow at that PSB. */
 void eng_after(struct flow *f);
 /* The fast decoder bailed out: libipt from its last PSB (the flow as it
  * was there).  Returns the sync status; *@synced: call on_sync. */

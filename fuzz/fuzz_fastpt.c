@@ -57,6 +57,19 @@ static int keep(const struct qpt_item *it, void *ctx)
 	return 0;
 }
 
+/* Say where the two differ, for whoever reads the crash report. */
+static void show(const char *who, size_t i, const struct seen *s)
+{
+	fprintf(stderr,
+		"  %s item %zu: type %u kind %u via %u flags 0x%x ip 0x%llx "
+		"to 0x%llx value 0x%llx time %llu offset 0x%llx size %u "
+		"mode %u msg '%s'\n",
+		who, i, s->type, s->kind, s->via, s->flags,
+		(unsigned long long)s->ip, (unsigned long long)s->to,
+		(unsigned long long)s->value, (unsigned long long)s->time,
+		(unsigned long long)s->offset, s->size, s->mode, s->msg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct qpt_decoder *fast, *ipt; /* made once for every input */
@@ -70,8 +83,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	qpt_decoder_run_raw(fast, data, size, keep, &la);
 	qpt_decoder_run_raw(ipt, data, size, keep, &lb);
 	for (i = 0; i < la.n && i < lb.n; i++)
-		if (memcmp(&a[i], &b[i], sizeof(a[i])))
+		if (memcmp(&a[i], &b[i], sizeof(a[i]))) {
+			show("fast", i, &a[i]);
+			show("libipt", i, &b[i]);
 			fz_fail("the fast block decoder and libipt's differ");
+		}
 	if (la.n != lb.n)
 		fz_fail("the fast block decoder and libipt's differ in count");
 	return 0;
