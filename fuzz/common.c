@@ -87,9 +87,8 @@ struct qpt_decoder *fz_file_decoder(unsigned want)
 
 	for (i = 0; i < 3 && kept[i].dec && kept[i].want != want; i++)
 		;
-	/* a profile adds up every run's: a new decoder at each call */
-	if (kept[i].dec && kept[i].want == want && ++kept[i].uses < 4096 &&
-	    !(want & QPT_WANT_PROFILE)) {
+	/* (a profile adds up every run's: emptied with the results) */
+	if (kept[i].dec && kept[i].want == want && ++kept[i].uses < 4096) {
 		qd_decoder_reset_results(kept[i].dec);
 		qd_files_free(&kept[i].dec->files);
 		return kept[i].dec;

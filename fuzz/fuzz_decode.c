@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode/decoder.h"
 #include "fuzz/common.h"
 
 #define WANT                                                                   \
@@ -70,7 +71,7 @@ static void run_file(const uint8_t *data, size_t size, unsigned want)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct qpt_decoder *raw[3]; /* made once for every input */
+	static struct qpt_decoder *raw[4]; /* made once for every input */
 	unsigned v = size % 4;
 	struct qpt_decoder *dec;
 
@@ -79,16 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_file(data, size, wants[v]);
 		return 0;
 	}
-	/* a profile adds up every run's: a decoder of its own */
-	dec = v < 3 ? raw[v] : NULL;
-	if (!dec && !(dec = fz_decoder(wants[v])))
+	if (!raw[v] && !(raw[v] = fz_decoder(wants[v])))
 		return 0;
-	if (v < 3)
-		raw[v] = dec;
+	dec = raw[v];
+	qd_decoder_reset_results(dec); /* a profile adds up every run's */
 	qpt_decoder_run_raw(dec, data, size, fz_item_sink, NULL);
-	if (v == 3) {
+	if (v == 3)
 		profile(dec);
-		qpt_decoder_free(dec);
-	}
 	return 0;
 }
