@@ -89,6 +89,10 @@ unsigned qd_fpt_pre(const struct qd_fpt *d);
  * mode it gives.  A trace that breaks the rules may differ; the flow
  * there is then no place to start libipt from. */
 bool qd_fpt_psb_fresh(const struct qd_fpt *d);
+/* Whether a compressed return took a return address pushed before the
+ * last PSB (the trace breaks the rules: libipt starting at that PSB
+ * would not have it) since the decoder's synchronisation. */
+bool qd_fpt_stale(const struct qd_fpt *d);
 
 /* ---- fastpath.c: the decoder's side of the path cache ---- */
 

@@ -76,6 +76,11 @@ void qd_fpt_last(const struct qd_fpt *d, uint8_t *len, uint8_t *cls)
 	*cls = d->li_cls;
 }
 
+bool qd_fpt_stale(const struct qd_fpt *d)
+{
+	return d->stale;
+}
+
 bool qd_fpt_psb_fresh(const struct qd_fpt *d)
 {
 	return d->psb_clean && d->enabled == d->psb_ip &&
@@ -193,6 +198,8 @@ static void ret_push(struct qd_fpt *d, uint64_t ip)
 	d->ret[d->ret_top] = ip;
 	if (d->ret_n < 64)
 		d->ret_n++;
+	if (d->ret_fresh < 64)
+		d->ret_fresh++;
 }
 
 /* Remember the instruction reached (the run's last when @k is its last). */
@@ -324,6 +331,10 @@ static int with_trace(struct qd_fpt *d)
 			d->ip = d->ret[d->ret_top];
 			d->ret_top = (d->ret_top + 63) & 63;
 			d->ret_n--;
+			if (d->ret_fresh)
+				d->ret_fresh--;
+			else /* hardware compresses no such return */
+				d->stale = true;
 			d->status = st;
 			return 0;
 		}
@@ -524,6 +535,8 @@ static int start(struct qd_fpt *d, const uint8_t *sync)
 	d->gave_pre = false;
 	d->ret_n = 0;
 	d->ret_top = 0;
+	d->ret_fresh = 0;
+	d->stale = false;
 	memset(&d->ev, 0, sizeof(d->ev));
 	st = fq_start(d, sync, &d->ip, &have_ip);
 	if (st < 0)

@@ -170,6 +170,8 @@ void qd_fpt_path_set(struct qd_fpt *d, uint64_t ip, uint64_t li_ip,
 		d->ret[d->ret_top] = push[i];
 		if (d->ret_n < 64)
 			d->ret_n++;
+		if (d->ret_fresh < 64)
+			d->ret_fresh++;
 	}
 }
 

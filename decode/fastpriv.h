@@ -90,6 +90,8 @@ struct qd_fpt {
 	struct pt_event ev; /* in process */
 	uint64_t ret[64];
 	unsigned ret_top, ret_n;
+	unsigned ret_fresh; /* of ret_n, those pushed since the last PSB */
+	bool stale; /* a compressed return took one pushed before it */
 	/* the last instruction reached */
 	uint64_t li_ip, li_target;
 	uint8_t li_cls, li_len;

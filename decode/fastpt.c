@@ -430,6 +430,7 @@ static int decode_psb(struct qd_fpt *d)
 	d->psb_clean = !d->evq[FB_TIP].n && !d->evq[FB_FUP].n &&
 		       !d->tnt_index && !d->consume;
 	d->psb_mode = false;
+	d->ret_fresh = 0; /* a PSB: hardware compresses no older return */
 	d->pos += 16;
 	d->have_ip = false;
 	d->ip_suppressed = false;

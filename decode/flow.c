@@ -922,6 +922,16 @@ static int decode_loop(struct flow *f, size_t len)
 			status = fall_back(f);
 			if (status >= 0)
 				continue;
+		} else if (status == -pte_retstack_empty) {
+			bool synced;
+			int sst;
+
+			if (eng_fall_back_far(f, &sst, &synced) && sst >= 0) {
+				status = sst;
+				if (synced)
+					on_sync(f);
+				continue;
+			}
 		}
 		err_off = eng_offset(f);
 		err = on_error(f, status, ip, ip_valid);

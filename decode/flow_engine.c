@@ -33,6 +33,8 @@ struct qd_space *eng_locate(struct flow *f, uint64_t off, bool has_tsc,
 
 	if (!fc->locate)
 		return NULL;
+	if (f->replay && f->memo_pos >= f->nr_memo)
+		f->replay_live++;
 	if (f->replay && f->memo_pos < f->nr_memo) {
 		m = &f->memo[f->memo_pos];
 		if (++f->memo_used == m->n) {
@@ -46,7 +48,8 @@ struct qd_space *eng_locate(struct flow *f, uint64_t off, bool has_tsc,
 	sp = locate_live(f, off, has_tsc, tsc);
 	if (!f->fast)
 		return sp;
-	m = f->nr_memo ? &f->memo[f->nr_memo - 1] : NULL;
+	m = f->nr_memo && !f->memo_split ? &f->memo[f->nr_memo - 1] : NULL;
+	f->memo_split = false;
 	if (m && m->space == sp && m->pid == fc->pid && m->tid == fc->tid &&
 	    m->n < UINT32_MAX)
 		m->n++;
@@ -132,8 +135,17 @@ static void snap(struct flow *f, uint64_t psbs, uint64_t off, bool synced)
 	s->cov_space = f->cov_space;
 	s->held = f->held;
 	s->held_it = f->held_it;
+	f->s_insn += f->n_insn;
+	f->s_branch += f->n_branch;
+	f->s_event += f->n_event;
+	f->s_cov += f->n_cov;
 	f->n_insn = f->n_branch = f->n_event = f->n_cov = 0;
-	f->nr_memo = 0;
+	if (f->nr_memo > FLOW_MEMO / 2) { /* room for what comes next */
+		f->nr_memo = 0;
+		f->sync_ok = false;
+	}
+	f->memo_snap0 = f->nr_memo;
+	f->memo_split = true; /* the next answer starts an entry */
 }
 
 void eng_after(struct flow *f)
@@ -153,12 +165,17 @@ static void eng_synced(struct flow *f)
 
 	if (qd_fpt_last_psb(f->fast) != off)
 		psbs--; /* the next PSB's flow is taken when it is reached */
+	f->nr_memo = 0;
 	snap(f, psbs, off, true);
+	f->sync_snap = f->snap;
+	f->sync_off = off;
+	f->s_insn = f->s_branch = f->s_event = f->s_cov = 0;
+	f->sync_ok = true;
+	f->far = false;
 }
 
-static void restore(struct flow *f)
+static void restore(struct flow *f, const struct flow_snap *s)
 {
-	const struct flow_snap *s = &f->snap;
 	struct qd_flow_ctx *fc = f->fc;
 
 	f->pending = s->pending;
@@ -187,22 +204,51 @@ int eng_fall_back(struct flow *f, bool *synced)
 {
 	struct qd_flow_ctx *fc = f->fc;
 
+	/* a compressed return went past what was called since the last
+	 * PSB: libipt starting there would not know where it goes */
+	bool far = qd_fpt_stale(f->fast) && f->sync_ok;
+
 	*synced = false;
 	if (libipt_new(f))
 		return -ENOMEM;
-	restore(f);
+	restore(f, far ? &f->sync_snap : &f->snap);
 	f->fast_off = f->fast;
 	f->fast = NULL;
 	if (fc->space && pt_blk_set_image(f->dec, fc->space->image) < 0)
 		return -QPT_E_INVAL;
 	f->replay = true;
-	f->skip_insn = f->n_insn;
-	f->skip_branch = f->n_branch;
-	f->skip_event = f->n_event;
-	f->skip_cov = f->n_cov;
+	f->skip_insn = f->n_insn + (far ? f->s_insn : 0);
+	f->skip_branch = f->n_branch + (far ? f->s_branch : 0);
+	f->skip_event = f->n_event + (far ? f->s_event : 0);
+	f->skip_cov = f->n_cov + (far ? f->s_cov : 0);
+	f->memo_pos = far ? 0 : f->memo_snap0;
+	f->memo_used = 0;
+	f->replay_live = 0;
+	f->far = far;
+	*synced = far || f->snap_synced;
+	return pt_blk_sync_set(f->dec, far ? f->sync_off : f->snap_off);
+}
+
+bool eng_fall_back_far(struct flow *f, int *status, bool *synced)
+{
+	struct qd_flow_ctx *fc = f->fc;
+
+	if (!f->replay || f->far || !f->sync_ok || f->replay_live ||
+	    f->snap_off == f->sync_off)
+		return false;
+	restore(f, &f->sync_snap);
+	if (fc->space && pt_blk_set_image(f->dec, fc->space->image) < 0)
+		return false;
+	/* the items told since the PSB: the fast decoder's, libipt's new */
+	f->skip_insn = f->s_insn + f->n_insn;
+	f->skip_branch = f->s_branch + f->n_branch;
+	f->skip_event = f->s_event + f->n_event;
+	f->skip_cov = f->s_cov + f->n_cov;
 	f->memo_pos = f->memo_used = 0;
-	*synced = f->snap_synced;
-	return pt_blk_sync_set(f->dec, f->snap_off);
+	f->far = true;
+	*synced = true;
+	*status = pt_blk_sync_set(f->dec, f->sync_off);
+	return true;
 }
 
 int eng_resume(struct flow *f, int status)

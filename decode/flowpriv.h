@@ -79,6 +79,14 @@ struct flow {
 	uint64_t n_insn, n_branch, n_event;
 	struct flow_loc memo[FLOW_MEMO];
 	unsigned nr_memo, memo_pos, memo_used; /* used: of memo[memo_pos] */
+	/* and the same at the fast decoder's last synchronisation (for a
+	 * trace that breaks the rules between it and the last PSB): the
+	 * items from there to the last PSB, the memo's first answer since
+	 * that PSB (answers before it are there while sync_ok) */
+	struct flow_snap sync_snap;
+	uint64_t sync_off, s_insn, s_branch, s_event, s_cov;
+	unsigned memo_snap0, replay_live; /* live answers in a replay */
+	bool sync_ok, memo_split, far;	   /* far: replaying from sync */
 	/* QPT_WANT_PROFILE: functions counted lately and their ranges (the
 	 * last found first), the thread counted last */
 	struct {
@@ -116,6 +124,12 @@ void eng_after(struct flow *f);
 /* The fast decoder bailed out: libipt from its last PSB (the flow as it
  * was there).  Returns the sync status; *@synced: call on_sync. */
 int eng_fall_back(struct flow *f, bool *synced);
+/* libipt, started at the fast decoder's last PSB, found a compressed
+ * return without call: if the return's call came before that PSB (the
+ * trace breaks the rules; libipt from the synchronisation had it),
+ * libipt from the synchronisation instead.  False when it cannot;
+ * otherwise *@status is the sync status and *@synced as above. */
+bool eng_fall_back_far(struct flow *f, int *status, bool *synced);
 /* libipt resynchronised after an error: the fast decoder takes over
  * there when it can (the status of its start, else @status). */
 int eng_resume(struct flow *f, int status);
