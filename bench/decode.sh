@@ -11,7 +11,10 @@
 # --insn, --branches and --insn --json against perf script on one copy
 # and on N copies (goal 20x), and --stats and --coverage against
 # libipt's block decoder alone (bench/blk_loop.c, built here) on the
-# same raw stream (with BENCH_IR=1 also by callgrind's counts).
+# same raw stream (with BENCH_IR=1 also by callgrind's counts); then
+# --insn and --branches against perf script and --stats against qpt's
+# libipt engine on an emulated recording with perf's default timing
+# packets (TSC, TMA, MTC; the arcus traces have none).
 #
 # With BENCH_IR=1 (needs valgrind) it also counts the instructions each
 # side executes (callgrind) on 1 and 4 copies and prints the ratio of the
@@ -221,6 +224,28 @@ ir_count() {
 		>/dev/null | sed -n 's/.*Collected : //p'
 }
 
+# The same on a recording with perf's default timing packets (TSC, TMA,
+# MTC): an emulated bench_branchy (the build's, BRANCHY_ARG, default 20).
+fig_timed() {
+	local b=$(dirname "$QPT")/../bench/bench_branchy eng=fast
+	[ -x "$b" ] || { echo "no bench_branchy beside $QPT: no timed figures"; return 0; }
+	command -v qemu-x86_64 >/dev/null && eng=qemu
+	"$QPT" record -q --emulate=$eng -o "$tmp/timed.data" -- "$b" \
+		"${BRANCHY_ARG:-20}" >/dev/null
+	echo "timed input: bench_branchy ${BRANCHY_ARG:-20} under --emulate=$eng" \
+		"($(stat -c %s "$tmp/timed.data") bytes)"
+	pair_ratio "--insn --no-asm vs perf script (timed)" 20 \
+		"$QPT" decode --insn --no-asm -i "$tmp/timed.data" -- \
+		perf script -i "$tmp/timed.data" --itrace=i0ns -F ip,sym
+	pair_ratio "--branches vs perf script (timed)" 20 \
+		"$QPT" decode --branches -i "$tmp/timed.data" -- \
+		perf script -i "$tmp/timed.data" --itrace=b -F hw:tid,ip,addr,flags
+	pair_ratio "--stats vs --stats --engine=libipt (timed)" 0 \
+		"$QPT" decode --stats -i "$tmp/timed.data" -- \
+		"$QPT" decode --stats --engine=libipt -i "$tmp/timed.data"
+}
+
 echo "ratios (peer time / qpt time):"
 fig_text
 fig_stats
+fig_timed
