@@ -622,12 +622,15 @@ void qd_files_free(struct qd_files *files)
 	qd_debuginfod_end(files);
 }
 
-const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr)
+const struct qd_sym *qd_file_sym_range(const struct qd_file *file,
+				       uint64_t addr, uint64_t *from,
+				       uint64_t *to)
 {
 	size_t lo = 0, hi = file->nr_syms;
 	const struct qd_sym *s;
+	uint64_t end;
 
-	/* last symbol with addr <= @addr */
+	/* last symbol with addr <= @addr: the same for all up to the next */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -636,13 +639,32 @@ const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr)
 		else
 			hi = mid;
 	}
+	*to = lo < file->nr_syms ? file->syms[lo].addr : UINT64_MAX;
+	*from = 0;
 	if (!lo)
 		return NULL;
 	s = &file->syms[lo - 1];
 	/* back up over aliases to the preferred one */
 	while (s > file->syms && s[-1].addr == s->addr)
 		s--;
-	if (s->size && addr >= s->addr + s->size)
+	*from = s->addr;
+	if (!s->size)
+		return s;
+	end = s->addr + s->size;
+	if (end < s->addr) /* a size that wraps: to the next one */
+		return s;
+	if (addr >= end) {
+		*from = end;
 		return NULL;
+	}
+	if (end < *to)
+		*to = end;
 	return s;
+}
+
+const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr)
+{
+	uint64_t from, to;
+
+	return qd_file_sym_range(file, addr, &from, &to);
 }

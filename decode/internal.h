@@ -83,6 +83,11 @@ struct qd_file *qd_files_get(struct qd_files *files, const char *path,
 void qd_files_free(struct qd_files *files);
 /* The symbol holding link-time address @addr, or NULL. */
 const struct qd_sym *qd_file_sym(const struct qd_file *file, uint64_t addr);
+/* The same, and [*@from, *@to): the link-time addresses around @addr
+ * that have the same answer (NULL too). */
+const struct qd_sym *qd_file_sym_range(const struct qd_file *file,
+				       uint64_t addr, uint64_t *from,
+				       uint64_t *to);
 /* The build-id @bid of @n bytes as lowercase hex in @out (2n + 1 bytes),
  * as the build-id cache and /usr/lib/debug/.build-id name it. */
 void qd_bid_hex(const uint8_t *bid, size_t n, char *out);
@@ -136,8 +141,9 @@ struct qd_space {
 	size_t nr_maps, cap_maps;
 	struct pt_image *image;
 	const struct qd_map *last; /* lookup cache */
-	const struct qd_sym *last_sym;
-	uint64_t last_sym_lo, last_sym_hi; /* runtime range of last_sym */
+	const struct qd_sym *last_sym; /* (NULL: no symbol there) */
+	uint64_t last_sym_lo, last_sym_hi; /* where the answer holds */
+	uint64_t last_sym_base;		   /* last_sym's runtime address */
 	const char *last_src; /* the line of [last_src_lo, last_src_hi) */
 	unsigned last_line;
 	uint64_t last_src_lo, last_src_hi;

@@ -157,6 +157,7 @@ int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
 		return 0;
 	s->last = NULL;
 	s->last_sym = NULL;
+	s->last_sym_lo = s->last_sym_hi = 0;
 	s->last_src_lo = s->last_src_hi = 0;
 	file->used = true;
 	if (!file->found) {
@@ -316,25 +317,28 @@ const char *qd_space_sym(struct qd_space *s, uint64_t ip, uint64_t *off)
 {
 	const struct qd_map *m;
 	const struct qd_sym *sym;
-	uint64_t link;
+	uint64_t link, from, to, below, above;
 
-	if (s->last_sym && ip >= s->last_sym_lo && ip < s->last_sym_hi) {
-		*off = ip - s->last_sym_lo;
-		return s->last_sym->name;
-	}
+	if (ip >= s->last_sym_lo && ip < s->last_sym_hi)
+		goto cached;
 	m = qd_space_find(s, ip);
 	if (!m || !m->has_bias || !m->file->nr_syms)
 		return NULL;
 	link = ip - (uint64_t)m->sym_bias;
-	sym = qd_file_sym(m->file, link);
-	if (!sym)
-		return NULL;
+	sym = qd_file_sym_range(m->file, link, &from, &to);
+	/* the addresses around ip with this answer, in this mapping */
+	below = link - from;
+	above = to - link;
 	s->last_sym = sym;
-	s->last_sym_lo = sym->addr + (uint64_t)m->sym_bias;
-	s->last_sym_hi = sym->size ? s->last_sym_lo + sym->size
-				   : s->last_sym_lo + 1;
-	*off = ip - s->last_sym_lo;
-	return sym->name;
+	s->last_sym_lo = ip - (below < ip - m->start ? below : ip - m->start);
+	s->last_sym_hi = ip + (above < m->end - ip ? above : m->end - ip);
+	if (sym)
+		s->last_sym_base = sym->addr + (uint64_t)m->sym_bias;
+cached:
+	if (!s->last_sym)
+		return NULL;
+	*off = ip - s->last_sym_base;
+	return s->last_sym->name;
 }
 
 const char *qd_space_srcline(struct qd_space *s, uint64_t ip, unsigned *line)
