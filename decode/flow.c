@@ -957,12 +957,16 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 {
 	struct pt_config cfg = *config;
 	struct qx86_cache *own = NULL;
+	uint8_t *copy;
 	struct flow f;
 	int err;
 
 	fc->stats->trace_bytes += len;
 	if (!len) /* @buf may be NULL: no arithmetic on it */
 		return 0;
+	buf = qd_ipt_buf(buf, len, &copy);
+	if (!buf)
+		return -ENOMEM;
 	memset(&f, 0, sizeof(f));
 	f.fc = fc;
 	cfg.begin = (uint8_t *)buf;
@@ -987,5 +991,6 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	qd_cyc_free(f.cyc);
 	qx86_cache_free(own);
 	eng_fini(&f);
+	free(copy);
 	return err;
 }

@@ -340,6 +340,11 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 /* The size of the flow's cache of decoded instructions: 2^order. */
 #define QD_ICACHE_ORDER 14
 
+/* iptbuf.c: @buf, or where it would let libipt read past its @len bytes
+ * (a PSB pattern word at its end), a copy with bytes to spare, *@own to
+ * free (NULL: none); NULL when out of memory. */
+const uint8_t *qd_ipt_buf(const uint8_t *buf, size_t len, uint8_t **own);
+
 uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc);
 
 /* ---- cyc.c: CYC cycles by decision ---- */

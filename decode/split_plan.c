@@ -86,15 +86,21 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 	struct pt_packet pkt;
 	uint64_t off, start = from, last = 0, end;
 	bool first = true, pending = false;
+	uint8_t *copy = NULL;
 	int st, err;
 
 	if (to > from) {
 		pt_config_init(&cfg);
-		cfg.begin = (uint8_t *)r->data + (from - r->start);
+		cfg.begin = (uint8_t *)qd_ipt_buf(r->data + (from - r->start),
+						  (size_t)(to - from), &copy);
+		if (!cfg.begin)
+			return -ENOMEM;
 		cfg.end = cfg.begin + (to - from);
 		d = pt_pkt_alloc_decoder(&cfg);
-		if (!d)
+		if (!d) {
+			free(copy);
 			return -ENOMEM;
+		}
 	}
 	for (st = d ? pt_pkt_sync_forward(d) : -pte_eos; st >= 0;) {
 		if (pt_pkt_get_offset(d, &off) < 0)
@@ -106,6 +112,7 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 				       from + end, start != from);
 			if (err) {
 				pt_pkt_free_decoder(d);
+				free(copy);
 				return err;
 			}
 			start = from + off;
@@ -124,6 +131,7 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 		last = off;
 	}
 	pt_pkt_free_decoder(d);
+	free(copy);
 	return add_unit(sp, queue, run, start, to, to, start != from);
 }
 

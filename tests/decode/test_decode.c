@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <intel-pt.h>
@@ -183,6 +184,45 @@ static void test_stop(void **state)
 					     &l), -1234);
 	assert_int_equal(l.seen, 3);
 	qpt_decoder_free(dec);
+}
+
+/*
+ * A trace buffer that ends a mapping with a PSB pattern word (8-byte
+ * aligned, as at a page's end): libipt's search for a PSB reads the byte
+ * after such a word.  The page after it is made inaccessible, so that a
+ * read past the buffer faults; both engines must decode it (nothing: no
+ * whole PSB) without reading there.
+ */
+static void test_psb_word_at_end(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static const uint8_t word[8] = {2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
+	struct qpt_decoder_opts opts;
+	struct qpt_decoder *dec;
+	uint8_t *buf;
+	int libipt;
+
+	(void)state;
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + page, (size_t)page, PROT_NONE), 0);
+	buf = m + page - 64; /* PADs, then the word */
+	memset(buf, 0, 64);
+	memcpy(buf + 56, word, 8);
+	for (libipt = 0; libipt < 2; libipt++) {
+		struct log l = { .len = 0 };
+
+		qpt_decoder_opts_init(&opts);
+		opts.want = QPT_WANT_INSN | QPT_WANT_EVENT;
+		opts.libipt_only = libipt;
+		assert_int_equal(qpt_decoder_new(&opts, &dec), 0);
+		assert_int_equal(qpt_decoder_run_raw(dec, buf, 64, collect, &l),
+				 0);
+		assert_non_null(strstr(l.text, "[error"));
+		qpt_decoder_free(dec);
+	}
+	munmap(m, (size_t)page * 2);
 }
 
 static void test_no_image(void **state)
@@ -395,6 +435,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_image, setup, teardown),
+		cmocka_unit_test(test_psb_word_at_end),
 		cmocka_unit_test_setup_teardown(test_runs_share_decoder, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_times, setup, teardown),
