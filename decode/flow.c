@@ -967,7 +967,7 @@ int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 	buf = qd_ipt_buf(buf, len, &copy);
 	if (!buf)
 		return -ENOMEM;
-	memset(&f, 0, sizeof(f));
+	flow_clear(&f);
 	f.fc = fc;
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;

@@ -7,6 +7,9 @@
 #ifndef QPT_DECODE_FLOWPRIV_H
 #define QPT_DECODE_FLOWPRIV_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "decode/fast.h"
 #include "decode/paths.h"
 
@@ -77,7 +80,6 @@ struct flow {
 	bool snap_synced;
 	struct flow_snap snap;
 	uint64_t n_insn, n_branch, n_event;
-	struct flow_loc memo[FLOW_MEMO];
 	unsigned nr_memo, memo_pos, memo_used; /* used: of memo[memo_pos] */
 	/* and the same at the fast decoder's last synchronisation (for a
 	 * trace that breaks the rules between it and the last PSB): the
@@ -106,7 +108,12 @@ struct flow {
 	bool replay; /* libipt decodes what the fast decoder did: */
 	uint64_t skip_insn, skip_branch, skip_event; /* not told again */
 	uint64_t skip_cov;
+	/* last: a run clears what comes before it (flow_clear) */
+	struct flow_loc memo[FLOW_MEMO]; /* nr_memo of them */
 };
+
+/* A flow zeroed but for its memo, which holds nothing (nr_memo 0). */
+#define flow_clear(f) memset((f), 0, offsetof(struct flow, memo))
 
 /* flow_engine.c: the block decoder calls, on the decoder in use. */
 int eng_init(struct flow *f, const struct pt_config *cfg);
