@@ -414,3 +414,18 @@ int qpt_reader_read_at(struct qpt_reader *r, uint64_t pos, uint64_t size,
 	*data = r->buf + pos;
 	return 0;
 }
+
+void qpt_reader_evict(struct qpt_reader *r, uint64_t pos, uint64_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (!r || !r->map || pos >= r->len)
+		return;
+	if (size > r->len - pos)
+		size = r->len - pos;
+	lo = pos & ~(page - 1);
+	hi = (pos + size + page - 1) & ~(page - 1);
+	if (hi > lo)
+		madvise((uint8_t *)r->map + lo, (size_t)(hi - lo),
+			MADV_DONTNEED);
+}

@@ -28,6 +28,14 @@
 # A baseline without --no-asm (from before the disassembler) is run with
 # --insn alone, which printed no text then.
 #
+# It then decodes a trace of at least 1 GiB (BIG_MB, default 1100 MB: the
+# arcus-hello trace copied, each copy padded with PT PADs to ~460 KB, in
+# AUXTRACE records of 64 KiB as perf record writes them) and prints qpt's
+# peak RSS (goal: <= 64 MiB besides the mapped images, whatever the trace
+# size) with the file's size; BIG_MB=0 leaves it out.  Last, the -j
+# scaling (JOBS, default 2 threads, against -j1) on JOBS_COPIES (default
+# 400) copies of the arcus-hello trace: JOBS_COPIES=0 leaves it out.
+#
 # Use an optimised build: QPT=path/to/qpt (default: build-release/cli/qpt,
 # configured here when missing, without sanitizers).  Not a ctest.
 set -eu
@@ -249,3 +257,36 @@ echo "ratios (peer time / qpt time):"
 fig_text
 fig_stats
 fig_timed
+
+# Peak RSS of qpt decode --branches on a trace of $1 MB made by mkbig.py
+# (its memory must not grow with the trace: AUX bytes are read as decoded).
+big_rss() {
+	local mb=$1 copy=460000 n f="$tmp/huge.data" secs kib
+	n=$(((mb * 1000000 + copy - 1) / copy))
+	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$f" "$n" \
+		--pad $((copy - $(stat -c %s "$d/trace.pt"))) --split 65536
+	/usr/bin/time -f '%e %M' -o "$tmp/huge.time" "$QPT" decode --branches \
+		--sysroot "$d" -i "$f" >/dev/null 2>&1
+	read -r secs kib <"$tmp/huge.time"
+	awk -v s="$(stat -c %s "$f")" -v t="$secs" -v k="$kib" -v n="$n" 'BEGIN {
+		printf "big trace %.2f GiB (%d copies, padded): --branches %.1f s, peak RSS %.1f MiB%s\n",
+			s / 2^30, n, t, k / 1024, (k <= 65536 ? "" : "  (goal <= 64 MiB)")
+	}'
+	rm -f "$f"
+}
+[ "${BIG_MB:-1100}" = 0 ] || big_rss "${BIG_MB:-1100}"
+
+# -j scaling: qpt decode --insn --no-asm -jJOBS (default 2) against -j1
+# on $1 copies of the arcus-hello trace (a PSB at each copy: many parts),
+# in alternating pairs (the ratio: -j1's time / -jJOBS's).
+jobs_scaling() {
+	local f="$tmp/jobs.data" j=${JOBS:-2}
+	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$f" "$1" \
+		--split 65536
+	pair_ratio "-j$j vs -j1, --insn --no-asm ($1 copies)" 1.8 \
+		"$QPT" decode --insn --no-asm -j"$j" --sysroot "$d" -i "$f" -- \
+		"$QPT" decode --insn --no-asm -j1 --sysroot "$d" -i "$f"
+	echo "  (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+	rm -f "$f"
+}
+[ "${JOBS_COPIES:-400}" = 0 ] || jobs_scaling "${JOBS_COPIES:-400}"

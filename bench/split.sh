@@ -34,7 +34,7 @@ export QPT
 # each side writes its text to files (a shard's beside it, as on the
 # machine that decodes it): -k's gathering of all the text through one
 # pipe would measure parallel, not the decode
-for mode in "--insn --no-asm" --branches; do
+for mode in "--insn --no-asm --no-sort" "--branches --no-sort"; do
 	whole=(bash -c '"$QPT" decode $1 -i "$2" >"$2.txt"' - "$mode" \
 		"$tmp/big.data")
 	"${whole[@]}"

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/decode_cov.h"
 #include "cli/decode_fields.h"
+#include "cli/decode_jobs.h"
 #include "cli/decode_lbr.h"
 #include "cli/decode_print.h"
 #include "cli/decode_stats.h"
@@ -311,6 +312,11 @@ static void usage(FILE *f)
 		"                          branch (DWARF; the debug file by build-id)\n"
 		"      --disasm            instructions with their text (the default)\n"
 		"      --no-asm            instructions as bytes only, without their text\n"
+		"      --no-sort           each queue (cpu or thread) whole, in turn, not\n"
+		"                          merged by time\n"
+		"  -j, --jobs N            decode on N threads (default 1; --calls, --last,\n"
+		"                          --lbr, --stats, --coverage and --itrace=i...\n"
+		"                          decode on one)\n"
 		"      --last N            only the last N items of each thread (N <= 1048576)\n"
 		"      --lbr[=N]           LBR records: the last N (default 32, <= 1024) taken\n"
 		"                          branches at the end of each thread, each sample\n"
@@ -333,6 +339,7 @@ enum {
 	OPT_TIME, OPT_SYM, OPT_LAST, OPT_NO_SYM, OPT_LBR, OPT_LBR_PERIOD,
 	OPT_FORMAT, OPT_NO_ASM, OPT_ENGINE, OPT_STATS, OPT_NO_DEMANGLE,
 	OPT_DEBUGINFOD, OPT_DISASM, OPT_COVERAGE, OPT_ITRACE, OPT_SRCLINE,
+	OPT_NO_SORT,
 };
 
 static const struct option longopts[] = {
@@ -360,6 +367,8 @@ static const struct option longopts[] = {
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "no-asm", no_argument, NULL, OPT_NO_ASM },
 	{ "disasm", no_argument, NULL, OPT_DISASM },
+	{ "no-sort", no_argument, NULL, OPT_NO_SORT },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "lbr", optional_argument, NULL, OPT_LBR },
 	{ "lbr-period", required_argument, NULL, OPT_LBR_PERIOD },
@@ -484,10 +493,11 @@ static int apply_itrace(struct args *a, struct printer *o)
 static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 {
 	const char *comma;
+	uint64_t v;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:fho:F:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fho:F:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->input = optarg; break;
 		case 'f': a->force = true; break;
@@ -537,6 +547,12 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 			break;
 		case OPT_NO_ASM: o->no_asm = true; break;
 		case OPT_DISASM: a->disasm = true; break;
+		case OPT_NO_SORT: a->dopts.flags |= QPT_DECODE_NO_SORT; break;
+		case 'j':
+			if (cli_number("decode", "-j", optarg, 1, DECODE_MAX_JOBS, &v))
+				return QPT_EXIT_USAGE;
+			a->dopts.jobs = (unsigned)v;
+			break;
 		case OPT_LAST:
 			if (cli_number("decode", "--last", optarg, 1, 1u << 20,
 				       &o->last))
@@ -789,6 +805,9 @@ static int run(struct args *a, struct printer *o)
 		if (rc)
 			goto out;
 		err = qpt_decoder_run_raw(dec, buf, len, fn, ctx);
+	} else if (decode_jobs_wanted(a->dopts.jobs, o) && !a->lbr.depth &&
+		   !a->stats && !a->cov && !a->view) {
+		err = decode_jobs_run(dec, name, a->dopts.jobs, o, on_item);
 	} else {
 		err = qpt_decoder_run_file(dec, name, fn, ctx);
 	}
@@ -819,8 +838,6 @@ out:
 	return rc;
 }
 
-#define PRINTER_ALIGN _Alignof(struct printer)
-
 int cmd_decode(int argc, char **argv)
 {
 	struct args a;
@@ -832,13 +849,7 @@ int cmd_decode(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	qpt_decoder_opts_init(&a.dopts);
 	a.dopts.demangle = true;
-	/* zeroed by calloc (fresh pages cost nothing until used: most of
-	 * the caches are never touched) and aligned as its line cache
-	 * wants */
-	mem = calloc(1, sizeof(*o) + PRINTER_ALIGN);
-	o = mem ? (void *)(((uintptr_t)mem + PRINTER_ALIGN - 1) &
-			   ~(uintptr_t)(PRINTER_ALIGN - 1))
-		: NULL;
+	o = printer_new(&mem);
 	if (!o) {
 		cli_error(NULL, "out of memory");
 		return QPT_EXIT_ERROR;

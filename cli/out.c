@@ -29,6 +29,11 @@ void out_init(struct out *o, int fd, bool json, char *buf, size_t cap)
 
 static void write_all(struct out *o, const char *p, size_t n)
 {
+	if (o->spill) {
+		if (n && !o->err)
+			o->err = o->spill(o->spill_arg, p, n);
+		return;
+	}
 	while (n && !o->err) {
 		ssize_t k = write(o->fd, p, n);
 

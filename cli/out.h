@@ -46,6 +46,10 @@ struct out {
 	int err; /* the first write error (-errno), or 0 */
 	unsigned long flushes; /* buffers written out so far */
 	bool json;
+	/* optional: where the buffer goes instead of @fd (a memory buffer);
+	 * returns 0 or -errno, kept in err */
+	int (*spill)(void *arg, const char *p, size_t n);
+	void *spill_arg;
 	unsigned depth;	  /* open objects and arrays */
 	uint32_t members; /* bit d: depth d has a member (a comma is due) */
 };

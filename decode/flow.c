@@ -14,6 +14,10 @@
 #include "auxfmt/x86/x86.h"
 #include "decode/flowpriv.h"
 
+/* The flow handed out (internal.h): the state is flowpriv.h's. */
+struct qd_flow {
+	struct flow f;
+};
 
 uint64_t qd_tsc_to_time(const struct qd_time_conv *tc, uint64_t tsc)
 {
@@ -103,6 +107,27 @@ static void item_src(const struct qd_flow_ctx *fc, struct qpt_item *it)
 		it->srcfile = qd_space_srcline(fc->space, it->ip, &it->srcline);
 }
 
+/*
+ * The flow of a part of a queue that starts at a PSB reaches the first
+ * place where the carried state (the pending instruction) matters: the
+ * head ends.  A flow that leaves out its head (QD_HEAD_DROP) emits from
+ * here on; one that makes only its head (QD_HEAD_ONLY) stops here.
+ */
+static int head_cut(struct flow *f)
+{
+	if (__builtin_expect(!f->head, 1))
+		return 0;
+	f->head = false;
+	f->fc->head_done = true;
+	return f->fc->head == QD_HEAD_ONLY ? QD_HEAD_STOP : 0;
+}
+
+/* Whether an item made now is left out (the head of QD_HEAD_DROP). */
+static inline bool dropped(const struct flow *f)
+{
+	return __builtin_expect(f->head, 0) && f->fc->head == QD_HEAD_DROP;
+}
+
 static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 		       uint64_t to, unsigned via)
 {
@@ -124,7 +149,7 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	if (f->cyc) /* direct jumps and calls read no packet */
 		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
 				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
-	if (!(f->fc->want & QPT_WANT_BRANCH))
+	if (!(f->fc->want & QPT_WANT_BRANCH) || dropped(f))
 		return 0;
 	item_init(f, &it, QPT_ITEM_BRANCH, kind);
 	it.ip = from;
@@ -160,6 +185,8 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 		return 0;
 	}
 	f->n_event++;
+	if (dropped(f))
+		return 0;
 	item_init(f, &it, QPT_ITEM_EVENT, kind);
 	it.ip = ip;
 	if (ip_valid)
@@ -199,7 +226,7 @@ static int emit_insn(struct flow *f, struct qpt_item *it)
 	fc->stats->fast_insns += f->fast != NULL;
 	if (fc->want & QPT_WANT_PROFILE)
 		prof_insns(f, ip, 1);
-	if (!(fc->want & QPT_WANT_INSN))
+	if (!(fc->want & QPT_WANT_INSN) || dropped(f))
 		return 0;
 	return fc->fn(it, fc->fn_ctx);
 }
@@ -218,25 +245,41 @@ static int tell_held(struct flow *f, bool has, uint64_t time)
 	return emit_insn(f, &f->held_it);
 }
 
-/* The successor of the pending instruction is @next (0: unknown). */
+/* The successor of the pending instruction is @next (0: unknown); the
+ * end of the head (the branch to @next belongs to it). */
 static int resolve(struct flow *f, uint64_t next, bool known)
 {
+	bool head = f->head;
 	int err = 0;
 
-	if (!f->pending)
-		return 0;
-	f->pending = false;
-	if (!known || f->p_kind == QPT_BR_NR)
-		return 0;
-	if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size) {
-		if (f->cyc)
+	f->head = false; /* the branch is emitted and counted */
+	if (!f->pending || !known || f->p_kind == QPT_BR_NR) {
+		f->pending = false;
+	} else if (f->p_kind == QPT_BR_JCC && next == f->p_ip + f->p_size) {
+		f->pending = false;
+		if (f->cyc && !f->cyc_carried)
 			qd_cyc_pass(f->cyc);
 		if (f->fc->want & QPT_WANT_COVERAGE)
 			cov_fallthrough(f, f->p_ip, next);
-		return 0;
+	} else {
+		f->pending = false;
+		f->cyc_nodec = f->cyc_carried;
+		err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
+		f->cyc_nodec = false;
+		if (head)
+			f->fc->carry.branched = true;
 	}
-	err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
-	return err;
+	f->cyc_carried = false;
+	f->head = head;
+	return err ? err : head_cut(f);
+}
+
+/* The pending instruction is dropped; the end of the head (before the
+ * items that follow, which do not depend on it). */
+static int drop_pending(struct flow *f)
+{
+	f->pending = f->cyc_carried = false;
+	return head_cut(f);
 }
 
 /* Decode against @sp from here on: its image, no code decoded before. */
@@ -303,13 +346,14 @@ static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
 		f->pending = false;
 		err = 0;
 	}
-	f->enabled = false;
+	f->enabled = f->cyc_carried = false;
 	cov_close(f);
 	if (!err)
 		err = emit_event(f, QPT_EV_DISABLED, from, from != 0, 0, NULL);
 	if (!err)
 		err = emit_branch(f, QPT_BR_TRACE_END, from, 0, via);
-	return err;
+	/* both items depend on the pending instruction: the head's */
+	return err ? err : head_cut(f);
 }
 
 /* Tracing (re)starts: an event and the branch that begins the trace. */
@@ -317,7 +361,9 @@ static int on_trace_enabled(struct flow *f, const struct pt_event *ev)
 {
 	int err;
 
-	f->pending = false;
+	err = drop_pending(f);
+	if (err)
+		return err;
 	f->enabled = true;
 	cov_close(f);
 	err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip, true,
@@ -346,8 +392,10 @@ static int on_overflow(struct flow *f, const struct pt_event *ev)
 {
 	int err;
 
-	f->pending = false;
 	cov_close(f);
+	err = drop_pending(f);
+	if (err)
+		return err;
 	err = emit_event(f, QPT_EV_OVERFLOW, ev->variant.overflow.ip,
 			 !ev->ip_suppressed, 0,
 			 "trace overflow: packets were dropped");
@@ -488,6 +536,12 @@ static void on_sync(struct flow *f)
 	f->next_space = NULL;
 }
 
+/* Whether the decoder has read past the buffer's own bytes. */
+static bool past_own(const struct flow *f)
+{
+	return eng_offset(f) > f->own;
+}
+
 static int drain_events(struct flow *f, int status)
 {
 	while (status & pts_event_pending) {
@@ -498,6 +552,25 @@ static int drain_events(struct flow *f, int status)
 		status = eng_event(f, &ev);
 		if (status < 0)
 			return status;
+		if (ev.status_update && f->own < f->len && past_own(f)) {
+			/* the next buffer's PSB+, which that buffer's flow
+			 * tells: this one ends where the trace is at it
+			 * (the first of its events with an ip), the held
+			 * instruction told as one flow over both tells it
+			 * at that PSB+'s first event */
+			err = tell_held(f, false, 0);
+			if (err) {
+				f->stop = err;
+				return err;
+			}
+			if (ev.ip_suppressed || (ev.type != ptev_exec_mode &&
+						 ev.type != ptev_tsx &&
+						 ev.type != ptev_async_paging &&
+						 ev.type != ptev_async_vmcs))
+				continue;
+			f->done = true;
+			return 0;
+		}
 		/* the flow at a PSB the fast decoder passed: before the
 		 * first event that comes after it (a PSB+'s status events
 		 * are given again by libipt starting there), not at a tick
@@ -521,8 +594,10 @@ static int drain_events(struct flow *f, int status)
 			err = tell_held(f, ev.has_tsc, new_time);
 		else
 			err = tell_held(f, false, 0);
-		if (err)
+		if (err) {
+			f->stop = err; /* the callback's, not libipt's */
 			return err;
+		}
 		if (ev.has_tsc) {
 			f->time = new_time;
 			f->has_time = true;
@@ -535,8 +610,10 @@ static int drain_events(struct flow *f, int status)
 			f->resume_known = true;
 		}
 		err = on_event(f, &ev);
-		if (err)
+		if (err) {
+			f->stop = err; /* the callback's, not libipt's */
 			return err;
+		}
 	}
 	return status;
 }
@@ -548,15 +625,17 @@ static int on_error(struct flow *f, int status, uint64_t ip, bool ip_valid)
 	const struct qd_map *m = NULL;
 	int err = tell_held(f, false, 0);
 
+	if (!err)
+		err = drop_pending(f);
+	cov_close(f);
 	if (err)
 		return err;
-	f->pending = false;
-	cov_close(f);
 	fc->stats->errors++;
 	if (status == -pte_nomap && ip_valid && fc->space)
 		m = qd_space_find(fc->space, ip);
 	if (m && !m->file->found) {
-		m->file->errors++;
+		/* shared by the workers of a parallel run */
+		__atomic_fetch_add(&m->file->errors, 1, __ATOMIC_RELAXED);
 		snprintf(f->msg, sizeof(f->msg),
 			 "no memory image at 0x%llx: %s (%s)",
 			 (unsigned long long)ip, m->file->path,
@@ -609,8 +688,11 @@ const struct qx86_cached *flow_insn_at(struct flow *f,
  * at the next block. */
 static int undecodable(struct flow *f, uint64_t ip)
 {
-	f->pending = false;
+	int err = drop_pending(f);
+
 	cov_close(f);
+	if (err)
+		return err;
 	f->fc->stats->errors++;
 	snprintf(f->msg, sizeof(f->msg),
 		 "cannot decode the instruction at 0x%llx",
@@ -645,7 +727,7 @@ static int count_block(struct flow *f, const struct pt_block *b, int bits)
 			prof_block(f, b, bits);
 		count_insns(f, b->ninsn - 1u);
 	}
-	if (f->pending) { /* the block goes on from where it went */
+	if (f->pending || f->head) { /* the block goes on from where it went */
 		err = resolve(f, b->ip, true);
 		if (err)
 			return err;
@@ -707,7 +789,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 		if (f->fc->want & QPT_WANT_PROFILE)
 			prof_block(f, b, bits);
 		count_insns(f, b->ninsn - 1u);
-		if (f->pending) {
+		if (f->pending || f->head) {
 			err = resolve(f, ip, true);
 			if (err)
 				return err;
@@ -724,7 +806,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 			cov_walked(f, b->ip); /* up to the one before */
 		if (!e)
 			return undecodable(f, ip);
-		if (f->pending) {
+		if (f->pending || f->head) {
 			err = resolve(f, ip, true);
 			if (err)
 				return err;
@@ -773,7 +855,8 @@ static void account_skip(struct flow *f, uint64_t from, uint64_t to,
 	if (status == -pte_nomap && ip_valid && fc->space) {
 		m = qd_space_find(fc->space, ip);
 		if (m && !m->file->found)
-			m->file->bytes += to - from;
+			__atomic_fetch_add(&m->file->bytes, to - from,
+					   __ATOMIC_RELAXED);
 	}
 }
 
@@ -846,17 +929,20 @@ static void tell_progress(struct flow *f)
 		p->fn(p->done + eng_offset(f), p->total, p->ctx);
 }
 
-static int decode_loop(struct flow *f, size_t len)
+/* The first step: synchronise at the first PSB. */
+static int flow_start(struct flow *f)
 {
-	bool paths = paths_on(f);
-	struct pt_block block;
-	int status, err, st;
+	int status = eng_sync_forward(f);
 
-	status = eng_sync_forward(f);
-	if (status >= 0)
+	f->started = true;
+	if (status >= 0) {
 		cyc_sync(f);
+		if (f->cyc)
+			qd_cyc_give(f->cyc, f->fc->carry.cycles);
+	}
 	if (status < 0) {
-		f->fc->stats->skipped_bytes += len;
+		f->done = true;
+		f->fc->stats->skipped_bytes += f->own;
 		if (status == -pte_eos && f->fc->after_loss)
 			return 0;
 		if (status == -pte_eos)
@@ -865,132 +951,260 @@ static int decode_loop(struct flow *f, size_t len)
 		return on_error(f, status, 0, false);
 	}
 	on_sync(f);
-	for (;;) {
-		uint64_t err_off = 0, sync_off = len;
-		uint64_t ip = 0;
-		bool ip_valid = false;
+	f->status = status;
+	return 1;
+}
 
-		status = drain_events(f, status);
+/* A decode error at @status: say so and resync at the next PSB (libipt's
+ * decoder, then the fast one again when it can). */
+static int flow_resync(struct flow *f, int status, uint64_t ip, bool ip_valid)
+{
+	uint64_t err_off, sync_off = f->own;
+	int err;
+
+	if (f->fast) { /* not expected: the fast decoder bails out */
+		status = fall_back(f);
+		if (status >= 0) {
+			f->status = status;
+			return 1;
+		}
+	} else if (status == -pte_retstack_empty) {
+		bool synced;
+		int sst;
+
+		if (eng_fall_back_far(f, &sst, &synced) && sst >= 0) {
+			if (synced)
+				on_sync(f);
+			f->status = sst;
+			return 1;
+		}
+	}
+	err_off = eng_offset(f);
+	err = on_error(f, status, ip, ip_valid);
+	if (err)
+		return err;
+	status = pt_blk_sync_forward(f->dec);
+	if (status >= 0) {
+		pt_blk_get_sync_offset(f->dec, &sync_off);
+		cyc_sync(f);
+		status = eng_resume(f, status);
+	}
+	account_skip(f, err_off, sync_off, ip, ip_valid,
+		     ip_valid ? -pte_nomap : 0);
+	if (status < 0) {
+		f->done = f->lost = true;
+		return 0;
+	}
+	on_sync(f);
+	f->status = status;
+	return 1;
+}
+
+/*
+ * The end of the flow's bytes: the held instruction told; at the end of
+ * the trace (no next part), the pending instruction's successor is @next
+ * (as resolve), else the next part's flow resolves it.
+ */
+static int flow_end(struct flow *f, uint64_t next, bool known)
+{
+	int err = tell_held(f, false, 0);
+
+	f->done = true;
+	if (!err && f->own == f->len)
+		err = resolve(f, next, known);
+	return err;
+}
+
+/* One block (and the events before it), a path of blocks, or a
+ * fall-back to libipt. */
+static int flow_step(struct flow *f)
+{
+	struct pt_block block;
+	uint64_t ip = 0;
+	int status, err, st;
+
+	status = drain_events(f, f->status);
+	if (f->done)
+		return 0;
+	if (f->stop)
+		return f->stop;
+	if (status == QD_FAST_BAIL) {
+		status = fall_back(f);
+		if (status >= 0) {
+			f->status = status;
+			return 1;
+		}
+	} else if (status >= 0) {
+		if (status & pts_eos)
+			return flow_end(f, f->resume_ip, f->resume_known);
+		memset(&block, 0, sizeof(block));
+		st = f->paths && f->fast ? path_step(f, &block, &status) : 0;
+		if (st < 0)
+			return st;
+		if (st == PATH_DONE) {
+			f->status = status;
+			return 1;
+		}
+		if (!st)
+			status = eng_next(f, &block);
 		if (status == QD_FAST_BAIL) {
 			status = fall_back(f);
-			if (status >= 0)
-				continue;
-		} else if (status >= 0) {
-			if (status & pts_eos) {
-				err = tell_held(f, false, 0);
-				if (!err)
-					err = resolve(f, f->resume_ip,
-						      f->resume_known);
-				if (err)
-					return err;
-				break;
-			}
-			memset(&block, 0, sizeof(block));
-			st = paths && f->fast ? path_step(f, &block, &status)
-					      : 0;
-			if (st < 0)
-				return st;
-			if (st == PATH_DONE)
-				continue;
-			if (!st)
-				status = eng_next(f, &block);
-			if (status == QD_FAST_BAIL) {
-				status = fall_back(f);
-				if (status >= 0)
-					continue;
-			}
-			err = flow_walk(f, &block);
-			if (err)
-				return err;
-			if (f->fc->progress)
-				tell_progress(f);
-			if (status >= 0)
-				continue;
-			if (status == -pte_eos) {
-				err = tell_held(f, false, 0);
-				if (err)
-					return err;
-				resolve(f, 0, false);
-				break;
-			}
-			if (status == -pte_nomap) {
-				ip = block.ninsn ? f->next_ip : block.ip;
-				ip_valid = ip != 0;
+			if (status >= 0) {
+				f->status = status;
+				return 1;
 			}
 		}
-		if (f->fast) { /* not expected: the fast decoder bails out */
-			status = fall_back(f);
-			if (status >= 0)
-				continue;
-		} else if (status == -pte_retstack_empty) {
-			bool synced;
-			int sst;
-
-			if (eng_fall_back_far(f, &sst, &synced) && sst >= 0) {
-				status = sst;
-				if (synced)
-					on_sync(f);
-				continue;
-			}
-		}
-		err_off = eng_offset(f);
-		err = on_error(f, status, ip, ip_valid);
+		err = flow_walk(f, &block);
 		if (err)
 			return err;
-		status = pt_blk_sync_forward(f->dec);
+		if (f->fc->progress)
+			tell_progress(f);
 		if (status >= 0) {
-			pt_blk_get_sync_offset(f->dec, &sync_off);
-			cyc_sync(f);
-			status = eng_resume(f, status);
+			f->status = status;
+			return 1;
 		}
-		account_skip(f, err_off, sync_off, ip, ip_valid,
-			     ip_valid ? -pte_nomap : 0);
-		if (status < 0)
-			break;
-		on_sync(f);
+		if (status == -pte_eos)
+			return flow_end(f, 0, false);
+		if (status == -pte_nomap)
+			ip = block.ninsn ? f->next_ip : block.ip;
 	}
-	return tell_held(f, false, 0);
+	return flow_resync(f, status, ip, ip != 0);
+}
+
+int qd_flow_step(struct qd_flow *qf)
+{
+	struct flow *f = &qf->f;
+
+	int ret;
+
+	if (f->done)
+		return 0;
+	/* flows that interleave share the cache */
+	qx86_cache_use(f->cache, f->fc->space);
+	ret = f->started ? flow_step(f) : flow_start(f);
+	if (!ret && f->fc->cov && (f->fc->want & QPT_WANT_COVERAGE))
+		ret = qd_cov_err(f->fc->cov);
+	return ret;
+}
+
+bool qd_flow_time(const struct qd_flow *qf, uint64_t *time)
+{
+	*time = qf->f.time;
+	return qf->f.has_time;
+}
+
+void qd_flow_close(struct qd_flow *qf)
+{
+	struct qd_carry *c;
+	struct flow *f;
+
+	if (!qf)
+		return;
+	f = &qf->f;
+	c = &f->fc->carry;
+	c->pending = f->pending;
+	c->ip = f->p_ip;
+	c->size = f->p_size;
+	c->kind = f->p_kind;
+	c->cycles = 0;
+	/* a basic block goes on in the next buffer (its PSB+ is this one's
+	 * end), else it ends with the trace */
+	if (f->own < f->len && !f->lost && !f->stop) {
+		c->cov_open = f->cov_open;
+		c->cov_ip = f->cov_ip;
+		c->cov_end = f->cov_end;
+		c->cov_space = f->cov_space;
+	} else {
+		cov_close(f);
+		c->cov_open = false;
+	}
+	if (f->fc->progress)
+		f->fc->progress->done += f->own;
+	if (f->cyc && !f->lost) {
+		/* the pending branch's decision is before the cut */
+		if (f->pending && f->p_kind != QPT_BR_NR &&
+		    f->p_kind != QPT_BR_JMP && f->p_kind != QPT_BR_CALL)
+			qd_cyc_pass(f->cyc);
+		c->cycles = qd_cyc_rest(f->cyc, f->own);
+	}
+	qd_cyc_free(f->cyc);
+	qx86_cache_free(f->own_cache);
+	eng_fini(f);
+	free(f->ipt_copy);
+	free(qf);
+}
+
+int qd_flow_open(struct qd_flow_ctx *fc, const struct pt_config *config,
+		 const uint8_t *buf, size_t len, size_t own,
+		 struct qd_flow **out)
+{
+	struct qd_flow *qf = malloc(sizeof(*qf));
+	struct flow *f;
+	int err;
+
+	*out = NULL;
+	if (!qf)
+		return -ENOMEM;
+	f = &qf->f;
+	flow_clear(f); /* the memo holds nothing until written */
+	f->fc = fc;
+	f->len = len;
+	f->own = own < len ? own : len;
+	f->own_cfg = *config;
+	if (len) { /* @buf may be NULL: no arithmetic on it */
+		buf = qd_ipt_buf(buf, len, &f->ipt_copy);
+		if (!buf) {
+			free(qf);
+			return -ENOMEM;
+		}
+		f->own_cfg.begin = (uint8_t *)buf;
+		f->own_cfg.end = (uint8_t *)buf + len;
+	}
+	f->own_cfg.flags.variant.block.end_on_call = 1;
+	f->own_cfg.flags.variant.block.end_on_jump = 1;
+	/* a tick for each query that finds a new time: see walk_block */
+	f->own_cfg.flags.variant.block.enable_tick_events = 1;
+	f->cfg = &f->own_cfg;
+	f->pending = fc->carry.pending;
+	f->p_ip = fc->carry.ip;
+	f->p_size = fc->carry.size;
+	f->p_kind = fc->carry.kind;
+	f->cyc_carried = f->pending;
+	f->cov_open = fc->carry.cov_open;
+	f->cov_ip = fc->carry.cov_ip;
+	f->cov_end = fc->carry.cov_end;
+	f->cov_space = fc->carry.cov_space;
+	f->head = fc->head != QD_HEAD_EMIT;
+	fc->head_done = false;
+	fc->carry.branched = false;
+	fc->stats->trace_bytes += f->own;
+	f->done = !len;
+	f->cache = fc->cache ? fc->cache
+			     : (f->own_cache = qx86_cache_new(QD_ICACHE_ORDER));
+	if (f->cache) /* entries of this space from earlier runs stay */
+		qx86_cache_use(f->cache, fc->space);
+	err = !f->cache ? -ENOMEM : len ? eng_init(f, f->cfg) : 0;
+	if (!err && len && (fc->want & QPT_WANT_CYCLES) &&
+	    !(f->cyc = qd_cyc_new(f->cfg)))
+		err = -ENOMEM;
+	f->paths = !err && paths_on(f);
+	if (err) {
+		qd_flow_close(qf);
+		return err;
+	}
+	*out = qf;
+	return 0;
 }
 
 int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		const uint8_t *buf, size_t len)
 {
-	struct pt_config cfg = *config;
-	struct qx86_cache *own = NULL;
-	uint8_t *copy;
-	struct flow f;
-	int err;
+	struct qd_flow *f;
+	int err = qd_flow_open(fc, config, buf, len, len, &f);
 
-	fc->stats->trace_bytes += len;
-	if (!len) /* @buf may be NULL: no arithmetic on it */
-		return 0;
-	buf = qd_ipt_buf(buf, len, &copy);
-	if (!buf)
-		return -ENOMEM;
-	flow_clear(&f);
-	f.fc = fc;
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	cfg.flags.variant.block.end_on_call = 1;
-	cfg.flags.variant.block.end_on_jump = 1;
-	/* a tick for each query that finds a new time: see walk_block */
-	cfg.flags.variant.block.enable_tick_events = 1;
-	f.cache = fc->cache ? fc->cache : (own = qx86_cache_new(QD_ICACHE_ORDER));
-	if (f.cache) /* entries of this space from earlier runs stay */
-		qx86_cache_use(f.cache, fc->space);
-	err = f.cache ? eng_init(&f, &cfg) : -ENOMEM;
-	if (!err && (fc->want & QPT_WANT_CYCLES) && !(f.cyc = qd_cyc_new(&cfg)))
-		err = -ENOMEM;
 	if (!err)
-		err = decode_loop(&f, len);
-	cov_close(&f);
-	if (!err && fc->cov && (fc->want & QPT_WANT_COVERAGE))
-		err = qd_cov_err(fc->cov);
-	if (fc->progress)
-		fc->progress->done += len;
-	qd_cyc_free(f.cyc);
-	qx86_cache_free(own);
-	eng_fini(&f);
-	free(copy);
-	return err;
+		while ((err = qd_flow_step(f)) > 0)
+			;
+	qd_flow_close(f);
+	return err == QD_HEAD_STOP ? 0 : err;
 }

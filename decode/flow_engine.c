@@ -21,7 +21,8 @@ static struct qd_space *locate_live(struct flow *f, uint64_t off, bool has_tsc,
 {
 	struct qd_flow_ctx *fc = f->fc;
 
-	return fc->locate(fc, off, has_tsc, tsc, fc->locate_arg);
+	return fc->locate(fc, fc->offset_base + off, has_tsc, tsc,
+			  fc->locate_arg);
 }
 
 struct qd_space *eng_locate(struct flow *f, uint64_t off, bool has_tsc,
@@ -118,6 +119,7 @@ static void snap(struct flow *f, uint64_t psbs, uint64_t off, bool synced)
 	s->pending = f->pending;
 	s->enabled = f->enabled;
 	s->has_time = f->has_time;
+	s->head = f->head;
 	s->p_ip = f->p_ip;
 	s->time = f->time;
 	s->loc_tsc = f->loc_tsc;
@@ -181,6 +183,7 @@ static void restore(struct flow *f, const struct flow_snap *s)
 	f->pending = s->pending;
 	f->enabled = s->enabled;
 	f->has_time = s->has_time;
+	f->head = s->head;
 	f->p_ip = s->p_ip;
 	f->time = s->time;
 	f->loc_tsc = s->loc_tsc;

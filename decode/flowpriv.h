@@ -15,7 +15,7 @@
 
 /* What the flow was at a PSB, to decode on from there with libipt. */
 struct flow_snap {
-	bool pending, enabled, has_time;
+	bool pending, enabled, has_time, head;
 	uint64_t p_ip, time, loc_tsc, next_ip;
 	uint8_t p_size;
 	unsigned p_kind;
@@ -42,6 +42,15 @@ struct flow_loc {
 
 struct flow {
 	struct qd_flow_ctx *fc;
+	struct pt_config own_cfg; /* cfg: the buffer's */
+	size_t len, own; /* the buffer; its own bytes (then the next PSB+) */
+	int status;	/* the block decoder's, between steps */
+	bool started, done;
+	bool lost;	/* the trace ended out of sync (after an error) */
+	int stop;	/* an event's item stopped the flow with this */
+	bool head;	/* before the first use of the carried state */
+	struct qx86_cache *own_cache; /* the cache, when fc has none */
+	uint8_t *ipt_copy; /* the buffer as libipt reads it (qd_ipt_buf) */
 	struct qx86_cache *cache; /* decoded instructions by ip */
 	const struct pt_config *cfg;
 	struct pt_block_decoder *dec; /* libipt's, made when needed */
@@ -72,6 +81,7 @@ struct flow {
 	bool resume_known;
 	struct qd_cyc *cyc; /* QPT_WANT_CYCLES */
 	bool cyc_nodec;	    /* the next branch consumed no decision */
+	bool cyc_carried;   /* the pending one's was read before the cut */
 	struct qd_space *next_space; /* to use after the current block */
 	char msg[160];
 	/* the fast decoder's last PSB: the flow there, the items since
@@ -105,6 +115,7 @@ struct flow {
 	struct qd_space *cov_space;
 	uint64_t n_cov;
 	struct path_rec *rec; /* a path being recorded (flow_path.c) */
+	bool paths; /* the flow may take paths (counts only, fast decoder) */
 	bool replay; /* libipt decodes what the fast decoder did: */
 	uint64_t skip_insn, skip_branch, skip_event; /* not told again */
 	uint64_t skip_cov;

@@ -42,7 +42,7 @@ struct qd_file {
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	/* accounting */
-	uint64_t errors, bytes;
+	uint64_t errors, bytes; /* atomic adds: workers share the file */
 	bool reported;
 	bool used;	/* mapped by some recording */
 	/* srcline.c: the line tables, made at the first lookup */
@@ -292,6 +292,34 @@ struct qd_progress {
 	unsigned blocks;
 };
 
+/*
+ * What a flow hands over where its buffer ends at a PSB: the last
+ * instruction, while its successor (in the next buffer) is unknown.
+ */
+struct qd_carry {
+	bool pending;
+	uint8_t size;
+	unsigned kind;	/* qpt_branch_kind, or QPT_BR_NR */
+	uint64_t ip;
+	bool branched;	/* out: the carried instruction was a taken branch */
+	uint64_t cycles; /* CYC cycles for the next taken branch */
+	/* QPT_WANT_COVERAGE: the basic block being walked (flowpriv.h) */
+	bool cov_open;
+	uint64_t cov_ip, cov_end;
+	struct qd_space *cov_space;
+};
+
+/*
+ * A flow over a buffer that starts at a PSB differs from one carried on
+ * from the buffer before only up to the first place where the carried
+ * instruction matters (its successor becomes known, or it is dropped):
+ * its head.  QD_HEAD_DROP leaves the head's items out (decoding before the
+ * buffer before is done); QD_HEAD_ONLY makes only the head, with the
+ * carried state, and stops (qd_flow_step returns QD_HEAD_STOP).
+ */
+enum qd_head { QD_HEAD_EMIT, QD_HEAD_DROP, QD_HEAD_ONLY };
+#define QD_HEAD_STOP (-0x7ffff000)
+
 struct qd_flow_ctx {
 	unsigned want;
 	qpt_item_fn fn;
@@ -327,6 +355,9 @@ struct qd_flow_ctx {
 	struct qd_paths *paths; /* optional: the path cache (count-only
 				 * flows), whose counts go to prof and cov */
 	struct qd_progress *progress; /* optional */
+	struct qd_carry carry; /* in at open, out at close */
+	enum qd_head head;
+	bool head_done;	 /* out: the head ended */
 };
 
 /*
@@ -336,6 +367,24 @@ struct qd_flow_ctx {
  */
 int qd_flow_run(struct qd_flow_ctx *fc, const struct pt_config *config,
 		const uint8_t *buf, size_t len);
+
+/*
+ * The same one step at a time, for flows that interleave: open (the
+ * carried state of @fc->carry taken in; @buf borrowed until close: its
+ * first @own bytes the trace to decode, the rest the PSB+ of the next
+ * buffer, where the flow ends, at its first status update), steps
+ * (each: a synchronisation, or libipt's events and one block) returning 1
+ * while there is more, 0 at the end, or the callback's negative value,
+ * -ENOMEM, QD_HEAD_STOP; close hands the state over in @fc->carry.
+ */
+struct qd_flow;
+int qd_flow_open(struct qd_flow_ctx *fc, const struct pt_config *config,
+		 const uint8_t *buf, size_t len, size_t own,
+		 struct qd_flow **f);
+int qd_flow_step(struct qd_flow *f);
+/* The time of the items made last; false when the trace has none yet. */
+bool qd_flow_time(const struct qd_flow *f, uint64_t *time);
+void qd_flow_close(struct qd_flow *f);
 
 /* The size of the flow's cache of decoded instructions: 2^order. */
 #define QD_ICACHE_ORDER 14
@@ -362,5 +411,11 @@ void qd_cyc_pass(struct qd_cyc *c);
 /* The cycles of a taken branch: those passed on to it, and of its own
  * decision when @decision (not for direct jumps and calls). */
 uint64_t qd_cyc_take(struct qd_cyc *c, bool decision);
+/* Cycles a branch before the counter's start passed on to the next taken
+ * branch (a flow carried over a cut). */
+void qd_cyc_give(struct qd_cyc *c, uint64_t cycles);
+/* The cycles not given to a branch yet, up to trace offset @end (the next
+ * branch's, after a cut); the counter is done. */
+uint64_t qd_cyc_rest(struct qd_cyc *c, uint64_t end);
 
 #endif

@@ -9,35 +9,13 @@
  * advances.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/session.h"
+#include "decode/cursor.h"
 
-/* The tables of one queue's decode. */
-struct qrun {
-	struct qd_session *s;
-	const struct qd_queue *q;
-	struct qd_mark *marks; /* increasing ends */
-	size_t nr_marks;
-	/* with PERF_RECORD_AUX marks: the AUXTRACE records', for bytes past
-	 * the last of those (the padding of a payload, or bytes no AUX
-	 * record announced) */
-	struct qd_mark *tail;
-	size_t nr_tail;
-	const struct qd_switch *sw; /* this cpu's, in time order */
-	size_t nr_sw, sw_pos;
-	int32_t pid;   /* the process decoded, -1: unknown */
-	uint64_t base; /* aux offset of the current run's first byte */
-	struct qd_cut *cuts; /* where its ring lost trace, by offset */
-	size_t nr_cuts, next_cut;
-};
 
-/* A lost-data record of a cpu or thread (@key), by file order (@i). */
-struct lost_key {
-	int32_t key;
-	size_t i;
-};
 
 static int cmp_key(int32_t a, int32_t b, uint64_t ta, uint64_t tb)
 {
@@ -113,22 +91,6 @@ static size_t key_range(const void *base, size_t n, size_t size, int32_t key,
 				     key_before, &k);
 }
 
-/* @src[first, end) with their ends increasing, into a new array. */
-static struct qd_mark *increasing(const struct qd_mark *src, size_t first,
-				  size_t end, size_t *n)
-{
-	struct qd_mark *m = malloc((end - first + 1) * sizeof(*m));
-	size_t i;
-
-	*n = 0;
-	if (!m)
-		return NULL;
-	for (i = first; i < end; i++)
-		if (!*n || src[i].end > m[*n - 1].end)
-			m[(*n)++] = src[i];
-	return m;
-}
-
 static int cut_cmp(const void *a, const void *b)
 {
 	const struct qd_cut *x = a, *y = b;
@@ -168,10 +130,26 @@ int qd_queue_cuts(const struct qd_session *s, const struct qd_queue *q,
 	*n = 0;
 	for (i = first; i < end; i++)
 		if (s->aux[i].cut)
-			(*cuts)[(*n)++] =
-			    (struct qd_cut){s->aux[i].end, s->aux[i].lost};
+			(*cuts)[(*n)++] = (struct qd_cut){s->aux[i].end,
+							  s->aux[i].lost, false};
 	qsort(*cuts, *n, sizeof(**cuts), cut_cmp);
 	return 0;
+}
+
+/* @src[first, end) with their ends increasing, into a new array. */
+static struct qd_mark *increasing(const struct qd_mark *src, size_t first,
+				  size_t end, size_t *n)
+{
+	struct qd_mark *m = malloc((end - first + 1) * sizeof(*m));
+	size_t i;
+
+	*n = 0;
+	if (!m)
+		return NULL;
+	for (i = first; i < end; i++)
+		if (!*n || src[i].end > m[*n - 1].end)
+			m[(*n)++] = src[i];
+	return m;
 }
 
 /*
@@ -216,16 +194,29 @@ static struct qd_when mark_when(const struct qrun *qr, uint64_t pos)
 }
 
 /* Follow the context switches of the queue's cpu up to time @t. */
+static bool max_upto(const void *m, const void *t)
+{
+	return *(const uint64_t *)m <= *(const uint64_t *)t;
+}
+
+/* Follow the context switches of the queue's cpu up to time @t: those
+ * before the first one after @t, in file order (the latest decides). */
 static void follow_switches(struct qrun *qr, struct qd_flow_ctx *fc, uint64_t t)
 {
-	while (qr->sw_pos < qr->nr_sw && qr->sw[qr->sw_pos].time <= t) {
-		const struct qd_switch *e = &qr->sw[qr->sw_pos++];
+	size_t end = qr->sw_pos;
+	const struct qd_switch *e;
 
-		fc->pid = e->pid;
-		fc->tid = e->tid;
-		if (qr->s->per_cpu)
-			qr->pid = e->pid;
-	}
+	if (end < qr->nr_sw && qr->sw[end].time <= t)
+		end += qd_partition(qr->sw_max + end, qr->nr_sw - end,
+				    sizeof(*qr->sw_max), max_upto, &t);
+	if (end == qr->sw_pos)
+		return;
+	qr->sw_pos = end;
+	e = &qr->sw[end - 1];
+	fc->pid = e->pid;
+	fc->tid = e->tid;
+	if (qr->s->per_cpu)
+		qr->pid = e->pid;
 }
 
 static struct qd_space *locate(struct qd_flow_ctx *fc, uint64_t off,
@@ -242,11 +233,11 @@ static struct qd_space *locate(struct qd_flow_ctx *fc, uint64_t off,
 		at.time = qd_tsc_to_time(&s->tc, tsc);
 		at.seq = UINT64_MAX;
 	} else {
-		at = mark_when(qr, qr->base + off);
+		at = mark_when(qr, off);
 	}
 	if (qr->pid >= 0)
-		sp = qd_hist_space(&s->hist, qr->pid, &at);
-	return sp ? sp : s->hist.all;
+		sp = qd_hist_space(qr->hist, qr->pid, &at);
+	return sp ? sp : qr->hist->all;
 }
 
 /* @offset: the aux offset of a cut its ring's flow tells, else the
@@ -278,12 +269,8 @@ static int emit_one_lost(const struct qd_lost *l, const struct qd_queue *q,
 	return fn(&it, ctx);
 }
 
-/* The recorded losses by cpu and by thread. */
-struct lost_index {
-	struct lost_key *by_cpu, *by_tid;
-};
 
-static int lost_index(const struct qd_session *s, struct lost_index *li)
+int qd_lost_index(const struct qd_session *s, struct lost_index *li)
 {
 	size_t i, n = s->nr_lost ? s->nr_lost : 1;
 
@@ -325,28 +312,39 @@ static int emit_lost(struct qd_session *s, const struct lost_index *li,
 	return 0;
 }
 
-/* The losses of @qr's ring cut at or before aux offset @at, told. */
-static int tell_cuts(struct qrun *qr, struct qd_flow_ctx *fc, uint64_t at)
+/* The losses of @qr's ring cut at or before aux offset @at: to be told
+ * (each once), where the flow is now. */
+static void pass_cuts(struct qrun *qr, uint64_t at)
 {
 	struct qd_lost *l;
-	int err;
 
 	for (; qr->next_cut < qr->nr_cuts && qr->cuts[qr->next_cut].at <= at;
 	     qr->next_cut++) {
 		l = &qr->s->lost[qr->cuts[qr->next_cut].lost];
-		if (l->told)
-			continue;
+		qr->cuts[qr->next_cut].tell = !l->told;
 		l->told = true;
-		err = emit_one_lost(l, qr->q, qr->cuts[qr->next_cut].at,
-				    fc->fn, fc->fn_ctx);
+	}
+}
+
+/* The losses to tell before @part (pass_cuts marked them). */
+static int tell_cuts(const struct qrun *qr, const struct qd_part *part,
+		     qpt_item_fn fn, void *ctx)
+{
+	size_t k;
+	int err;
+
+	for (k = part->cut_lo; k < part->cut_hi; k++) {
+		if (!qr->cuts[k].tell)
+			continue;
+		err = emit_one_lost(&qr->s->lost[qr->cuts[k].lost], qr->q,
+				    qr->cuts[k].at, fn, ctx);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* The losses no queue's flow told (a ring without trace). */
-static int tell_untold(struct qd_session *s, qpt_item_fn fn, void *ctx)
+int qd_session_untold(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
 	struct qd_queue none = {.cpu = -1, .tid = -1};
 	size_t i;
@@ -380,91 +378,59 @@ static int32_t first_pid(struct qd_session *s, const struct qd_queue *q,
 	return qd_hist_sole_pid(&s->hist, &sole) ? sole : -1;
 }
 
-/*
- * Run @r of @qr's queue, in pieces where its ring lost trace: the bytes
- * after a loss do not continue the flow before it (the source stopped
- * mid-stream), so each piece is decoded from its first PSB, as perf does
- * after a loss; a piece with none holds nothing to decode and is no
- * error.  Each loss is told in the flow where it cut the trace.
- */
-static int decode_run(struct qrun *qr, struct qd_flow_ctx *fc,
-		      const struct qd_run *r)
-{
-	uint64_t end = r->start + r->len, from = r->start, to;
-	size_t i;
-	int err;
 
-	fc->after_loss = false;
-	for (;;) {
-		i = qr->next_cut;
-		if (i < qr->nr_cuts && qr->cuts[i].at <= from)
-			fc->after_loss = true;
-		err = tell_cuts(qr, fc, from);
-		if (err)
-			return err;
-		i = qr->next_cut;
-		to = i < qr->nr_cuts && qr->cuts[i].at < end ? qr->cuts[i].at
-							     : end;
-		qr->base = from;
-		fc->offset_base = from;
-		fc->space = locate(fc, 0, false, 0, qr);
-		/* an empty run's data may be NULL: no arithmetic on it */
-		err = to == from ? 0
-				 : qd_flow_run(fc, &qr->s->cfg,
-					       r->data + (from - r->start),
-					       (size_t)(to - from));
-		if (err || to == end)
-			return err;
-		from = to;
-	}
+int qd_cursor_lost(const struct qd_cursor *c, qpt_item_fn fn, void *ctx)
+{
+	return emit_lost(c->qr.s, c->li, c->qr.q, fn, ctx);
 }
 
-static int decode_queue(struct qd_session *s, const struct qd_queue *q,
-			const struct lost_index *li,
-			struct qx86_cache *cache, qpt_item_fn fn, void *ctx)
+int qd_cursor_init(struct qd_cursor *c, struct qd_session *s,
+		   const struct qd_queue *q, const struct lost_index *li,
+		   struct qx86_cache *cache, qpt_item_fn fn, void *ctx)
 {
-	struct qrun qr = {.s = s, .q = q};
-	struct qd_flow_ctx fc;
+	struct qd_flow_ctx *fc = &c->fc;
 	size_t k, first;
-	int err;
 
-	memset(&fc, 0, sizeof(fc));
-	fc.want = s->dec->opts.want;
-	fc.fn = fn;
-	fc.fn_ctx = ctx;
-	fc.tc = s->tc;
-	fc.queue = q->idx;
-	fc.cpu = q->cpu;
-	fc.tid = q->tid;
-	fc.pid = -1;
-	fc.stats = &s->dec->stats;
-	fc.runs = s->dec->runs;
-	fc.prof = s->dec->prof;
-	fc.cov = s->dec->cov;
-	fc.paths = s->dec->paths;
-	fc.progress = s->progress;
-	fc.libipt_only = s->dec->opts.libipt_only;
-	fc.cache = cache;
-	fc.locate = locate;
-	fc.locate_arg = &qr;
-	qr.pid = first_pid(s, q, &fc);
+	memset(c, 0, sizeof(*c));
+	c->qr.s = s;
+	c->qr.hist = &s->hist;
+	c->qr.q = q;
+	c->li = li;
+	fc->want = s->dec->opts.want;
+	fc->fn = c->fn = fn;
+	fc->fn_ctx = c->fn_ctx = ctx;
+	fc->tc = s->tc;
+	fc->queue = q->idx;
+	fc->cpu = q->cpu;
+	fc->tid = q->tid;
+	fc->pid = -1;
+	fc->stats = &s->dec->stats;
+	fc->runs = s->dec->runs;
+	fc->prof = s->dec->prof;
+	fc->cov = s->dec->cov;
+	fc->paths = s->dec->paths;
+	fc->progress = s->progress;
+	fc->libipt_only = s->dec->opts.libipt_only;
+	fc->cache = cache;
+	fc->locate = locate;
+	fc->locate_arg = &c->qr;
+	c->pid0 = c->qr.pid = first_pid(s, q, fc);
+	c->fpid0 = fc->pid;
 	if (q->cpu >= 0) {
 		k = key_range(s->sw, s->nr_sw, sizeof(*s->sw), q->cpu, sw_key,
 			      &first);
-		qr.sw = k > first ? s->sw + first : NULL;
-		qr.nr_sw = k - first;
+		c->qr.sw = k > first ? s->sw + first : NULL;
+		c->qr.nr_sw = k - first;
+		c->qr.sw_max = malloc((k - first + 1) * sizeof(uint64_t));
+		if (!c->qr.sw_max)
+			return -ENOMEM;
+		for (k = 0; k < c->qr.nr_sw; k++)
+			c->qr.sw_max[k] = k && c->qr.sw_max[k - 1] >
+						    c->qr.sw[k].time ?
+					      c->qr.sw_max[k - 1] :
+					      c->qr.sw[k].time;
 	}
-	err = queue_marks(&qr);
-	if (!err)
-		err = emit_lost(s, li, q, fn, ctx);
-	for (k = 0; !err && k < q->nr_runs; k++)
-		err = decode_run(&qr, &fc, &q->runs[k]);
-	if (!err) /* the losses past its last byte */
-		err = tell_cuts(&qr, &fc, UINT64_MAX);
-	free(qr.marks);
-	free(qr.tail);
-	free(qr.cuts);
-	return err;
+	return queue_marks(&c->qr);
 }
 
 /* The trace bytes of the session's queues. */
@@ -479,6 +445,244 @@ static uint64_t trace_total(const struct qd_session *s)
 	return n;
 }
 
+void qd_cursor_fini(struct qd_cursor *c)
+{
+	qd_flow_close(c->flow);
+	free(c->part.buf);
+	qd_cutter_fini(&c->cut);
+	free(c->qr.marks);
+	free(c->qr.tail);
+	free(c->qr.sw_max);
+	free(c->qr.cuts);
+	free(c->held);
+}
+
+/*
+ * The next stretch of run c->run from c->from on, up to its ring's next
+ * loss: the bytes after a loss do not continue the flow before it (the
+ * source stopped mid-stream), so each stretch is decoded from its first
+ * PSB, as perf does after a loss (a stretch with none holds nothing to
+ * decode and is no error), and the losses are told where they cut.
+ */
+static void stretch_begin(struct qd_cursor *c)
+{
+	const struct qd_run *r = &c->qr.q->runs[c->run];
+	struct qrun *qr = &c->qr;
+	uint64_t from = r->start + c->from;
+
+	c->after_loss = qr->next_cut < qr->nr_cuts &&
+			qr->cuts[qr->next_cut].at <= from;
+	c->cut_lo = qr->next_cut;
+	pass_cuts(qr, from);
+	c->cut_hi = qr->next_cut;
+	c->to = r->len;
+	if (qr->next_cut < qr->nr_cuts &&
+	    qr->cuts[qr->next_cut].at < r->start + r->len)
+		c->to = qr->cuts[qr->next_cut].at - r->start;
+	qd_cutter_init(&c->cut, qr->s, r, c->from, c->to);
+	c->cutting = c->part_first = true;
+}
+
+/* The part cut (@has: else an empty one, for the losses to tell). */
+static int part_made(struct qd_cursor *c, bool has)
+{
+	struct qd_part *part = &c->part;
+
+	if (!has) {
+		memset(part, 0, sizeof(*part));
+		part->off = c->from;
+	}
+	part->run_start = c->run < c->qr.q->nr_runs
+				  ? c->qr.q->runs[c->run].start
+				  : 0;
+	part->after_loss = c->after_loss;
+	if (c->part_first) {
+		part->cut_lo = c->cut_lo;
+		part->cut_hi = c->cut_hi;
+	}
+	return 1;
+}
+
+int qd_cursor_cut(struct qd_cursor *c)
+{
+	const struct qd_queue *q = c->qr.q;
+	bool untold;
+	int ret;
+
+	while (c->run < q->nr_runs) {
+		if (!c->cutting)
+			stretch_begin(c);
+		untold = c->part_first && c->cut_lo < c->cut_hi;
+		ret = qd_cutter_next(&c->cut, &c->part);
+		if (ret < 0)
+			return ret;
+		if (ret || untold) {
+			ret = part_made(c, ret);
+			c->cut_lo = c->cut_hi; /* told with this part */
+			return ret;
+		}
+		qd_cutter_fini(&c->cut);
+		c->cutting = false;
+		c->from = c->to;
+		if (c->to == q->runs[c->run].len) {
+			c->run++;
+			c->from = 0;
+		}
+	}
+	/* the losses past the queue's last byte */
+	c->cut_lo = c->qr.next_cut;
+	pass_cuts(&c->qr, UINT64_MAX);
+	c->cut_hi = c->qr.next_cut;
+	if (c->cut_lo == c->cut_hi)
+		return 0;
+	c->part_first = true;
+	return part_made(c, false);
+}
+
+/* A part's flow starts from the queue's state at its start (@qr, @fc:
+ * the cursor's or copies), its spaces from qr->hist. */
+static int part_open(const struct qd_cursor *c, struct qrun *qr,
+		     struct qd_flow_ctx *fc, const struct qd_part *part,
+		     uint64_t run_start, struct qd_flow **flow)
+{
+	int err;
+
+	qr->sw_pos = 0;
+	qr->pid = c->pid0;
+	fc->pid = c->fpid0;
+	fc->tid = qr->q->tid;
+	fc->offset_base = run_start + part->off;
+	fc->after_loss = part->after_loss;
+	fc->locate_arg = qr;
+	err = tell_cuts(qr, part, fc->fn, fc->fn_ctx);
+	if (err)
+		return err;
+	fc->space = locate(fc, fc->offset_base, false, 0, qr);
+	return qd_flow_open(fc, &qr->s->cfg, part->buf, part->len, part->own,
+			    flow);
+}
+
+/* The next part of the queue, its flow open; 0 at the end of the queue. */
+static int cursor_open(struct qd_cursor *c)
+{
+	int ret = qd_cursor_cut(c);
+
+	if (ret <= 0)
+		return ret;
+	if (c->part_first)
+		memset(&c->fc.carry, 0, sizeof(c->fc.carry));
+	c->part_first = false;
+	ret = part_open(c, &c->qr, &c->fc, &c->part, c->part.run_start,
+			&c->flow);
+	return ret ? ret : 1;
+}
+
+int qd_cursor_part(const struct qd_cursor *c, const struct qd_part *part,
+		   struct qd_part_env *env)
+{
+	struct qrun qr = c->qr;
+	struct qd_flow_ctx fc = c->fc;
+	struct qd_flow *flow;
+	uint64_t t;
+	int ret;
+
+	qr.hist = env->hist;
+	fc.fn = env->fn;
+	fc.fn_ctx = env->fn_ctx;
+	fc.stats = env->stats;
+	fc.cache = env->cache;
+	fc.runs = env->runs;
+	/* the decoder's tables and the progress are the calling thread's */
+	fc.prof = NULL;
+	fc.cov = NULL;
+	fc.paths = NULL;
+	fc.progress = NULL;
+	fc.head = env->head;
+	fc.carry = env->carry;
+	ret = part_open(c, &qr, &fc, part, part->run_start, &flow);
+	if (ret)
+		return ret;
+	do {
+		bool has;
+
+		ret = qd_flow_step(flow);
+		has = qd_flow_time(flow, &t);
+		env->mark(env->mark_arg, ret, has, t);
+	} while (ret > 0);
+	qd_flow_close(flow);
+	env->carry = fc.carry;
+	env->head_done = fc.head_done;
+	return 0;
+}
+
+static int hold(const struct qpt_item *it, void *arg);
+
+/* One step of the queue (order.c): 1 while there is more, 0 at its end,
+ * or a negative error; *@time: the time of its latest items. */
+static int cursor_step(void *arg, size_t i, uint64_t *time)
+{
+	struct qd_cursor *c = (struct qd_cursor *)arg + i;
+	uint64_t t;
+	size_t k;
+	int ret;
+
+	if (c->nr_held && c->fc.fn != hold) {
+		for (k = 0, ret = 0; !ret && k < c->nr_held; k++) {
+			/* the message's copy is where the item is now */
+			if (c->held[k].it.msg)
+				c->held[k].it.msg = c->held[k].msg;
+			ret = c->fn(&c->held[k].it, c->fn_ctx);
+		}
+		c->nr_held = 0;
+		return ret ? ret : 1;
+	}
+	if (!c->started) {
+		c->started = true;
+		ret = qd_cursor_lost(c, c->fc.fn, c->fc.fn_ctx);
+		return ret ? ret : 1;
+	}
+	if (!c->flow) {
+		ret = cursor_open(c);
+		if (ret <= 0)
+			return ret;
+	}
+	ret = qd_flow_step(c->flow);
+	if (qd_flow_time(c->flow, &t))
+		*time = t;
+	if (ret)
+		return ret;
+	qd_flow_close(c->flow);
+	c->flow = NULL;
+	free(c->part.buf);
+	c->part.buf = NULL;
+	return 1;
+}
+
+static int hold(const struct qpt_item *it, void *arg)
+{
+	struct qd_cursor *c = arg;
+	struct held *h;
+
+	if (qd_reserve(&c->held, &c->cap_held, c->nr_held, sizeof(*h)))
+		return -ENOMEM;
+	h = &c->held[c->nr_held++];
+	h->it = *it;
+	if (it->msg) {
+		snprintf(h->msg, sizeof(h->msg), "%s", it->msg);
+		h->it.msg = h->msg;
+	}
+	return 0;
+}
+
+/* order.c places the queue by its first items with a time: held. */
+static void cursor_hold(void *arg, size_t i, bool on)
+{
+	struct qd_cursor *c = (struct qd_cursor *)arg + i;
+
+	c->fc.fn = on ? hold : c->fn;
+	c->fc.fn_ctx = on ? (void *)c : c->fn_ctx;
+}
+
 void qd_session_prepare(struct qd_session *s)
 {
 	size_t i;
@@ -491,20 +695,34 @@ void qd_session_prepare(struct qd_session *s)
 		qsort(s->sw, s->nr_sw, sizeof(*s->sw), sw_cmp);
 }
 
+int qd_session_sort(struct qd_session *s, struct lost_index *li)
+{
+	qd_session_prepare(s);
+	s->progress = qd_decoder_progress(s->dec, trace_total(s));
+	return qd_lost_index(s, li);
+}
+
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx)
 {
 	struct qx86_cache *cache = qd_decoder_caches(s->dec);
-	struct lost_index li;
-	size_t i;
-	int err;
+	struct qd_cursor *cur = calloc(s->nr_queues + 1, sizeof(*cur));
+	struct lost_index li = { 0 };
+	size_t i, n = 0;
+	int err = !cache || !cur ? -ENOMEM : 0;
 
-	qd_session_prepare(s);
-	err = lost_index(s, &li);
-	s->progress = qd_decoder_progress(s->dec, trace_total(s));
-	for (i = 0; !err && i < s->nr_queues; i++)
-		err = decode_queue(s, &s->queues[i], &li, cache, fn, ctx);
 	if (!err)
-		err = tell_untold(s, fn, ctx);
+		err = qd_session_sort(s, &li);
+	for (; !err && n < s->nr_queues; n++)
+		err = qd_cursor_init(&cur[n], s, &s->queues[n], &li, cache, fn,
+				  ctx);
+	if (!err)
+		err = qd_order_run(n, cursor_step, cursor_hold, cur,
+				   !(s->dec->opts.flags & QPT_DECODE_NO_SORT));
+	if (!err)
+		err = qd_session_untold(s, fn, ctx);
+	for (i = 0; i < n; i++)
+		qd_cursor_fini(&cur[i]);
+	free(cur);
 	free(li.by_cpu);
 	free(li.by_tid);
 	return err;

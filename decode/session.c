@@ -8,11 +8,17 @@
  * and replay.c decodes the queues.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "decode/session.h"
+
+/* The input read so far leaves memory by steps of this many bytes. */
+#define EVICT_STEP (8u << 20)
 
 int qd_reserve(void *p, size_t *cap, size_t n, size_t size)
 {
@@ -83,36 +89,60 @@ static struct qd_queue *queue_get(struct qd_session *s, uint32_t idx)
 }
 
 /*
- * Append @n bytes to @r.  A run of one buffer of a mapped file borrows it
- * (@stable): no copy; joining buffers copies them into one.
+ * Append @n bytes of the payload of @rec from its byte @skip to @r: where
+ * the payload stays (a mapped file, outside COMPRESSED records) a piece
+ * names its place, joined to the piece before when they touch; else the
+ * bytes are copied.
  */
-static int run_append(struct qd_run *r, const uint8_t *p, size_t n, bool stable)
+static int run_append(struct qd_session *s, struct qd_run *r,
+		      const struct qpt_record *rec, uint64_t skip, uint64_t n)
 {
-	if (!r->len && stable) {
-		r->data = p;
-		r->len = n;
-		return 0;
-	}
-	if (!n) /* @r may own no buffer yet: no arithmetic on NULL */
-		return 0;
-	if (r->len + n > r->cap) {
-		size_t nc = r->cap ? r->cap : 256;
-		uint8_t *nd;
+	bool stays = s->stable && !rec->depth;
+	uint64_t pos = rec->aux_pos + skip;
+	struct qd_piece *p = r->nr_pieces ? &r->pieces[r->nr_pieces - 1]
+					  : NULL;
 
-		while (nc < r->len + n)
-			nc *= 2;
-		nd = realloc(r->own, nc);
-		if (!nd)
-			return -ENOMEM;
-		if (!r->own && r->len)
-			memcpy(nd, r->data, r->len); /* was borrowed */
-		r->own = nd;
-		r->cap = nc;
-		r->data = nd;
+	if (!n)
+		return 0;
+	if (stays && p && !p->own && p->pos + p->len == pos &&
+	    p->data + p->len == (const uint8_t *)rec->aux + skip) {
+		p->len += n;
+		r->len += n;
+		return 0;
 	}
-	memcpy(r->own + r->len, p, n);
+	if (qd_reserve(&r->pieces, &r->cap_pieces, r->nr_pieces, sizeof(*p)))
+		return -ENOMEM;
+	p = &r->pieces[r->nr_pieces];
+	memset(p, 0, sizeof(*p));
+	p->at = r->len;
+	p->pos = pos;
+	p->len = n;
+	p->data = (const uint8_t *)rec->aux + skip;
+	if (!stays) {
+		if (n > SIZE_MAX || !(p->own = malloc((size_t)n)))
+			return -ENOMEM;
+		memcpy(p->own, p->data, (size_t)n);
+		p->data = p->own;
+	}
+	r->nr_pieces++;
 	r->len += n;
 	return 0;
+}
+
+/* Cut @r to its first @len bytes. */
+static void run_cut(struct qd_run *r, uint64_t len)
+{
+	while (r->nr_pieces && r->pieces[r->nr_pieces - 1].at >= len) {
+		free(r->pieces[r->nr_pieces - 1].own);
+		r->nr_pieces--;
+	}
+	if (r->nr_pieces) {
+		struct qd_piece *p = &r->pieces[r->nr_pieces - 1];
+
+		if (p->at + p->len > len)
+			p->len = len - p->at;
+	}
+	r->len = len;
 }
 
 /*
@@ -137,19 +167,66 @@ static size_t overlap(const uint8_t *run, size_t len, const uint8_t *p,
 	return 0;
 }
 
-/* Whether aux offset @offset falls in the zeros that end run @r (perf
- * pads each AUXTRACE payload to 8 bytes; the next may start before them). */
-static bool in_padding(const struct qd_run *r, uint64_t offset)
+/*
+ * How many zeros (at most 7, PT PADs: perf pads each AUXTRACE payload to
+ * 8 bytes) end @r after aux offset @offset, when all bytes from there are
+ * zeros: the next payload may start before them.  -1 when not so; a read
+ * error as -errno - 8.
+ */
+static int padding_from(const struct qd_session *s, const struct qd_run *r,
+			uint64_t offset)
 {
 	uint64_t end = r->start + r->len;
-	size_t i;
+	uint8_t tail[8];
+	size_t n, i;
+	int err;
 
 	if (offset < r->start || offset >= end || end - offset >= 8)
-		return false;
-	for (i = (size_t)(offset - r->start); i < r->len; i++)
-		if (r->data[i])
-			return false;
-	return true;
+		return -1;
+	n = (size_t)(end - offset);
+	err = qd_run_read(s, r, offset - r->start, tail, n);
+	if (err)
+		return err - 8;
+	for (i = 0; i < n; i++)
+		if (tail[i])
+			return -1;
+	return (int)n;
+}
+
+/*
+ * The payload [p, p + n) overlaps the end of @r (snapshots: the same
+ * bytes again): the longest tail of the run that is a head of the
+ * payload, allowing for the run's padding to 8 bytes (zeros: PT PADs),
+ * is dropped from the payload and, when some of it is new, the padding
+ * from the run; *@from is where the payload took up.  Returns how many
+ * payload bytes were there already (0: no overlap), or -errno.
+ */
+static int64_t drop_overlap(const struct qd_session *s, struct qd_run *r,
+			    const uint8_t *p, uint64_t n, uint64_t *from)
+{
+	size_t want = r->len < n ? (size_t)r->len : (size_t)n, pad, k = 0;
+	uint8_t *tail;
+	int err;
+
+	if (!want)
+		return 0;
+	tail = malloc(want);
+	if (!tail)
+		return -ENOMEM;
+	err = qd_run_read(s, r, r->len - want, tail, want);
+	for (pad = 0; !err && pad < 8 && pad < want; pad++) {
+		if (pad && tail[want - pad])
+			break;
+		k = overlap(tail, want - pad, p, (size_t)n);
+		if (k) {
+			*from = r->start + r->len - pad;
+			if (k < n)
+				run_cut(r, r->len - pad);
+			break;
+		}
+	}
+	free(tail);
+	return err ? err : (int64_t)k;
 }
 
 /*
@@ -163,51 +240,41 @@ static int add_run(struct qd_session *s, struct qd_queue *q,
 		   const uint8_t *p, uint64_t n, uint64_t *from)
 {
 	struct qd_run *r = q->nr_runs ? &q->runs[q->nr_runs - 1] : NULL;
+	int pad;
 
 	*from = offset;
 	if (r && offset == r->start + r->len)
-		return run_append(r, p, (size_t)n, s->stable && !rec->depth);
-	if (r && in_padding(r, offset)) {
+		return run_append(s, r, rec, 0, n);
+	pad = r ? padding_from(s, r, offset) : -1;
+	if (pad < -1)
+		return pad + 8;
+	if (pad >= 0) {
 		/* the buffer takes up where the run's data ended, before
 		 * the zeros (PT PADs) that rounded the run up to 8 bytes */
-		r->len = (size_t)(offset - r->start);
-		return run_append(r, p, (size_t)n, false);
+		run_cut(r, offset - r->start);
+		return run_append(s, r, rec, 0, n);
 	}
 	if (r && r->len && n >= 64) {
-		/*
-		 * The longest tail of the run that is a head of the buffer,
-		 * allowing for the run's padding to 8 bytes (zeros: PT PADs).
-		 */
-		size_t pad;
+		int64_t k = drop_overlap(s, r, p, n, from);
 
-		for (pad = 0; pad < 8 && pad < r->len; pad++) {
-			size_t k;
-
-			if (pad && r->data[r->len - pad])
-				break;
-			k = overlap(r->data, r->len - pad, p, (size_t)n);
-			if (!k)
-				continue;
-			*from = r->start + r->len - pad;
-			if (k == n)
-				return 0;
-			r->len -= pad;
-			return run_append(r, p + k, (size_t)(n - k), false);
-		}
+		if (k < 0)
+			return (int)k;
+		if ((uint64_t)k == n)
+			return 0;
+		if (k)
+			return run_append(s, r, rec, (uint64_t)k, n - (uint64_t)k);
 	}
 	if (qd_reserve(&q->runs, &q->cap_runs, q->nr_runs, sizeof(*r)))
 		return -ENOMEM;
 	r = &q->runs[q->nr_runs++];
 	memset(r, 0, sizeof(*r));
 	r->start = offset;
-	return run_append(r, p, (size_t)n, s->stable && !rec->depth);
+	return run_append(s, r, rec, 0, n);
 }
 
 /*
- * Add one AUXTRACE payload to its queue: contiguous with the last run, it
- * extends it; overlapping it (snapshots), the overlap is dropped by
- * comparing the tail of the run with the head of the new buffer; else
- * it starts a new run.  Its place in the file is a mark of the queue.
+ * Add one AUXTRACE payload to its queue (add_run); its place in the file
+ * is a mark of the queue.
  */
 static int on_auxtrace(struct qd_session *s, const struct qpt_record *rec)
 {
@@ -568,8 +635,14 @@ void qd_session_fini(struct qd_session *s)
 	qd_hist_fini(&s->hist);
 	free(s->ops);
 	for (i = 0; i < s->nr_queues; i++) {
-		for (k = 0; k < s->queues[i].nr_runs; k++)
-			free(s->queues[i].runs[k].own);
+		for (k = 0; k < s->queues[i].nr_runs; k++) {
+			struct qd_run *r = &s->queues[i].runs[k];
+			size_t j;
+
+			for (j = 0; j < r->nr_pieces; j++)
+				free(r->pieces[j].own);
+			free(r->pieces);
+		}
 		free(s->queues[i].runs);
 		free(s->queues[i].marks);
 	}
@@ -596,25 +669,30 @@ static int op_cmp(const void *a, const void *b)
  * sample time (the rings of several cpus or threads reach the file in
  * any order), else in file order.
  */
-static int build_history(struct qd_session *s)
+int qd_session_history(const struct qd_session *s, struct qd_hist *h)
 {
 	size_t i;
 	int err = 0;
 
-	if (s->ops)
-		qsort(s->ops, s->nr_ops, sizeof(*s->ops), op_cmp);
 	for (i = 0; !err && i < s->nr_ops; i++) {
 		const struct qd_op *op = &s->ops[i];
 
 		if (op->kind == QD_OP_MAP)
-			err = qd_hist_map(&s->hist, op->pid, &op->w, op->start,
+			err = qd_hist_map(h, op->pid, &op->w, op->start,
 					  op->len, op->pgoff, op->file);
 		else if (op->kind == QD_OP_EXEC)
-			err = qd_hist_exec(&s->hist, op->pid, &op->w);
+			err = qd_hist_exec(h, op->pid, &op->w);
 		else
-			err = qd_hist_fork(&s->hist, op->pid, op->ppid, &op->w);
+			err = qd_hist_fork(h, op->pid, op->ppid, &op->w);
 	}
 	return err;
+}
+
+static int build_history(struct qd_session *s)
+{
+	if (s->ops)
+		qsort(s->ops, s->nr_ops, sizeof(*s->ops), op_cmp);
+	return qd_session_history(s, &s->hist);
 }
 
 /* "GenuineIntel,6,78,3" (the CPUID feature): libipt's errata for it. */
@@ -643,19 +721,20 @@ static int fail(struct qpt_decoder *dec, struct qpt_reader *r, int err)
 	return err;
 }
 
-int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
-			 qpt_item_fn fn, void *ctx)
+/* qpt_decoder_run_file, or with @sink qpt_decoder_run_file_jobs. */
+static int run_file(struct qpt_decoder *dec, const char *path,
+		    qpt_item_fn fn, void *ctx, const struct qpt_job_sink *sink)
 {
 	struct qpt_reader_opts ropts;
 	struct qpt_reader *r = NULL;
 	struct qpt_record rec;
 	struct qd_session s;
+	uint64_t evicted = 0;
 	int err;
 
-	if (!dec || !path || !fn)
-		return -QPT_E_INVAL;
 	qd_decoder_reset_results(dec);
 	memset(&s, 0, sizeof(s));
+	s.fd = -1;
 	s.dec = dec;
 	pt_config_init(&s.cfg);
 	err = qd_hist_init(&s.hist, dec->iscache, dec->manual);
@@ -671,6 +750,8 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	}
 	s.stable = !qpt_reader_is_pipe(r) && !qpt_reader_is_stream(r);
 	s.reader = r;
+	if (s.stable && strcmp(path, "-"))
+		s.fd = open(path, O_RDONLY | O_CLOEXEC);
 	dec->files.data_path = strcmp(path, "-") ? path : NULL;
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
@@ -679,6 +760,11 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 		s.seq++;
 		if (err)
 			break;
+		if (rec.pos - evicted >= EVICT_STEP) {
+			/* what was read stays readable: bounded memory */
+			qpt_reader_evict(r, evicted, rec.pos - evicted);
+			evicted = rec.pos;
+		}
 	}
 	if (err < 0) {
 		err = fail(dec, r, err);
@@ -692,12 +778,34 @@ int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 	}
 	err = build_history(&s);
 	if (!err)
-		err = qd_session_decode(&s, fn, ctx);
+		err = sink ? qd_session_decode_jobs(&s, sink)
+			   : qd_session_decode(&s, fn, ctx);
 	if (!err)
 		err = qd_decoder_collect_missing(dec);
 out:
 	dec->files.data_path = NULL;
+	if (s.fd >= 0)
+		close(s.fd);
 	qpt_reader_free(r);
 	qd_session_fini(&s);
 	return err;
+}
+
+int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
+			 qpt_item_fn fn, void *ctx)
+{
+	if (!dec || !path || !fn)
+		return -QPT_E_INVAL;
+	return run_file(dec, path, fn, ctx, NULL);
+}
+
+int qpt_decoder_run_file_jobs(struct qpt_decoder *dec, const char *path,
+			      const struct qpt_job_sink *sink)
+{
+	if (!dec || !path || !sink || sink->size < sizeof(*sink) ||
+	    !sink->open || !sink->item || !sink->tell || !sink->finish ||
+	    !sink->write || !sink->close ||
+	    (dec->opts.want & (QPT_WANT_PROFILE | QPT_WANT_COVERAGE)))
+		return -QPT_E_INVAL;
+	return run_file(dec, path, NULL, NULL, sink);
 }

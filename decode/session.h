@@ -11,11 +11,23 @@
 #include "decode/decoder.h"
 #include "qpt/reader.h"
 
-struct qd_run {		     /* contiguous trace bytes of one queue */
-	const uint8_t *data; /* borrowed from the mapped input while cap == 0 */
+/* Bytes of one AUXTRACE payload that a run holds: read from the input
+ * at @pos when the session has a descriptor and they are not @own, else
+ * at @data (the mapped input, or @own: a copy of a payload that did not
+ * stay, from a pipe or a COMPRESSED record). */
+struct qd_piece {
+	uint64_t at;  /* offset in the run */
+	uint64_t pos; /* input offset */
+	uint64_t len;
+	const uint8_t *data;
 	uint8_t *own;
-	size_t len, cap;
-	uint64_t start; /* aux offset of data[0] */
+};
+
+struct qd_run { /* contiguous trace bytes of one queue */
+	uint64_t start; /* aux offset of its first byte */
+	uint64_t len;
+	struct qd_piece *pieces;
+	size_t nr_pieces, cap_pieces;
 };
 
 /* The AUX bytes of a ring before offset @end were out before @w: from a
@@ -77,6 +89,7 @@ struct qd_session {
 	const struct qpt_reader *reader;
 	const struct qpt_features *feat;
 	struct qpt_decoder *dec;
+	int fd;	/* the input, for its AUX bytes (pread); -1: none */
 	struct qd_hist hist;
 	struct qd_op *ops;
 	size_t nr_ops, cap_ops;
@@ -116,10 +129,12 @@ void qd_session_fini(struct qd_session *s);
 void qd_session_prepare(struct qd_session *s);
 
 /* Trace was lost at aux offset @at of a queue's ring (the session's loss
- * @lost). */
+ * @lost); @tell (replay.c's cursors): the loss is told there (once, where
+ * its ring's flow is cut first). */
 struct qd_cut {
 	uint64_t at;
 	size_t lost;
+	bool tell;
 };
 
 /* Where the AUX records of @q's ring say trace was lost, by offset, into
@@ -129,7 +144,76 @@ struct qd_cut {
 int qd_queue_cuts(const struct qd_session *s, const struct qd_queue *q,
 		  struct qd_cut **cuts, size_t *n);
 
+/* Replay the sideband of @s into the history @h (initialised). */
+int qd_session_history(const struct qd_session *s, struct qd_hist *h);
+
 /* Decode every queue of @s (its history built) into @fn. */
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx);
+/* The same on worker threads (jobs.c), the output through @sink. */
+int qd_session_decode_jobs(struct qd_session *s,
+			   const struct qpt_job_sink *sink);
+
+/* ---- order.c: queues merged by time ---- */
+
+/* One step of queue @i: 1 while it has more, 0 at its end, or a negative
+ * error; *@time is set to the time of its latest items when they have
+ * one (else left as it is). */
+typedef int (*qd_step_fn)(void *arg, size_t i, uint64_t *time);
+
+/* Queue @i's items are held from now on (@on), until its next step. */
+typedef void (*qd_hold_fn)(void *arg, size_t i, bool on);
+
+/*
+ * Step the @n queues to their ends: by time (@by_time: the queue with the
+ * oldest latest items goes on until its time passes the next queue's;
+ * each queue is first placed by the time of its first items, made held),
+ * else each whole in turn.  Returns 0 or the first error.
+ */
+int qd_order_run(size_t n, qd_step_fn step, qd_hold_fn hold, void *arg,
+		 bool by_time);
+
+/* ---- part.c: a run's bytes, in parts cut at PSBs ---- */
+
+/* Copy [@off, @off + @n) of @r into @buf.  Returns 0 or -errno. */
+int qd_run_read(const struct qd_session *s, const struct qd_run *r,
+		uint64_t off, void *buf, size_t n);
+
+/*
+ * The parts of a run that flows decode one after another (or in
+ * parallel, stitched): each but the first starts at a PSB, the first at
+ * or after QD_PART_MIN bytes from the start of the one before.  Only the
+ * part at hand is in memory.
+ */
+#define QD_PART_MIN (16u << 10)
+
+struct qd_part {
+	uint8_t *buf; /* owned */
+	size_t own;   /* its bytes: up to the next part's PSB */
+	size_t len;   /* and the next part's PSB+ (the flow ends there) */
+	uint64_t off; /* in the run */
+	uint64_t run_start; /* aux offset of the run's first byte */
+	bool last;    /* of its run */
+	bool after_loss; /* its bytes follow lost trace (a cut): no PSB in
+			  * them is no error */
+	/* the losses its queue tells before it (the cursor's cuts) */
+	size_t cut_lo, cut_hi;
+};
+
+struct qd_cutter {
+	const struct qd_session *s;
+	const struct qd_run *run;
+	uint64_t pos;	/* run offset of the next part */
+	uint64_t end;	/* run offset where the parts end */
+	uint8_t *left;	/* the bytes read from @pos on */
+	size_t nr_left;
+};
+
+/* The parts of [@from, @to) of @run (run offsets: between two losses). */
+void qd_cutter_init(struct qd_cutter *c, const struct qd_session *s,
+		    const struct qd_run *run, uint64_t from, uint64_t to);
+/* The next part into @part (its buffer the caller's to free): 1, 0 at the
+ * end of the range, or -errno. */
+int qd_cutter_next(struct qd_cutter *c, struct qd_part *part);
+void qd_cutter_fini(struct qd_cutter *c);
 
 #endif

@@ -82,6 +82,7 @@ static int read_plan(struct split *sp, const char *path)
 	pt_config_init(&sp->s.cfg);
 	sp->s.reader = sp->r;
 	sp->s.stable = true;
+	sp->s.fd = -1; /* the runs' pieces are in the mapped input */
 	sp->s.put = &put;
 	while ((err = qpt_reader_next(sp->r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_MMAP ||
@@ -245,14 +246,23 @@ static int write_bytes(struct split *sp, uint32_t k, size_t qi,
 {
 	struct qpt_record_auxtrace hdr = *orig;
 	struct iovec iov;
+	int err = 0;
 
 	hdr.size = 0;
 	hdr.offset = from;
-	iov.iov_base = (void *)(r ? r->data + (from - r->start) : NULL);
 	iov.iov_len = (size_t)(to - from);
+	iov.iov_base = r && iov.iov_len ? malloc(iov.iov_len) : NULL;
+	if (r && iov.iov_len && !iov.iov_base)
+		return -ENOMEM;
+	if (iov.iov_base) /* the run's bytes, wherever its pieces are */
+		err = qd_run_read(&sp->s, r, from - r->start, iov.iov_base,
+				  iov.iov_len);
 	sp->sh[k].seen[qi] = true;
-	return qpt_writer_write_auxtrace(sp->sh[k].w, &hdr, &iov,
-					 iov.iov_len ? 1 : 0);
+	if (!err)
+		err = qpt_writer_write_auxtrace(sp->sh[k].w, &hdr, &iov,
+						iov.iov_base ? 1 : 0);
+	free(iov.iov_base);
+	return err;
 }
 
 /* Before bytes of queue @qi in shard @k: the shard's queues before it in

@@ -82,23 +82,33 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 		     const struct qd_run *r, uint64_t from, uint64_t to)
 {
 	struct pt_packet_decoder *d = NULL;
+	uint8_t *buf = NULL; /* the bytes, read from the run's pieces */
 	struct pt_config cfg;
 	struct pt_packet pkt;
 	uint64_t off, start = from, last = 0, end;
 	bool first = true, pending = false;
-	uint8_t *copy = NULL;
 	int st, err;
 
 	if (to > from) {
-		pt_config_init(&cfg);
-		cfg.begin = (uint8_t *)qd_ipt_buf(r->data + (from - r->start),
-						  (size_t)(to - from), &copy);
-		if (!cfg.begin)
+		/* 8 bytes to spare: libipt may read past a PSB word at the
+		 * end (iptbuf.c) */
+		buf = to - from <= SIZE_MAX - 8 ? malloc((size_t)(to - from) + 8)
+						: NULL;
+		if (!buf)
 			return -ENOMEM;
+		memset(buf + (to - from), 0, 8);
+		err = qd_run_read(&sp->s, r, from - r->start, buf,
+				  (size_t)(to - from));
+		if (err) {
+			free(buf);
+			return err;
+		}
+		pt_config_init(&cfg);
+		cfg.begin = buf;
 		cfg.end = cfg.begin + (to - from);
 		d = pt_pkt_alloc_decoder(&cfg);
 		if (!d) {
-			free(copy);
+			free(buf);
 			return -ENOMEM;
 		}
 	}
@@ -112,7 +122,7 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 				       from + end, start != from);
 			if (err) {
 				pt_pkt_free_decoder(d);
-				free(copy);
+				free(buf);
 				return err;
 			}
 			start = from + off;
@@ -131,7 +141,7 @@ static int psb_units(struct split *sp, size_t queue, size_t run,
 		last = off;
 	}
 	pt_pkt_free_decoder(d);
-	free(copy);
+	free(buf);
 	return add_unit(sp, queue, run, start, to, to, start != from);
 }
 

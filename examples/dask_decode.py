@@ -3,7 +3,7 @@
 
     qpt split -n 64 -i big.data -o shards
     /usr/bin/python3 examples/dask_decode.py [--scheduler ADDR] \
-        [--workers 2] OUT shards/shard-*.data -- --insn
+        [--workers 2] OUT shards/shard-*.data -- --insn --no-sort
 
 Each shard is decoded by `qpt decode -i SHARD ARGS...` on a worker (a
 subprocess); the outputs are gathered in the order the shards were given

@@ -20,9 +20,12 @@
  * decodes from the last PSB on (opts.libipt_only: libipt alone).  The
  * instructions inside a block are walked with the x86 layer over the
  * same image bytes; libipt 2.0.5's instruction decoder is not used (it
- * fails on a real trace that its block decoder decodes).  Queues of a
- * perf.data file are decoded one after the other (not interleaved by
- * time); per-cpu queues follow context switches by their timestamps.
+ * fails on a real trace that its block decoder decodes).  The queues of
+ * a perf.data file (cpus or threads) are merged by time, as perf script
+ * merges them: the queue whose latest items are the oldest goes on until
+ * its time passes the next queue's (QPT_DECODE_NO_SORT: one queue after
+ * the other); per-cpu queues follow context switches by their timestamps.
+ * A queue's trace is read from the input as it is decoded, never held.
  */
 #ifndef QPT_DECODE_H
 #define QPT_DECODE_H
@@ -88,6 +91,15 @@ struct qpt_decoder_opts {
 	 * items (the library never prints: the caller shows it). */
 	qpt_progress_fn progress;
 	void *progress_ctx;
+	unsigned flags;	 /* enum qpt_decode_flags bits */
+	/* Threads of qpt_decoder_run_file_jobs (0: the online cpus). */
+	unsigned jobs;
+};
+
+enum qpt_decode_flags {
+	/* Each queue whole, one after the other (in the order they first
+	 * appear in the file), instead of merged by time. */
+	QPT_DECODE_NO_SORT = 1u << 0,
 };
 
 /* Initialise @opts to defaults (instructions and errors), setting size. */
@@ -276,6 +288,43 @@ QPT_API int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf,
  */
 QPT_API int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 				 qpt_item_fn fn, void *ctx);
+
+/*
+ * Where the items of a parallel run go.  The run decodes parts of the
+ * queues (a few KiB of trace each, cut at PSBs) on opts.jobs threads;
+ * each part's items go to @item with a context of their own, made by
+ * @open on the thread decoding the part (@worker: 0 to jobs - 1, or jobs
+ * for the calling thread), which keeps their output (the text a printer
+ * makes of them, say) and tells how much it holds so far (@tell, in
+ * bytes, at any point between items), and is told by @finish that the
+ * part is done.  The run then hands the contexts' outputs back in the
+ * order a serial run (qpt_decoder_run_file, same options) would give the
+ * items, a range at a time (@write, on the calling thread), and
+ * @close-s them.  So a sink whose output of an item depends on that item
+ * only (not on the items before it) writes what a serial run writes.
+ * A negative value from @item or @write stops the run (returned).
+ */
+struct qpt_job_sink {
+	size_t size; /* sizeof(struct qpt_job_sink) */
+	void *ctx;
+	void *(*open)(void *ctx, unsigned worker); /* NULL: -ENOMEM */
+	qpt_item_fn item;			    /* (item, job) */
+	uint64_t (*tell)(void *job);
+	void (*finish)(void *job);
+	int (*write)(void *job, uint64_t from, uint64_t to, void *ctx);
+	void (*close)(void *job, void *ctx);
+};
+
+/*
+ * qpt_decoder_run_file on opts.jobs threads (0: the online cpus), the
+ * output through @sink.  Returns as qpt_decoder_run_file does; the stats
+ * and missing images are the run's whole.  QPT_WANT_PROFILE and
+ * QPT_WANT_COVERAGE are not for threads: -QPT_E_INVAL.  opts.progress is
+ * told on the calling thread.
+ */
+QPT_API int qpt_decoder_run_file_jobs(struct qpt_decoder *dec,
+				      const char *path,
+				      const struct qpt_job_sink *sink);
 
 /* After a failed run_file: the input offset and a one-line message. */
 QPT_API uint64_t qpt_decoder_errpos(const struct qpt_decoder *dec);

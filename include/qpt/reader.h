@@ -312,6 +312,15 @@ static inline int qpt_reader_next(struct qpt_reader *reader,
 QPT_API int qpt_reader_read_at(struct qpt_reader *reader, uint64_t pos,
 			       uint64_t size, const void **data);
 
+/*
+ * The pages of a mapped input that hold [@pos, @pos + @size) may leave
+ * memory: touched again, they are read again from the file, so every
+ * pointer handed out stays valid.  A one-pass reader of a large file
+ * calls it behind itself to keep its memory bounded.  Other inputs: no-op.
+ */
+QPT_API void qpt_reader_evict(struct qpt_reader *reader, uint64_t pos,
+			      uint64_t size);
+
 /* perf's name for a record type without "PERF_RECORD_", e.g. "MMAP2";
  * NULL for an unknown type. */
 QPT_API const char *qpt_record_type_name(uint32_t type);

@@ -45,17 +45,18 @@ split_into() {
 }
 
 # Each decode option list in $4.. of the whole $1 against its shards
-# (listed in $2.list), concatenated in order; scratch dir $3.  The
+# (listed in $2.list), concatenated in order, all with --no-sort (queue
+# after queue: the order the shards cut); scratch dir $3.  The
 # decodes must succeed, unless SPLIT_GAPS is set (images missing: the
 # exit status says so, alike).
 split_same() {
 	local in=$1 list=$2 t=$3 s
 	shift 3
-	"$QPT" decode -i "$in" "$@" >"$t/whole" 2>"$t/whole.err" ||
+	"$QPT" decode -i "$in" --no-sort "$@" >"$t/whole" 2>"$t/whole.err" ||
 		[ -n "${SPLIT_GAPS:-}" ] ||
 		fail "$in: decode $*: $(cat "$t/whole.err")"
 	while read -r s; do
-		"$QPT" decode -i "$s" "$@" 2>>"$t/cat.err" ||
+		"$QPT" decode -i "$s" --no-sort "$@" 2>>"$t/cat.err" ||
 			[ -n "${SPLIT_GAPS:-}" ] ||
 			fail "$s: decode $*: $(cat "$t/cat.err")"
 	done <"$list.list" >"$t/cat"

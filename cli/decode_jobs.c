@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpt decode -j: the library decodes parts of the trace on worker
+ * threads (qpt_decoder_run_file_jobs) and the lines are printed there
+ * too, into each part's buffer, which the library hands back in order.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/decode_jobs.h"
+
+#define PRINTER_ALIGN _Alignof(struct printer)
+
+/* A printer zeroed by calloc (fresh pages cost nothing until used: most
+ * of the caches are never touched) and aligned as its line cache wants;
+ * *@mem is what to free. */
+struct printer *printer_new(void **mem)
+{
+	*mem = calloc(1, sizeof(struct printer) + PRINTER_ALIGN);
+	if (!*mem)
+		return NULL;
+	return (void *)(((uintptr_t)*mem + PRINTER_ALIGN - 1) &
+			~(uintptr_t)(PRINTER_ALIGN - 1));
+}
+
+/*
+ * -j: the parts of the trace are decoded on worker threads, and printed
+ * there too, each worker with a printer of its own (the same options)
+ * writing a part's lines into the part's buffer; the library hands the
+ * buffers back in order to the main printer.  A line depends on its item
+ * only (no --calls depth, no --last ring), so the output is -j1's.
+ */
+struct par {
+	struct printer *main;
+	qpt_item_fn item;    /* an item to a printer */
+	struct printer **pr; /* a printer per worker, and the main thread's */
+	unsigned nr;
+	void **mem;
+	/* buffers of closed parts, for the next ones (their pages stay
+	 * mapped: no fault for each line of each part) */
+	pthread_mutex_t mu;
+	struct par_job *free;
+	unsigned nr_free;
+};
+
+struct par_job {
+	struct par_job *next; /* in par->free */
+	struct par *par;
+	struct printer *p;
+	char *buf;
+	size_t len, cap;
+};
+
+static int par_spill(void *arg, const char *p, size_t n)
+{
+	struct par_job *j = arg;
+
+	if (n > j->cap - j->len) {
+		size_t nc = j->cap ? j->cap : 1 << 16;
+		char *nb;
+
+		while (nc - j->len < n)
+			nc *= 2;
+		nb = realloc(j->buf, nc);
+		if (!nb)
+			return -ENOMEM;
+		j->buf = nb;
+		j->cap = nc;
+	}
+	memcpy(j->buf + j->len, p, n);
+	j->len += n;
+	return 0;
+}
+
+static void *par_open(void *ctx, unsigned worker)
+{
+	struct par *par = ctx;
+	struct par_job *j;
+
+	if (worker >= par->nr)
+		return NULL;
+	pthread_mutex_lock(&par->mu);
+	j = par->free;
+	if (j) {
+		par->free = j->next;
+		par->nr_free--;
+	}
+	pthread_mutex_unlock(&par->mu);
+	if (!j && !(j = calloc(1, sizeof(*j))))
+		return NULL;
+	j->len = 0;
+	j->par = par;
+	j->p = par->pr[worker];
+	j->p->w.spill = par_spill;
+	j->p->w.spill_arg = j;
+	j->p->w.len = 0;
+	j->p->w.err = 0;
+	return j;
+}
+
+static int par_item(const struct qpt_item *it, void *job)
+{
+	struct par_job *j = job;
+
+	return j->par->item(it, j->p);
+}
+
+static uint64_t par_tell(void *job)
+{
+	struct par_job *j = job;
+
+	return j->len + j->p->w.len;
+}
+
+static void par_finish(void *job)
+{
+	out_flush(&((struct par_job *)job)->p->w);
+}
+
+static int par_write(void *job, uint64_t from, uint64_t to, void *ctx)
+{
+	struct par_job *j = job;
+	struct par *par = ctx;
+
+	out_raw(&par->main->w, j->buf + from, (size_t)(to - from));
+	return par->main->w.err;
+}
+
+static void par_close(void *job, void *ctx)
+{
+	struct par_job *j = job;
+	struct par *par = ctx;
+
+	pthread_mutex_lock(&par->mu);
+	if (par->nr_free < par->nr) {
+		j->next = par->free;
+		par->free = j;
+		par->nr_free++;
+		j = NULL;
+	}
+	pthread_mutex_unlock(&par->mu);
+	if (j) {
+		free(j->buf);
+		free(j);
+	}
+}
+
+static void par_free(struct par *par)
+{
+	unsigned i;
+
+	while (par->free) {
+		struct par_job *j = par->free;
+
+		par->free = j->next;
+		free(j->buf);
+		free(j);
+	}
+	pthread_mutex_destroy(&par->mu);
+	for (i = 0; par->mem && i < par->nr; i++)
+		free(par->mem[i]);
+	free(par->mem);
+	free(par->pr);
+}
+
+/* Printers like @o for @nr workers and the main thread. */
+static int par_init(struct par *par, struct printer *o, unsigned nr)
+{
+	unsigned i;
+
+	pthread_mutex_init(&par->mu, NULL);
+	par->main = o;
+	par->nr = nr + 1;
+	par->pr = calloc(par->nr, sizeof(*par->pr));
+	par->mem = calloc(par->nr, sizeof(*par->mem));
+	if (!par->pr || !par->mem)
+		return -ENOMEM;
+	for (i = 0; i < par->nr; i++) {
+		struct printer *p = printer_new(&par->mem[i]);
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, o, offsetof(struct printer, rings));
+		p->samplers = NULL; /* --itrace=iPERIOD's: serial only */
+		p->nr_samplers = 0;
+		decode_print_init(p);
+		par->pr[i] = p;
+	}
+	return 0;
+}
+
+/* -j N (0: one). */
+static unsigned nr_jobs(unsigned n)
+{
+	return n < 1 ? 1 : n > DECODE_MAX_JOBS ? DECODE_MAX_JOBS : n;
+}
+
+bool decode_jobs_wanted(unsigned jobs, const struct printer *o)
+{
+	return nr_jobs(jobs) > 1 && o->mode != MODE_CALLS && !o->last &&
+	       !o->period;
+}
+
+int decode_jobs_run(struct qpt_decoder *dec, const char *name, unsigned jobs,
+		    struct printer *o, qpt_item_fn item)
+{
+	struct qpt_job_sink sink = {
+	    .size = sizeof(sink),
+	    .open = par_open,
+	    .item = par_item,
+	    .tell = par_tell,
+	    .finish = par_finish,
+	    .write = par_write,
+	    .close = par_close,
+	};
+	struct par par = {0};
+	int err;
+
+	par.item = item;
+	err = par_init(&par, o, nr_jobs(jobs));
+	sink.ctx = &par;
+	if (!err)
+		err = qpt_decoder_run_file_jobs(dec, name, &sink);
+	par_free(&par);
+	return err;
+}

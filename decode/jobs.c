@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The parallel decode: the parts of the queues (part.c) are decoded on
+ * worker threads, each worker with address spaces of its own (libipt's
+ * images are not shared between threads) and each part's items into a
+ * context of the caller's sink, which keeps their output; the calling
+ * thread cuts the parts, hands them out, and writes the outputs back in
+ * the order a serial run gives the items, a step of a flow at a time
+ * (order.c merges the queues by the steps' times, as for a serial run).
+ *
+ * A part other than the first of its run starts where the part before
+ * left an instruction pending, unknown to the worker: the worker leaves
+ * out the items up to the first place where that instruction matters
+ * (the head: QD_HEAD_DROP), and once the part before is written, the
+ * calling thread makes the head again with the carried state
+ * (QD_HEAD_ONLY), a few items, and writes it before the rest.  Every
+ * step of the part is the same as in a serial run, so the output is.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode/cursor.h"
+
+#define MAX_WORKERS 256
+
+struct mark {	      /* the end of a step */
+	uint64_t pos; /* of the output */
+	uint64_t time;
+	int ret; /* qd_flow_step's */
+	bool has_time;
+};
+
+struct out { /* a sink context and its steps */
+	void *ctx;
+	struct mark *m;
+	size_t n, cap;
+	bool nomem;
+};
+
+struct job {
+	struct job *next; /* in its queue, in order */
+	struct job *todo; /* waiting for a worker */
+	struct pq *pq;
+	struct qd_part part;
+	bool first; /* of its stretch: decoded whole (no head) */
+	bool done;  /* by its worker */
+	int err;
+	struct out o;
+	struct qd_carry carry;
+	bool head_done;
+	bool redone; /* the head made again: r */
+	struct out r;
+	struct qd_carry rcarry;
+	size_t step;	     /* the next step to write */
+	uint64_t opos, rpos; /* the output consumed, */
+	uint64_t ow, rw;     /* ... and written */
+};
+
+struct pq { /* a queue */
+	struct qd_cursor c;
+	struct job *head, *tail;
+	size_t nr_jobs; /* not yet fully consumed */
+	bool cut_all, started, holding;
+	struct qd_carry carry; /* at the end of the last part consumed */
+};
+
+struct worker {
+	struct pool *p;
+	pthread_t th;
+	unsigned idx;
+	bool running;
+	/* images of its own: libipt's sections (their block caches) are not
+	 * for two threads at once */
+	struct pt_image_section_cache *isc;
+	struct qd_hist hist;
+	struct qx86_cache *cache;
+	struct qd_runs *runs; /* the fast decoder's */
+	struct qpt_decode_stats stats;
+};
+
+struct pool {
+	struct qd_session *s;
+	const struct qpt_job_sink *sink;
+	pthread_mutex_t mu;
+	pthread_cond_t todo_cv, done_cv;
+	struct job *todo, *todo_tail;
+	bool stop;
+	struct worker *w;
+	unsigned nw;
+	size_t inflight; /* jobs handed out and not yet closed */
+	struct pq *q;
+	size_t nq;
+	struct pq *unwritten; /* the queue whose consumed steps wait: written
+			       * together, when another queue goes on */
+	struct qx86_cache *cache; /* the calling thread's: the decoder's */
+};
+
+/* Note a step's end in @o (its position set by the caller). */
+static void mark(struct out *o, int ret, bool has_time, uint64_t time)
+{
+	struct mark *m;
+
+	if (o->n == o->cap) {
+		size_t nc = o->cap ? 2 * o->cap : 64;
+
+		m = realloc(o->m, nc * sizeof(*m));
+		if (!m) {
+			o->nomem = true;
+			return;
+		}
+		o->m = m;
+		o->cap = nc;
+	}
+	m = &o->m[o->n++];
+	m->ret = ret;
+	m->has_time = has_time;
+	m->time = time;
+	m->pos = 0;
+}
+
+struct out_env { /* an output and the sink that tells its size */
+	struct out *o;
+	const struct qpt_job_sink *sink;
+};
+
+static void mark_env(void *arg, int ret, bool has_time, uint64_t time)
+{
+	struct out_env *e = arg;
+
+	mark(e->o, ret, has_time, time);
+	if (!e->o->nomem)
+		e->o->m[e->o->n - 1].pos = e->sink->tell(e->o->ctx);
+}
+
+/* Decode @j's part into a context of its own (a worker, or with
+ * QD_HEAD_ONLY the calling thread's redo of its head). */
+static int decode_part(struct pool *p, struct job *j, struct out *o,
+		       unsigned worker, struct qd_hist *hist,
+		       struct qx86_cache *cache, struct qd_runs *runs,
+		       struct qpt_decode_stats *st,
+		       enum qd_head head, struct qd_carry *carry,
+		       bool *head_done)
+{
+	struct out_env e = {o, p->sink};
+	struct qd_part_env env;
+	int err;
+
+	o->ctx = p->sink->open(p->sink->ctx, worker);
+	if (!o->ctx)
+		return -ENOMEM;
+	memset(&env, 0, sizeof(env));
+	env.hist = hist;
+	env.cache = cache;
+	env.stats = st;
+	env.head = head;
+	env.carry = *carry;
+	env.fn = p->sink->item;
+	env.fn_ctx = o->ctx;
+	env.mark = mark_env;
+	env.mark_arg = &e;
+	env.runs = runs;
+	err = qd_cursor_part(&j->pq->c, &j->part, &env);
+	p->sink->finish(o->ctx);
+	*carry = env.carry;
+	*head_done = env.head_done;
+	return err ? err : o->nomem ? -ENOMEM : 0;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->p;
+	struct qd_carry none;
+	struct job *j;
+
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (!p->todo && !p->stop)
+			pthread_cond_wait(&p->todo_cv, &p->mu);
+		j = p->todo;
+		if (j) {
+			p->todo = j->todo;
+			if (!p->todo)
+				p->todo_tail = NULL;
+		}
+		pthread_mutex_unlock(&p->mu);
+		if (!j)
+			return NULL;
+		memset(&none, 0, sizeof(none));
+		j->err = decode_part(p, j, &j->o, w->idx, &w->hist, w->cache,
+				     w->runs, &w->stats,
+				     j->first ? QD_HEAD_EMIT : QD_HEAD_DROP,
+				     &none, &j->head_done);
+		j->carry = none;
+		pthread_mutex_lock(&p->mu);
+		j->done = true;
+		pthread_cond_broadcast(&p->done_cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* Cut the next part of queue @q and hand it out: 1, 0 when none is left,
+ * or -errno. */
+static int submit(struct pool *p, struct pq *q)
+{
+	struct job *j;
+	int ret;
+
+	if (q->cut_all)
+		return 0;
+	ret = qd_cursor_cut(&q->c);
+	if (ret <= 0) {
+		q->cut_all = true;
+		return ret;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		free(q->c.part.buf);
+		return -ENOMEM;
+	}
+	j->pq = q;
+	j->part = q->c.part;
+	q->c.part.buf = NULL;
+	j->first = q->c.part_first;
+	q->c.part_first = false;
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+	q->nr_jobs++;
+	pthread_mutex_lock(&p->mu);
+	p->inflight++;
+	if (p->todo_tail)
+		p->todo_tail->todo = j;
+	else
+		p->todo = j;
+	p->todo_tail = j;
+	pthread_cond_signal(&p->todo_cv);
+	pthread_mutex_unlock(&p->mu);
+	return 1;
+}
+
+/* Parts of queue @q handed out: the one it needs, and one ahead for each
+ * worker (their outputs wait in memory until written: a part's lines can
+ * take some MiB). */
+static int fill(struct pool *p, struct pq *q)
+{
+	int ret = 0;
+
+	if (!q->nr_jobs)
+		ret = submit(p, q);
+	while (ret >= 0 && !q->cut_all && q->nr_jobs <= p->nw &&
+	       p->inflight <= p->nw)
+		ret = submit(p, q);
+	return ret < 0 ? ret : 0;
+}
+
+static void close_out(struct pool *p, struct out *o)
+{
+	if (o->ctx)
+		p->sink->close(o->ctx, p->sink->ctx);
+	free(o->m);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Write what was consumed of @j: its head made again, then its own. */
+static int flush_job(struct pool *p, struct job *j)
+{
+	int err = 0;
+
+	if (j->rpos > j->rw)
+		err = p->sink->write(j->r.ctx, j->rw, j->rpos, p->sink->ctx);
+	j->rw = j->rpos;
+	if (!err && j->opos > j->ow)
+		err = p->sink->write(j->o.ctx, j->ow, j->opos, p->sink->ctx);
+	j->ow = j->opos;
+	return err;
+}
+
+/* Write what @q holds, closing the parts consumed whole. */
+static int flush(struct pool *p, struct pq *q)
+{
+	struct job *j;
+	int err = 0;
+
+	while (!err && (j = q->head)) {
+		err = flush_job(p, j);
+		if (err || j->step < j->o.n || !j->done)
+			break;
+		q->head = j->next;
+		if (!q->head)
+			q->tail = NULL;
+		close_out(p, &j->o);
+		close_out(p, &j->r);
+		free(j->part.buf);
+		free(j);
+		p->inflight--;
+	}
+	return err;
+}
+
+/* The first part of @q not consumed whole. */
+static struct job *current(struct pq *q)
+{
+	struct job *j = q->head;
+
+	while (j && j->done && j->step == j->o.n && j->o.n)
+		j = j->next;
+	return j;
+}
+
+/* The queue's recorded losses: a part of one step, made here. */
+static int lost_job(struct pool *p, struct pq *q)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	j->pq = q;
+	j->first = j->done = true;
+	j->next = q->head;
+	q->head = j;
+	if (!q->tail)
+		q->tail = j;
+	p->inflight++;
+	j->o.ctx = p->sink->open(p->sink->ctx, p->nw);
+	if (!j->o.ctx)
+		return -ENOMEM;
+	err = qd_cursor_lost(&q->c, p->sink->item, j->o.ctx);
+	p->sink->finish(j->o.ctx);
+	mark(&j->o, 1, false, 0);
+	if (!j->o.nomem)
+		j->o.m[0].pos = p->sink->tell(j->o.ctx);
+	return err ? err : j->o.nomem ? -ENOMEM : 0;
+}
+
+/* The losses no queue's flow told, made and written here, last. */
+static int untold(struct pool *p)
+{
+	struct out o;
+	int err;
+
+	memset(&o, 0, sizeof(o));
+	o.ctx = p->sink->open(p->sink->ctx, p->nw);
+	if (!o.ctx)
+		return -ENOMEM;
+	err = qd_session_untold(p->s, p->sink->item, o.ctx);
+	p->sink->finish(o.ctx);
+	if (!err)
+		err = p->sink->write(o.ctx, 0, p->sink->tell(o.ctx),
+				     p->sink->ctx);
+	close_out(p, &o);
+	return err;
+}
+
+/* Make @j's head again with the state the part before left. */
+static int redo(struct pool *p, struct job *j)
+{
+	struct qpt_decode_stats scratch;
+	struct qd_carry c = j->pq->carry;
+	bool cut;
+	int err;
+
+	memset(&scratch, 0, sizeof(scratch));
+	j->redone = true;
+	err = decode_part(p, j, &j->r, p->nw, &p->s->hist, p->cache,
+			  p->s->dec->runs, &scratch, QD_HEAD_ONLY, &c, &cut);
+	j->rcarry = c;
+	if (c.branched)
+		p->s->dec->stats.branches++;
+	return err;
+}
+
+static int wait_done(struct pool *p, struct job *j)
+{
+	pthread_mutex_lock(&p->mu);
+	while (!j->done)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return j->err;
+}
+
+/* @j was consumed: its bytes are decoded (the workers tell nothing). */
+static void tell_progress(struct pool *p, const struct job *j)
+{
+	struct qd_progress *pr = p->s->progress;
+
+	if (!pr)
+		return;
+	pr->done += j->part.own;
+	pr->fn(pr->done, pr->total, pr->ctx);
+}
+
+/* One step of queue @i, as replay.c's cursor_step makes it. */
+static int step(void *arg, size_t i, uint64_t *time)
+{
+	struct pool *p = arg;
+	struct pq *q = &p->q[i];
+	struct job *j;
+	struct mark *m;
+	int err, ret;
+
+	if (p->unwritten && p->unwritten != q && (err = flush(p, p->unwritten)))
+		return err;
+	p->unwritten = NULL;
+	if (!q->holding && (err = flush(p, q)))
+		return err;
+	if (!q->started) {
+		q->started = true;
+		err = lost_job(p, q);
+		if (!err && !q->holding)
+			err = flush(p, q);
+		return err ? err : 1;
+	}
+	j = current(q);
+	if (!j) {
+		err = fill(p, q);
+		if (err)
+			return err;
+		j = current(q);
+		if (!j)
+			return 0;
+	} else if ((err = fill(p, q))) {
+		return err;
+	}
+	err = wait_done(p, j);
+	if (!err && !j->first && !j->redone)
+		err = redo(p, j);
+	if (err)
+		return err;
+	if (!j->o.n)
+		return -QPT_E_INVAL;
+	if (j->step < j->r.n)
+		j->rpos = j->r.m[j->step].pos;
+	m = &j->o.m[j->step++];
+	j->opos = m->pos;
+	ret = m->ret;
+	if (m->has_time)
+		*time = m->time;
+	if (j->step == j->o.n) {
+		q->carry = j->first || j->head_done ? j->carry : j->rcarry;
+		q->nr_jobs--;
+		tell_progress(p, j);
+	}
+	if (!q->holding && j->step == j->o.n && (err = flush(p, q)))
+		return err; /* @j may be freed */
+	if (!q->holding)
+		p->unwritten = q;
+	return ret < 0 ? ret : 1;
+}
+
+static void hold(void *arg, size_t i, bool on)
+{
+	struct pool *p = arg;
+
+	p->q[i].holding = on;
+}
+
+static void pool_stop(struct pool *p)
+{
+	unsigned k;
+
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->todo_cv);
+	pthread_mutex_unlock(&p->mu);
+	for (k = 0; k < p->nw; k++)
+		if (p->w[k].running)
+			pthread_join(p->w[k].th, NULL);
+}
+
+static int pool_start(struct pool *p)
+{
+	struct qd_session *s = p->s;
+	unsigned k;
+	int err = 0;
+
+	for (k = 0; !err && k < p->nw; k++) {
+		struct worker *w = &p->w[k];
+
+		w->p = p;
+		w->idx = k;
+		w->cache = qx86_cache_new(QD_ICACHE_ORDER);
+		w->runs = qd_runs_new();
+		w->isc = pt_iscache_alloc(NULL);
+		err = w->isc ? qd_hist_init(&w->hist, w->isc, s->dec->manual)
+			     : -ENOMEM;
+		if (!err)
+			err = qd_session_history(s, &w->hist);
+		if (!err && (!w->cache || !w->runs))
+			err = -ENOMEM;
+		if (!err)
+			err = -pthread_create(&w->th, NULL, work, w);
+		w->running = !err;
+	}
+	return err;
+}
+
+static void pool_free(struct pool *p)
+{
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < p->nq; i++) {
+		struct pq *q = &p->q[i];
+
+		while (q->head) {
+			struct job *j = q->head;
+
+			q->head = j->next;
+			close_out(p, &j->o);
+			close_out(p, &j->r);
+			free(j->part.buf);
+			free(j);
+		}
+		qd_cursor_fini(&q->c);
+	}
+	for (k = 0; p->w && k < p->nw; k++) {
+		struct qpt_decode_stats *st = &p->w[k].stats, *d;
+
+		d = &p->s->dec->stats;
+		d->insns += st->insns;
+		d->branches += st->branches;
+		d->errors += st->errors;
+		d->trace_bytes += st->trace_bytes;
+		d->skipped_bytes += st->skipped_bytes;
+		d->fast_insns += st->fast_insns;
+		qd_hist_fini(&p->w[k].hist);
+		pt_iscache_free(p->w[k].isc);
+		qx86_cache_free(p->w[k].cache);
+		qd_runs_free(p->w[k].runs);
+	}
+	free(p->w);
+	free(p->q);
+	pthread_cond_destroy(&p->todo_cv);
+	pthread_cond_destroy(&p->done_cv);
+	pthread_mutex_destroy(&p->mu);
+}
+
+static unsigned nr_workers(const struct qd_session *s)
+{
+	long n = s->dec->opts.jobs ? (long)s->dec->opts.jobs
+				   : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
+}
+
+int qd_session_decode_jobs(struct qd_session *s,
+			   const struct qpt_job_sink *sink)
+{
+	struct lost_index li = {0};
+	struct pool p;
+	size_t n = 0;
+	int err;
+
+	memset(&p, 0, sizeof(p));
+	p.s = s;
+	p.sink = sink;
+	p.nw = nr_workers(s);
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.todo_cv, NULL);
+	pthread_cond_init(&p.done_cv, NULL);
+	p.cache = qd_decoder_caches(s->dec);
+	p.q = calloc(s->nr_queues + 1, sizeof(*p.q));
+	p.w = calloc(p.nw, sizeof(*p.w));
+	err = p.cache && p.q && p.w ? qd_session_sort(s, &li) : -ENOMEM;
+	for (; !err && n < s->nr_queues; n++)
+		err = qd_cursor_init(&p.q[n].c, s, &s->queues[n], &li, p.cache,
+				     sink->item, NULL);
+	p.nq = n;
+	if (!err)
+		err = pool_start(&p);
+	if (!err)
+		err = qd_order_run(n, step, hold, &p,
+				   !(s->dec->opts.flags & QPT_DECODE_NO_SORT));
+	if (!err && p.unwritten)
+		err = flush(&p, p.unwritten);
+	if (!err)
+		err = untold(&p);
+	pool_stop(&p);
+	pool_free(&p);
+	free(li.by_cpu);
+	free(li.by_tid);
+	return err;
+}

@@ -1,0 +1,34 @@
+#!/bin/bash
+# qpt decode reads a queue's trace from the file as it decodes it, a part
+# at a time: its peak RSS stays far below the trace's size (a 96 MB
+# recording of AUXTRACE records of 64 KiB, mostly PT padding, from
+# bench/mkbig.py: 24 copies of the arcus-hello trace), and its branches
+# are those of perf script on one copy (expected/), 24 times.
+# shellcheck source=tests/decode/common.sh
+. "$(dirname "$0")/common.sh"
+need_traces
+src=$(cd "$(dirname "$0")/../.." && pwd)
+d="$TRACES/arcus-hello"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/big.data" 24 \
+	--pad $((4 << 20)) --split 65536
+# the peak RSS (KiB) of the command, from the kernel's accounting (under
+# ASan, with a small quarantine: freed memory it keeps is no leak of ours)
+kib=$(ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 - "$QPT" decode --branches --no-sym --sysroot "$d" \
+	-i "$tmp/big.data" 3>"$tmp/qpt.txt" <<'PY'
+import os, resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=3, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+) || fail "qpt decode failed"
+size=$(stat -c %s "$tmp/big.data")
+echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB"
+[ "$kib" -lt $((40 << 10)) ] || fail "peak RSS $kib KiB: grows with the trace"
+# from => to of each branch
+ends() { awk '{ for (i = 1; i < NF; i++) if ($i == "=>") print $(i-1), $(i+1) }'; }
+zcat "$d/expected/perf-script-be.txt.gz" | ends >"$tmp/one.txt"
+for _ in $(seq 24); do cat "$tmp/one.txt"; done >"$tmp/perf.txt"
+ends <"$tmp/qpt.txt" | cmp -s "$tmp/perf.txt" - ||
+	fail "branches differ from perf script's (24 copies of its output)"
+echo "ok: $(wc -l <"$tmp/perf.txt") branches as perf script gives them"
