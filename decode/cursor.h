@@ -26,7 +26,7 @@ struct qrun {
 	int32_t pid;   /* the process decoded, -1: unknown */
 	uint64_t base; /* aux offset of the current run's first byte */
 	struct qd_cut *cuts; /* where its ring lost trace, by offset */
-	size_t nr_cuts, next_cut;
+	size_t nr_cuts;
 };
 
 /* A lost-data record of a cpu or thread (@key), by file order (@i). */
@@ -58,6 +58,9 @@ struct qd_cursor {
 	size_t cut_lo, cut_hi; /* the losses told before the stretch */
 	bool after_loss;       /* the stretch follows a loss */
 	bool started, cutting, part_first;
+	/* the next loss to pass (qr.cuts): here, not in qr, which the
+	 * workers of a parallel run copy while the cursor cuts on */
+	size_t next_cut;
 	struct qd_cutter cut;
 	struct qd_part part;
 	struct qd_flow *flow;

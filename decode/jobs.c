@@ -196,7 +196,7 @@ static void *work(void *arg)
 				     &none, &j->head_done);
 		j->carry = none;
 		pthread_mutex_lock(&p->mu);
-		j->done = true;
+		__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&p->done_cv);
 		pthread_mutex_unlock(&p->mu);
 	}
@@ -267,6 +267,13 @@ static void close_out(struct pool *p, struct out *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* Whether @j's worker is done with it (then what it wrote is seen):
+ * read without the lock by the calling thread. */
+static bool is_done(const struct job *j)
+{
+	return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
+}
+
 /* Write what was consumed of @j: its head made again, then its own. */
 static int flush_job(struct pool *p, struct job *j)
 {
@@ -289,7 +296,7 @@ static int flush(struct pool *p, struct pq *q)
 
 	while (!err && (j = q->head)) {
 		err = flush_job(p, j);
-		if (err || j->step < j->o.n || !j->done)
+		if (err || !is_done(j) || j->step < j->o.n)
 			break;
 		q->head = j->next;
 		if (!q->head)
@@ -308,7 +315,7 @@ static struct job *current(struct pq *q)
 {
 	struct job *j = q->head;
 
-	while (j && j->done && j->step == j->o.n && j->o.n)
+	while (j && is_done(j) && j->step == j->o.n && j->o.n)
 		j = j->next;
 	return j;
 }

@@ -314,14 +314,15 @@ static int emit_lost(struct qd_session *s, const struct lost_index *li,
 
 /* The losses of @qr's ring cut at or before aux offset @at: to be told
  * (each once), where the flow is now. */
-static void pass_cuts(struct qrun *qr, uint64_t at)
+static void pass_cuts(struct qd_cursor *c, uint64_t at)
 {
+	struct qrun *qr = &c->qr;
 	struct qd_lost *l;
 
-	for (; qr->next_cut < qr->nr_cuts && qr->cuts[qr->next_cut].at <= at;
-	     qr->next_cut++) {
-		l = &qr->s->lost[qr->cuts[qr->next_cut].lost];
-		qr->cuts[qr->next_cut].tell = !l->told;
+	for (; c->next_cut < qr->nr_cuts && qr->cuts[c->next_cut].at <= at;
+	     c->next_cut++) {
+		l = &qr->s->lost[qr->cuts[c->next_cut].lost];
+		qr->cuts[c->next_cut].tell = !l->told;
 		l->told = true;
 	}
 }
@@ -470,15 +471,15 @@ static void stretch_begin(struct qd_cursor *c)
 	struct qrun *qr = &c->qr;
 	uint64_t from = r->start + c->from;
 
-	c->after_loss = qr->next_cut < qr->nr_cuts &&
-			qr->cuts[qr->next_cut].at <= from;
-	c->cut_lo = qr->next_cut;
-	pass_cuts(qr, from);
-	c->cut_hi = qr->next_cut;
+	c->after_loss = c->next_cut < qr->nr_cuts &&
+			qr->cuts[c->next_cut].at <= from;
+	c->cut_lo = c->next_cut;
+	pass_cuts(c, from);
+	c->cut_hi = c->next_cut;
 	c->to = r->len;
-	if (qr->next_cut < qr->nr_cuts &&
-	    qr->cuts[qr->next_cut].at < r->start + r->len)
-		c->to = qr->cuts[qr->next_cut].at - r->start;
+	if (c->next_cut < qr->nr_cuts &&
+	    qr->cuts[c->next_cut].at < r->start + r->len)
+		c->to = qr->cuts[c->next_cut].at - r->start;
 	qd_cutter_init(&c->cut, qr->s, r, c->from, c->to);
 	c->cutting = c->part_first = true;
 }
@@ -530,9 +531,9 @@ int qd_cursor_cut(struct qd_cursor *c)
 		}
 	}
 	/* the losses past the queue's last byte */
-	c->cut_lo = c->qr.next_cut;
-	pass_cuts(&c->qr, UINT64_MAX);
-	c->cut_hi = c->qr.next_cut;
+	c->cut_lo = c->next_cut;
+	pass_cuts(c, UINT64_MAX);
+	c->cut_hi = c->next_cut;
 	if (c->cut_lo == c->cut_hi)
 		return 0;
 	c->part_first = true;
