@@ -350,6 +350,7 @@ static int lost_job(struct pool *p, struct pq *q)
 static int untold(struct pool *p)
 {
 	struct out o;
+	uint64_t end;
 	int err;
 
 	memset(&o, 0, sizeof(o));
@@ -358,9 +359,9 @@ static int untold(struct pool *p)
 		return -ENOMEM;
 	err = qd_session_untold(p->s, p->sink->item, o.ctx);
 	p->sink->finish(o.ctx);
-	if (!err)
-		err = p->sink->write(o.ctx, 0, p->sink->tell(o.ctx),
-				     p->sink->ctx);
+	end = p->sink->tell(o.ctx);
+	if (!err && end) /* nothing to write is no range */
+		err = p->sink->write(o.ctx, 0, end, p->sink->ctx);
 	close_out(p, &o);
 	return err;
 }
