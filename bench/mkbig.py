@@ -3,14 +3,15 @@
 file-mode perf.data without HEADER_AUXTRACE index, one AUXTRACE record),
 for benchmarks: every copy starts with a PSB, so decoders resync at each.
 
-Usage: mkbig.py IN OUT N [--pad BYTES] [--split BYTES]
+Usage: mkbig.py IN OUT N [--pad BYTES] [--split BYTES] [--tail HEX]
 
 --pad BYTES puts that many PT PAD bytes (zeros) after each copy: a large
 file that decodes fast.  --split BYTES writes the trace as AUXTRACE
 records of at most that many bytes (offsets following on), each followed
 by a FINISHED_ROUND record, as perf record writes a long recording: a
 queue's bytes are then not contiguous in the file.  Without them: one
-AUXTRACE record.  The output is written as it is made (any size)."""
+AUXTRACE record.  --tail HEX: these bytes after the last copy (a PSB cut
+short, say).  The output is written as it is made (any size)."""
 import argparse
 import struct
 
@@ -20,6 +21,7 @@ ap.add_argument('dst')
 ap.add_argument('n', type=int)
 ap.add_argument('--pad', type=int, default=0)
 ap.add_argument('--split', type=int, default=0)
+ap.add_argument('--tail', default='')
 a = ap.parse_args()
 
 b = bytes(open(a.src, 'rb').read())
@@ -38,6 +40,8 @@ def trace(payload):
     copy = payload + bytes(a.pad)
     for _ in range(a.n):
         yield copy
+    if a.tail:
+        yield bytes.fromhex(a.tail)
 
 
 while pos < end:
@@ -50,7 +54,7 @@ while pos < end:
         continue
     psize, offset = struct.unpack_from('<QQ', rec, 8)
     payload = b[pos + size:pos + size + psize]
-    total = (psize + a.pad) * a.n
+    total = (psize + a.pad) * a.n + len(bytes.fromhex(a.tail))
     last = offset + total
     chunk = a.split or total
     buf = bytearray()

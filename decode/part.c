@@ -190,6 +190,11 @@ int qd_cutter_next(struct qd_cutter *c, struct qd_part *part)
 		}
 		have += k;
 	}
+	/* a PSB+ cut short by the end is no place to cut (no flow starts
+	 * there): the part goes on to the end, as one flow would */
+	if (cut < have && have == rest && have - cut < PSB_PLUS_MAX &&
+	    !psb_plus(&c->s->cfg, buf + cut, have - cut))
+		cut = have;
 	if (have - cut > c->nr_left || !c->left) {
 		uint8_t *nl = realloc(c->left, have - cut ? have - cut : 1);
 

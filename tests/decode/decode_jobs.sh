@@ -45,6 +45,25 @@ same "$TRACES/quipper-intel-pt-4.14" perf.data.piped.intel_pt-4.14
 python3 "$(dirname "$0")/../../bench/mkbig.py" \
 	"$TRACES/arcus-hello/perf-noindex.data" "$tmp/big.data" 20 --split 16384
 same "$tmp" big.data --sysroot "$TRACES/arcus-hello"
+# a trace that ends in a PSB cut short, the first PSB 16 KiB after the
+# last cut (3 copies): no part starts there (no flow starts at a PSB+
+# without its end), the instructions are perf's, no error item
+python3 "$(dirname "$0")/../../bench/mkbig.py" \
+	"$TRACES/arcus-hello/perf-noindex.data" "$tmp/tail.data" 3 \
+	--tail 02820282028202820282028202820282
+"$QPT" decode --no-sym --no-asm --sysroot "$TRACES/arcus-hello" \
+	-i "$tmp/tail.data" >"$tmp/tail.out" 2>&1
+! grep -q '\[error' "$tmp/tail.out" ||
+	fail "tail.data: $(grep '\[error' "$tmp/tail.out" | head -1)"
+if command -v perf >/dev/null; then
+	perf script -i "$tmp/tail.data" --symfs "$TRACES/arcus-hello" \
+		--itrace=i0ns -F ip 2>/dev/null | awk '{ print $1 }' >"$tmp/want"
+	awk '{ for (i = 2; i <= NF; i++) if ($i == "insn:") {
+		print $(i - 1); next } }' "$tmp/tail.out" >"$tmp/got"
+	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" ||
+		fail "tail.data: qpt's instructions are not perf's"
+fi
+same "$tmp" tail.data --sysroot "$TRACES/arcus-hello"
 E="${QPT_BUILD:-}/tests/emulate"
 if [ -x "$E/emu_threads" ] && "$QPT" record --help 2>&1 | grep -q -- --emulate; then
 	env -i QPT_TEST=1 "$QPT" record -q --emulate -e intel_pt/tsc=0,mtc=0/u \
