@@ -1,29 +1,35 @@
 #!/bin/bash
 # qpt decode -j N (parts of the queues decoded on N threads, stitched at
-# the cuts) prints what -j1 prints, byte for byte, in every mode (--insn,
-# --branches, --calls, JSON, --events, --no-sort), on every real trace
-# (whose -j1 decodes the other tests hold to perf, ptxed and libipt) and
-# on multi-thread emulated recordings (emu_threads and zstd -T2, which
-# decode_emulated and decode_order hold to the ground truth and perf).
-# Recordings with timestamps are left out (the emulated ones are recorded
-# without timing packets; decode_loss compares -j2 without the times): the time of an item is read
-# after libipt's block, whose end depends on its block cache (what was
-# decoded before), so it may differ by a timing packet between runs.
+# the cuts) prints what -j1 prints, byte for byte, times and all: on every
+# real trace (whose -j1 decodes the other tests hold to perf, ptxed and
+# libipt) and on multi-thread emulated recordings with and without
+# timestamps (emu_threads and zstd -T2, which decode_emulated and
+# decode_order hold to the ground truth and perf).  Every mode (--insn,
+# --branches, --calls, JSON, --events, --no-sort) with -j2, some with
+# -j3, on a file of three parts (7 copies of arcus-hello), and a few
+# modes on the others (most of them one part per queue), all of them
+# on one at least; instructions without their text where there are many
+# (the -j printers are -j1's: the checks are the parts' stitching).
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
-same() { # DIR FILE ARGS...: -j1, -j2 and -j3 agree in every mode
-	local d=$1 f=$2 m j
-	shift 2
-	for m in "--insn" "--insn --no-asm" "--branches" "--calls" \
-		"--insn --json" "--branches --json" "--branches --events" \
-		"--insn --no-sort" "--branches --json --no-sort"; do
+FEW=("--insn" "--branches --events" "--insn --json --no-sort")
+LIGHT=("--insn --no-asm" "--branches --json")
+BIG3=("--insn --no-asm" "--branches")
+BIG2=("--calls" "--branches --json --no-sort" "--branches --events")
+# same DIR FILE JOBS MODES ARGS...: -j1 and -jN for each N in JOBS agree
+# in each mode of the array named MODES
+same() {
+	local d=$1 f=$2 jobs=$3 m j
+	local -n modes=$4
+	shift 4
+	for m in "${modes[@]}"; do
 		# shellcheck disable=SC2086 # $m: several options
 		(cd "$d" && "$QPT" decode $m "$@" -j1 -i "$f") >"$tmp/j1" 2>&1
-		for j in 2 3; do
+		for j in $jobs; do
 			# shellcheck disable=SC2086
 			(cd "$d" && "$QPT" decode $m "$@" -j$j -i "$f") \
 				>"$tmp/jn" 2>&1
@@ -34,17 +40,20 @@ same() { # DIR FILE ARGS...: -j1, -j2 and -j3 agree in every mode
 	done
 	echo "ok: $f ($(wc -l <"$tmp/j1") lines of the last mode)"
 }
-for f in perf.data perf-split3.data perf-noindex.data \
-	perf-split7-noindex.data; do
-	same "$TRACES/arcus-hello" $f --sysroot .
+same "$TRACES/arcus-hello" perf.data 2 FEW --sysroot .
+# the same trace in other containers (AUXTRACE records, no index)
+for f in perf-split3.data perf-noindex.data perf-split7-noindex.data; do
+	same "$TRACES/arcus-hello" $f 2 LIGHT --sysroot .
 done
-same "$TRACES/arcus-ovf-01-poc" perf.data --sysroot .
-same "$TRACES/quipper-intel-pt-4.14" perf.data.intel_pt-4.14
-same "$TRACES/quipper-intel-pt-4.14" perf.data.piped.intel_pt-4.14
-# many parts: 20 copies of arcus-hello, in AUXTRACE records of 16 KiB
+same "$TRACES/arcus-ovf-01-poc" perf.data 2 FEW --sysroot .
+same "$TRACES/quipper-intel-pt-4.14" perf.data.intel_pt-4.14 2 FEW
+same "$TRACES/quipper-intel-pt-4.14" perf.data.piped.intel_pt-4.14 2 FEW
+# three parts (of 16 KiB or more, cut at a copy's first PSB): 7 copies of
+# arcus-hello, in AUXTRACE records of 16 KiB
 python3 "$(dirname "$0")/../../bench/mkbig.py" \
-	"$TRACES/arcus-hello/perf-noindex.data" "$tmp/big.data" 20 --split 16384
-same "$tmp" big.data --sysroot "$TRACES/arcus-hello"
+	"$TRACES/arcus-hello/perf-noindex.data" "$tmp/big.data" 7 --split 16384
+same "$tmp" big.data "2 3" BIG3 --sysroot "$TRACES/arcus-hello"
+same "$tmp" big.data 2 BIG2 --sysroot "$TRACES/arcus-hello"
 # a trace that ends in a PSB cut short, the first PSB 16 KiB after the
 # last cut (3 copies): no part starts there (no flow starts at a PSB+
 # without its end), the instructions are perf's, no error item
@@ -63,19 +72,27 @@ if command -v perf >/dev/null; then
 	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" ||
 		fail "tail.data: qpt's instructions are not perf's"
 fi
-same "$tmp" tail.data --sysroot "$TRACES/arcus-hello"
+same "$tmp" tail.data 2 LIGHT --sysroot "$TRACES/arcus-hello"
 E="${QPT_BUILD:-}/tests/emulate"
 if [ -x "$E/emu_threads" ] && "$QPT" record --help 2>&1 | grep -q -- --emulate; then
+	# without timing packets (the queues in turn) and with them (TSC and
+	# MTC, the emulated default: merged by time)
 	env -i QPT_TEST=1 "$QPT" record -q --emulate -e intel_pt/tsc=0,mtc=0/u \
 		-o "$tmp/threads.data" -- "$E/emu_threads" >/dev/null 2>&1
-	same "$tmp" threads.data
+	same "$tmp" threads.data 2 LIGHT
+	env -i QPT_TEST=1 "$QPT" record -q --emulate \
+		-o "$tmp/tthreads.data" -- "$E/emu_threads" >/dev/null 2>&1
+	same "$tmp" tthreads.data 2 FEW
 	if command -v zstd >/dev/null; then
-		seq 1 6000 >"$tmp/in.txt"
+		seq 1 2000 >"$tmp/in.txt"
 		env -i QPT_TEST=1 "$QPT" record -q --emulate \
-			-e intel_pt/tsc=0,mtc=0/u -o "$tmp/zstd.data" \
-			-- "$(command -v zstd)" -T2 -q -f "$tmp/in.txt" \
-			-o /dev/null >/dev/null 2>&1
-		same "$tmp" zstd.data
+			-o "$tmp/zstd.data" -- "$(command -v zstd)" -T2 -q -f \
+			"$tmp/in.txt" -o /dev/null >/dev/null 2>&1
+		# 1M instructions, 40 parts: their text once, without
+		# disassembly
+		ZSTD=("--insn --no-asm" "--branches --events"
+			"--branches --json --no-sort")
+		same "$tmp" zstd.data 2 ZSTD
 	fi
 fi
-echo "ok: $n decodes the same with -j2 and -j3 as with -j1"
+echo "ok: $n decodes the same with -j2 (and -j3) as with -j1"
