@@ -25,6 +25,9 @@
 #include "decode/cursor.h"
 
 #define MAX_WORKERS 256
+/* Output consumed and not yet written is written by steps of this many
+ * bytes (or at the end of its part, or before another queue's). */
+#define FLUSH_MIN (64u << 10)
 
 struct mark {	      /* the end of a step */
 	uint64_t pos; /* of the output */
@@ -310,6 +313,17 @@ static int flush(struct pool *p, struct pq *q)
 	return err;
 }
 
+/* Whether @q's consumed output is to be written now: a part consumed
+ * whole, or FLUSH_MIN bytes (a write for each step, a block's lines,
+ * cost more than the decode's bookkeeping). */
+static bool due(const struct pq *q)
+{
+	const struct job *j = q->head;
+
+	return j && is_done(j) && (j->step == j->o.n ||
+		     j->rpos - j->rw + j->opos - j->ow >= FLUSH_MIN);
+}
+
 /* The first part of @q not consumed whole. */
 static struct job *current(struct pq *q)
 {
@@ -386,6 +400,8 @@ static int redo(struct pool *p, struct job *j)
 
 static int wait_done(struct pool *p, struct job *j)
 {
+	if (is_done(j)) /* each step of a part asks: no lock once done */
+		return j->err;
 	pthread_mutex_lock(&p->mu);
 	while (!j->done)
 		pthread_cond_wait(&p->done_cv, &p->mu);
@@ -416,7 +432,7 @@ static int step(void *arg, size_t i, uint64_t *time)
 	if (p->unwritten && p->unwritten != q && (err = flush(p, p->unwritten)))
 		return err;
 	p->unwritten = NULL;
-	if (!q->holding && (err = flush(p, q)))
+	if (!q->holding && due(q) && (err = flush(p, q)))
 		return err;
 	if (!q->started) {
 		q->started = true;
