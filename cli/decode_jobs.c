@@ -13,6 +13,8 @@
 #include "cli/decode_jobs.h"
 
 #define PRINTER_ALIGN _Alignof(struct printer)
+/* The least room a worker's printer writes into (in its part's buffer). */
+#define PAR_WINDOW (64u << 10)
 
 /* A printer zeroed by calloc (fresh pages cost nothing until used: most
  * of the caches are never touched) and aligned as its line cache wants;
@@ -54,25 +56,52 @@ struct par_job {
 	size_t len, cap;
 };
 
+/* Room for at least @n more bytes in @j's buffer. */
+static int par_grow(struct par_job *j, size_t n)
+{
+	size_t nc = j->cap ? j->cap : PAR_WINDOW;
+	char *nb;
+
+	if (n <= j->cap - j->len)
+		return 0;
+	while (nc - j->len < n)
+		nc *= 2;
+	nb = realloc(j->buf, nc);
+	if (!nb)
+		return -ENOMEM;
+	j->buf = nb;
+	j->cap = nc;
+	return 0;
+}
+
+/* The worker's printer writes straight into @j's buffer, from its end
+ * on: no copy of each line from the printer's buffer into the part's. */
+static int par_window(struct par_job *j)
+{
+	int err = par_grow(j, PAR_WINDOW);
+
+	if (err)
+		return err;
+	j->p->w.buf = j->buf + j->len;
+	j->p->w.cap = j->cap - j->len;
+	return 0;
+}
+
+/* What the printer wrote: in place (its window), or bytes to copy (a
+ * string longer than the window). */
 static int par_spill(void *arg, const char *p, size_t n)
 {
 	struct par_job *j = arg;
+	int err;
 
-	if (n > j->cap - j->len) {
-		size_t nc = j->cap ? j->cap : 1 << 16;
-		char *nb;
-
-		while (nc - j->len < n)
-			nc *= 2;
-		nb = realloc(j->buf, nc);
-		if (!nb)
-			return -ENOMEM;
-		j->buf = nb;
-		j->cap = nc;
+	if (p != j->buf + j->len) {
+		err = par_grow(j, n);
+		if (err)
+			return err;
+		memcpy(j->buf + j->len, p, n);
 	}
-	memcpy(j->buf + j->len, p, n);
 	j->len += n;
-	return 0;
+	return par_window(j);
 }
 
 static void *par_open(void *ctx, unsigned worker)
@@ -98,6 +127,11 @@ static void *par_open(void *ctx, unsigned worker)
 	j->p->w.spill_arg = j;
 	j->p->w.len = 0;
 	j->p->w.err = 0;
+	if (par_window(j)) {
+		free(j->buf);
+		free(j);
+		return NULL;
+	}
 	return j;
 }
 

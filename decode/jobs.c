@@ -320,8 +320,9 @@ static bool due(const struct pq *q)
 {
 	const struct job *j = q->head;
 
-	return j && is_done(j) && (j->step == j->o.n ||
-		     j->rpos - j->rw + j->opos - j->ow >= FLUSH_MIN);
+	return j && is_done(j) &&
+	       (j->step == j->o.n ||
+		j->rpos - j->rw + j->opos - j->ow >= FLUSH_MIN);
 }
 
 /* The first part of @q not consumed whole. */
