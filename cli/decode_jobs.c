@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/decode_jobs.h"
 
 #define PRINTER_ALIGN _Alignof(struct printer)
@@ -56,21 +57,12 @@ struct par_job {
 	size_t len, cap;
 };
 
-/* Room for at least @n more bytes in @j's buffer. */
+/* Room for at least @n more bytes in @j's buffer (doubled as needed). */
 static int par_grow(struct par_job *j, size_t n)
 {
-	size_t nc = j->cap ? j->cap : PAR_WINDOW;
-	char *nb;
-
-	if (n <= j->cap - j->len)
-		return 0;
-	while (nc - j->len < n)
-		nc *= 2;
-	nb = realloc(j->buf, nc);
-	if (!nb)
-		return -ENOMEM;
-	j->buf = nb;
-	j->cap = nc;
+	while (n > j->cap - j->len)
+		if (cli_grow(&j->buf, &j->cap, j->cap, 1))
+			return -ENOMEM;
 	return 0;
 }
 
