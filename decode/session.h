@@ -184,7 +184,7 @@ int qd_run_read(const struct qd_session *s, const struct qd_run *r,
  * or after QD_PART_MIN bytes from the start of the one before.  Only the
  * part at hand is in memory.
  */
-#define QD_PART_MIN (16u << 10)
+#define QD_PART_MIN (4u << 10)
 
 struct qd_part {
 	uint8_t *buf; /* owned */

@@ -6,7 +6,7 @@
 # timestamps (emu_threads and zstd -T2, which decode_emulated and
 # decode_order hold to the ground truth and perf).  Every mode (--insn,
 # --branches, --calls, JSON, --events, --no-sort) with -j2, some with
-# -j3, on a file of three parts (7 copies of arcus-hello), and a few
+# -j3, on a file of three parts (3 copies of arcus-hello), and a few
 # modes on the others (most of them one part per queue), all of them
 # on one at least; instructions without their text where there are many
 # (the -j printers are -j1's: the checks are the parts' stitching).
@@ -48,14 +48,14 @@ done
 same "$TRACES/arcus-ovf-01-poc" perf.data 2 FEW --sysroot .
 same "$TRACES/quipper-intel-pt-4.14" perf.data.intel_pt-4.14 2 FEW
 same "$TRACES/quipper-intel-pt-4.14" perf.data.piped.intel_pt-4.14 2 FEW
-# three parts (of 16 KiB or more, cut at a copy's first PSB): 7 copies of
-# arcus-hello, in AUXTRACE records of 16 KiB
+# three parts (of 4 KiB or more, cut at a copy's first PSB): 3 copies of
+# arcus-hello, in AUXTRACE records of 4 KiB
 python3 "$(dirname "$0")/../../bench/mkbig.py" \
-	"$TRACES/arcus-hello/perf-noindex.data" "$tmp/big.data" 7 --split 16384
+	"$TRACES/arcus-hello/perf-noindex.data" "$tmp/big.data" 3 --split 4096
 same "$tmp" big.data "2 3" BIG3 --sysroot "$TRACES/arcus-hello"
 same "$tmp" big.data 2 BIG2 --sysroot "$TRACES/arcus-hello"
-# a trace that ends in a PSB cut short, the first PSB 16 KiB after the
-# last cut (3 copies): no part starts there (no flow starts at a PSB+
+# a trace that ends in a PSB cut short, the first PSB 4 KiB or more
+# after the last cut (3 copies): no part starts there (no flow starts at a PSB+
 # without its end), the instructions are perf's, no error item
 python3 "$(dirname "$0")/../../bench/mkbig.py" \
 	"$TRACES/arcus-hello/perf-noindex.data" "$tmp/tail.data" 3 \
