@@ -86,7 +86,7 @@ unsigned qd_fpt_pre(const struct qd_fpt *d);
 /* Whether its state after the last PSB+ (given its events) is what
  * libipt's decoder starting at that PSB would have: nothing pending from
  * before it (events, TNT bits), tracing enabled as the PSB+ says, the
- * mode it gives.  A trace that breaks the rules may differ; the flow
+ * mode it gives, the time its timing packets give.  A trace that breaks the rules may differ; the flow
  * there is then no place to start libipt from. */
 bool qd_fpt_psb_fresh(const struct qd_fpt *d);
 /* Whether a compressed return took a return address pushed before the

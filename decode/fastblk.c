@@ -83,7 +83,7 @@ bool qd_fpt_stale(const struct qd_fpt *d)
 
 bool qd_fpt_psb_fresh(const struct qd_fpt *d)
 {
-	return d->psb_clean && d->enabled == d->psb_ip &&
+	return d->psb_clean && d->psb_time_same && d->enabled == d->psb_ip &&
 	       (d->psb_mode || d->mode == ptem_unknown);
 }
 

@@ -49,11 +49,16 @@ void ft_tsc(struct fq_time *t, uint64_t tsc);
 int ft_tma(struct fq_time *t, const struct fq_clock *c, uint32_t ctc,
 	   uint32_t fc);
 int ft_mtc(struct fq_time *t, const struct fq_clock *c, uint8_t payload);
+bool ft_equal(const struct fq_time *a, const struct fq_time *b);
 
 /* libipt's event bindings */
 enum { FB_PSBEND, FB_TIP, FB_FUP, FB_NR };
 
 #define FQ_EVQ 8
+/* the events a binding holds: libipt's queue of 8 keeps a gap of one
+ * after its end and before the last event taken (pt_evq_enqueue), so the
+ * seventh pending event is -pte_nomem there: left to libipt */
+#define FQ_EVQ_CAP (FQ_EVQ - 2)
 
 struct fq_evq {
 	struct pt_event ev[FQ_EVQ];
@@ -80,6 +85,11 @@ struct qd_fpt {
 	bool gave_pre; /* the event given last was one of them */
 	/* the last PSB+: nothing was pending at it, it gave an ip, a mode */
 	bool psb_clean, psb_ip, psb_mode;
+	/* the time libipt would have, had it started at the last PSB (its
+	 * PSB+'s timing packets alone), and whether it was the time at the
+	 * PSBEND: a PSB+ without a TSC carries the time from before it */
+	struct fq_time psb_time;
+	bool psb_time_ok, psb_time_same;
 	/* the block decoder */
 	struct qd_runs *runs;
 	struct qd_space *space;

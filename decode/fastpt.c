@@ -229,18 +229,24 @@ static void event_time(const struct qd_fpt *d, struct pt_event *ev)
 }
 
 /* A timing packet: TSC, TMA or MTC, in the header or not. */
-static int timing(struct qd_fpt *d, const struct fq_pkt *k)
+static int time_pkt(struct fq_time *t, const struct fq_clock *c,
+		    const struct fq_pkt *k)
 {
 	switch (k->type) {
 	case FP_TSC:
-		ft_tsc(&d->time, k->val);
+		ft_tsc(t, k->val);
 		return 0;
 	case FP_TMA:
-		return ft_tma(&d->time, &d->clock, (uint32_t)(k->val & 0xffff),
+		return ft_tma(t, c, (uint32_t)(k->val & 0xffff),
 			      (uint32_t)(k->val >> 16));
 	default:
-		return ft_mtc(&d->time, &d->clock, (uint8_t)k->val);
+		return ft_mtc(t, c, (uint8_t)k->val);
 	}
+}
+
+static int timing(struct qd_fpt *d, const struct fq_pkt *k)
+{
+	return time_pkt(&d->time, &d->clock, k);
 }
 
 /* Each binding's queue: a ring of FQ_EVQ events. */
@@ -249,7 +255,7 @@ static struct pt_event *evq_enqueue(struct qd_fpt *d, int b)
 	struct fq_evq *q = &d->evq[b];
 	struct pt_event *ev;
 
-	if (q->n == FQ_EVQ)
+	if (q->n == FQ_EVQ_CAP)
 		return NULL;
 	ev = &q->ev[(q->head + q->n++) % FQ_EVQ];
 	memset(ev, 0, sizeof(*ev));
@@ -408,6 +414,8 @@ static int header_pkt(struct qd_fpt *d)
 	case FP_MTC:
 		if (timing(d, k))
 			return QD_FAST_BAIL;
+		if (time_pkt(&d->psb_time, &d->clock, k))
+			d->psb_time_ok = false;
 		break;
 	default:
 		return QD_FAST_BAIL; /* libipt: pte_bad_context, or more */
@@ -430,6 +438,8 @@ static int decode_psb(struct qd_fpt *d)
 	d->psb_clean = !d->evq[FB_TIP].n && !d->evq[FB_FUP].n &&
 		       !d->tnt_index && !d->consume;
 	d->psb_mode = false;
+	ft_init(&d->psb_time);
+	d->psb_time_ok = true;
 	d->ret_fresh = 0; /* a PSB: hardware compresses no older return */
 	d->pos += 16;
 	d->have_ip = false;
@@ -443,6 +453,9 @@ static int decode_psb(struct qd_fpt *d)
 			return QD_FAST_BAIL;
 		if (d->nx.type == FP_PSBEND) {
 			d->psb_ip = !last_ip(d, &ip);
+			/* equal here, equal after: the same packets follow */
+			d->psb_time_same = d->psb_time_ok &&
+					   ft_equal(&d->time, &d->psb_time);
 			return 0;
 		}
 		err = header_pkt(d);

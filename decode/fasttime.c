@@ -22,6 +22,13 @@ void ft_init(struct fq_time *t)
 	memset(t, 0, sizeof(*t));
 }
 
+bool ft_equal(const struct fq_time *a, const struct fq_time *b)
+{
+	return a->have_tsc == b->have_tsc && a->have_tma == b->have_tma &&
+	       a->have_mtc == b->have_mtc && a->tsc == b->tsc &&
+	       a->base == b->base && a->fc == b->fc && a->ctc == b->ctc;
+}
+
 void ft_tsc(struct fq_time *t, uint64_t tsc)
 {
 	memset(t, 0, sizeof(*t)); /* a full time: the losses recovered */

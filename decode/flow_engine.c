@@ -73,7 +73,7 @@ int eng_init(struct flow *f, const struct pt_config *cfg)
 	struct qd_flow_ctx *fc = f->fc;
 
 	f->cfg = cfg;
-	f->snap_psb = UINT64_MAX;
+	f->snap_psb = f->after_psb = UINT64_MAX;
 	if (!fc->libipt_only && !(fc->want & QPT_WANT_CYCLES)) {
 		f->runs = fc->runs ? fc->runs : (f->own_runs = qd_runs_new());
 		if (f->runs)
@@ -152,11 +152,20 @@ static void snap(struct flow *f, uint64_t psbs, uint64_t off, bool synced)
 
 void eng_after(struct flow *f)
 {
-	if (!f->fast || qd_fpt_psbs(f->fast) == f->snap_psb ||
-	    qd_fpt_pre(f->fast) || !qd_fpt_psb_fresh(f->fast))
+	uint64_t psbs;
+
+	if (!f->fast || qd_fpt_pre(f->fast))
 		return;
-	snap(f, qd_fpt_psbs(f->fast), qd_fpt_last_psb(f->fast),
-	     qd_fpt_last_psb_synced(f->fast));
+	psbs = qd_fpt_psbs(f->fast);
+	if (psbs == f->snap_psb || psbs == f->after_psb)
+		return;
+	/* one chance: past the PSB's first event, the flow has moved on
+	 * from it (a state that later matches libipt's start there, say
+	 * disabled again, is not the flow at the PSB) */
+	f->after_psb = psbs;
+	if (qd_fpt_psb_fresh(f->fast))
+		snap(f, psbs, qd_fpt_last_psb(f->fast),
+		     qd_fpt_last_psb_synced(f->fast));
 }
 
 /* Synchronised at a PSB: the flow there, whatever the fast decoder read

@@ -87,6 +87,7 @@ struct flow {
 	/* the fast decoder's last PSB: the flow there, the items since
 	 * (instructions, branches, events), the locate() answers since */
 	uint64_t snap_psb, snap_off;
+	uint64_t after_psb; /* the last PSB eng_after looked at */
 	bool snap_synced;
 	struct flow_snap snap;
 	uint64_t n_insn, n_branch, n_event;
