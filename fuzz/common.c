@@ -109,6 +109,13 @@ int fz_item_sink(const struct qpt_item *it, void *ctx)
 	if (it->size > sizeof(it->raw))
 		fz_fail("an item's instruction is longer than its bytes");
 	sink += n + it->raw[it->size ? it->size - 1 : 0];
+	if (ctx) {
+		size_t *left = ctx;
+
+		if (!*left)
+			return -1;
+		--*left;
+	}
 	return 0;
 }
 

@@ -47,7 +47,14 @@ struct qpt_decoder *fz_decoder(unsigned want);
  */
 struct qpt_decoder *fz_file_decoder(unsigned want);
 
-/* An item callback that reads every field and string of the item. */
+/*
+ * An item callback that reads every field and string of the item.  @ctx
+ * is NULL, or a size_t budget of items: the run stops (the callback
+ * returns -1) once that many have come.  A stream of a few bytes can say
+ * millions of instructions (a loop's TNTs); past the first hundreds the
+ * decoder runs the code it has already run, and a target that decodes
+ * them all runs a fraction of the inputs it could.
+ */
 int fz_item_sink(const struct qpt_item *it, void *ctx);
 
 /* Read every string and array of the reader's features (ASan sees any

@@ -7,7 +7,8 @@
  * new: fz_file_decoder); other bytes are a bare PT stream for
  * qpt_decoder_run_raw over the sysroot's program, on one decoder kept for
  * every input (a raw run depends on nothing but its bytes and the image).
- * Each engine and mode (wants[]) decodes a quarter of the inputs.  Seeds:
+ * Each engine and mode (wants[]) decodes a quarter of the inputs, up to a
+ * budget of items (RAW_ITEMS, FILE_ITEMS: the run stops there).  Seeds:
  * fuzz/seeds/fuzz_decode (see fuzz/seeds/README.md).
  */
 #include <string.h>
@@ -28,6 +29,11 @@ static const unsigned wants[4] = {
     WANT | QPT_WANT_CYCLES,
     QPT_WANT_PROFILE | QPT_WANT_EVENT,
 };
+
+/* The items a run may give (fz_item_sink): a bare stream's, and a
+ * recording's (which also has its records to read after them). */
+#define RAW_ITEMS 256
+#define FILE_ITEMS 16384
 
 /* Read the profile (QPT_WANT_PROFILE) of @dec's last run. */
 static void profile(const struct qpt_decoder *dec)
@@ -50,6 +56,7 @@ static void run_file(const uint8_t *data, size_t size, unsigned want)
 	struct qpt_decoder *dec = fz_file_decoder(want);
 	const struct qpt_missing_image *m;
 	struct qpt_decode_stats st;
+	size_t left = FILE_ITEMS;
 	char path[64];
 	size_t i, n;
 	int fd;
@@ -58,7 +65,7 @@ static void run_file(const uint8_t *data, size_t size, unsigned want)
 		return;
 	fd = fz_memfd(data, size, path, sizeof(path));
 	if (fd >= 0) {
-		if (qpt_decoder_run_file(dec, path, fz_item_sink, NULL) < 0)
+		if (qpt_decoder_run_file(dec, path, fz_item_sink, &left) < 0)
 			fz_str(qpt_decoder_errmsg(dec));
 		close(fd);
 	}
@@ -74,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct qpt_decoder *raw[4]; /* made once for every input */
 	unsigned v = size % 4;
 	struct qpt_decoder *dec;
+	size_t left = RAW_ITEMS;
 
 	if (size >= 8 &&
 	    (!memcmp(data, "PERFILE2", 8) || !memcmp(data, "2ELIFREP", 8))) {
@@ -84,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	dec = raw[v];
 	qd_decoder_reset_results(dec); /* a profile adds up every run's */
-	qpt_decoder_run_raw(dec, data, size, fz_item_sink, NULL);
+	qpt_decoder_run_raw(dec, data, size, fz_item_sink, &left);
 	if (v == 3)
 		profile(dec);
 	return 0;
