@@ -13,6 +13,7 @@
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,20 +202,22 @@ static int find_dwarf(struct qd_lines *t, const struct qd_file *file)
 
 /* The rows of @file's line tables, made at the first call; NULL when it
  * has none (or on -ENOMEM: then *@err). */
-static struct qd_lines *lines_of(struct qd_file *file, int *err)
+/* The workers of a parallel run share the files: one loads a file's
+ * tables while the others wait for them. */
+static pthread_mutex_t lines_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static struct qd_lines *load_lines(struct qd_file *file, int *err)
 {
 	struct qd_lines *t;
 
-	*err = 0;
-	if (file->lines || file->lines_err)
+	if (file->lines || file->lines_err) /* loaded while this one waited */
 		return file->lines;
-	file->lines_err = true; /* tried: not again */
 	if (!file->found || !file->is_elf)
-		return NULL;
+		goto none;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		*err = -ENOMEM;
-		return NULL;
+		goto none;
 	}
 	t->fd = -1;
 	*err = find_dwarf(t, file);
@@ -222,9 +225,25 @@ static struct qd_lines *lines_of(struct qd_file *file, int *err)
 		*err = build(t);
 	if (*err || !t->nr) {
 		qd_lines_free(t);
-		return NULL;
+		goto none;
 	}
-	file->lines = t;
+	__atomic_store_n(&file->lines, t, __ATOMIC_RELEASE);
+	return t;
+none:
+	__atomic_store_n(&file->lines_err, true, __ATOMIC_RELEASE); /* tried */
+	return NULL;
+}
+
+static struct qd_lines *lines_of(struct qd_file *file, int *err)
+{
+	struct qd_lines *t = __atomic_load_n(&file->lines, __ATOMIC_ACQUIRE);
+
+	*err = 0;
+	if (t || __atomic_load_n(&file->lines_err, __ATOMIC_ACQUIRE))
+		return t;
+	pthread_mutex_lock(&lines_mu);
+	t = load_lines(file, err);
+	pthread_mutex_unlock(&lines_mu);
 	return t;
 }
 
@@ -232,7 +251,7 @@ int qd_file_srcline(struct qd_file *file, uint64_t addr, const char **src,
 		    unsigned *line, uint64_t *lo, uint64_t *hi)
 {
 	struct qd_lines *t;
-	size_t a = 0, b;
+	size_t a = 0, b, last;
 	int err;
 
 	*src = NULL;
@@ -242,10 +261,11 @@ int qd_file_srcline(struct qd_file *file, uint64_t addr, const char **src,
 		return err;
 	/* the last row at or before @addr: a is the first after it */
 	b = t->nr;
-	if (t->last + 2 < t->nr && t->rows[t->last].addr <= addr &&
-	    addr < t->rows[t->last + 2].addr)
-		a = b = addr < t->rows[t->last + 1].addr ? t->last + 1
-							 : t->last + 2;
+	/* the row found last, a hint the workers share (any value serves) */
+	last = __atomic_load_n(&t->last, __ATOMIC_RELAXED);
+	if (last + 2 < t->nr && t->rows[last].addr <= addr &&
+	    addr < t->rows[last + 2].addr)
+		a = b = addr < t->rows[last + 1].addr ? last + 1 : last + 2;
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
 
@@ -255,7 +275,7 @@ int qd_file_srcline(struct qd_file *file, uint64_t addr, const char **src,
 			b = mid;
 	}
 	if (a)
-		t->last = a - 1;
+		__atomic_store_n(&t->last, a - 1, __ATOMIC_RELAXED);
 	if (!a || !t->rows[a - 1].file || a == t->nr)
 		return 0;
 	*src = t->rows[a - 1].file;
