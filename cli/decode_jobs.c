@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/decode_jobs.h"
@@ -220,10 +221,13 @@ static int par_init(struct par *par, struct printer *o, unsigned nr)
 	return 0;
 }
 
-/* -j N (0: one). */
+/* -j N (0, no -j: the online cpus). */
 static unsigned nr_jobs(unsigned n)
 {
-	return n < 1 ? 1 : n > DECODE_MAX_JOBS ? DECODE_MAX_JOBS : n;
+	long cpus = n ? (long)n : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus < 1 ? 1 : cpus > DECODE_MAX_JOBS ? DECODE_MAX_JOBS
+						     : (unsigned)cpus;
 }
 
 bool decode_jobs_wanted(unsigned jobs, const struct printer *o)

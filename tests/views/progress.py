@@ -40,7 +40,10 @@ def run(tty):
     else:
         rfd, wfd = os.pipe()
     t0 = time.monotonic()
-    p = subprocess.Popen([qpt, "decode", "--insn", "--sysroot", sysroot,
+    # -j1: the serial decode tells its progress every 4096 blocks; the
+    # parallel one as each part (4 KiB of trace or more) is written, and
+    # this small trace is a part or two
+    p = subprocess.Popen([qpt, "decode", "--insn", "-j1", "--sysroot", sysroot,
                           "-i", path], stdout=subprocess.PIPE, stderr=wfd)
     os.close(wfd)
     th = threading.Thread(target=drain, args=(rfd, err))
