@@ -968,7 +968,14 @@ static int flow_resync(struct flow *f, int status, uint64_t ip, bool ip_valid)
 			f->status = status;
 			return 1;
 		}
-	} else if (status == -pte_retstack_empty) {
+	} else if (status == -pte_retstack_empty ||
+		   (f->replay && (f->skip_insn || f->skip_branch ||
+				  f->skip_event || f->skip_cov))) {
+		/* libipt from the fast decoder's PSB errs where the fast
+		 * decoder did not, before it told all the fast one told: a
+		 * trace that breaks the rules made that PSB no place to
+		 * start (a return whose call came before it, say); from the
+		 * synchronisation instead */
 		bool synced;
 		int sst;
 
