@@ -34,6 +34,10 @@ static const unsigned wants[4] = {
  * recording's (which also has its records to read after them). */
 #define RAW_ITEMS 256
 #define FILE_ITEMS 16384
+/* The profile tells no instructions: a budget of a bare stream's bytes
+ * instead (its runs took 1.6 ms on average on the campaign's corpus, 5
+ * times the others', and most of the target's time) */
+#define PROFILE_BYTES 1024
 
 /* Read the profile (QPT_WANT_PROFILE) of @dec's last run. */
 static void profile(const struct qpt_decoder *dec)
@@ -92,7 +96,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	dec = raw[v];
 	qd_decoder_reset_results(dec); /* a profile adds up every run's */
-	qpt_decoder_run_raw(dec, data, size, fz_item_sink, &left);
+	qpt_decoder_run_raw(dec, data,
+			    v == 3 && size > PROFILE_BYTES ? PROFILE_BYTES : size,
+			    fz_item_sink, &left);
 	if (v == 3)
 		profile(dec);
 	return 0;
