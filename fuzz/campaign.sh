@@ -131,14 +131,18 @@ for t in "${names[@]}"; do
 done
 wait
 
-# Merge and minimise: what the corpus and the seeds cover, in as few
-# inputs as libFuzzer finds, less the seeds themselves.
+# Merge and minimise: the edges the corpus and the seeds cover, in as few
+# inputs as libFuzzer finds, less the seeds themselves (-use_counters=0:
+# an edge once, not each count of its hits, which keeps 1,691 inputs of
+# fuzz_decode's, 4.5 MB, where 433 cover its edges; the working corpus in
+# out/fuzz keeps them all).
 if [ "$merge" = 1 ]; then
 	for t in "${names[@]}"; do
 		dir=$out/$t
 		rm -rf "$dir/merged" && mkdir -p "$dir/merged" "$src/fuzz/corpus/$t"
 		s=$(seed_dirs "$t")
-		"$build/fuzz/$t" -merge=1 ${opts[$t]:-} "$dir/merged" "$s" \
+		"$build/fuzz/$t" -merge=1 -use_counters=0 ${opts[$t]:-} \
+			"$dir/merged" "$s" \
 			"$src/fuzz/corpus/$t" "$dir/corpus" >"$dir/merge.log" \
 			2>&1 || { echo "$t: merge failed ($dir/merge.log)"; continue; }
 		for f in "$s"/*; do
