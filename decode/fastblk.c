@@ -261,6 +261,8 @@ static int to_ip(struct qd_fpt *d, struct pt_block *b, uint64_t ip)
 
 		if (at == ip)
 			return 1;
+		if (d->mode != ptem_64bit) /* see qd_fpt_next */
+			return QD_FAST_BAIL;
 		r = qd_runs_get(d->runs, d->space, at);
 		if (!r)
 			return QD_FAST_BAIL;
@@ -464,6 +466,10 @@ int qd_fpt_next(struct qd_fpt *d, struct pt_block *b)
 		return st < 0 ? st : proceed_event(d, b);
 	if (!d->enabled)
 		return d->status & pts_eos ? -pte_eos : QD_FAST_BAIL;
+	/* runs.c decodes 64-bit code: a synchronisation with no MODE.Exec
+	 * leaves the mode unknown, in which libipt decodes nothing */
+	if (d->mode != ptem_64bit)
+		return QD_FAST_BAIL;
 	st = no_event(d, b);
 	if (st < 0)
 		return st;
