@@ -440,7 +440,9 @@ static void settle_ret(struct cs_thread *t, uint64_t to, const char *sym,
 	long j;
 	size_t i;
 
-	for (i = s->depth - 1; i-- > 0;)
+	/* the frames below the top (none: the stack went since the return
+	 * was met, an exec, say) */
+	for (i = s->depth ? s->depth - 1 : 0; i-- > 0;)
 		if (!s->f[i].signal && s->f[i].ret == to) {
 			cut_to(t, i, to, sym, symoff, false);
 			return;
