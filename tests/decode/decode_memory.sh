@@ -14,9 +14,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/big.data" 24 \
 	--pad $((4 << 20)) --split 65536
-# the peak RSS (KiB) of the command, from the kernel's accounting (under
-# ASan, with a small quarantine: freed memory it keeps is no leak of ours)
-kib=$(ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 - "$QPT" decode --branches --no-sym --sysroot "$d" \
+# the peak RSS (KiB) of the serial decode (-j1; the default is the
+# cpus), from the kernel's accounting (under ASan, with a small
+# quarantine: freed memory it keeps is no leak of ours)
+kib=$(ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 - "$QPT" decode -j1 --branches --no-sym --sysroot "$d" \
 	-i "$tmp/big.data" 3>"$tmp/qpt.txt" <<'PY'
 import os, resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=3, stderr=subprocess.DEVNULL, check=True)
