@@ -21,8 +21,9 @@ static void touch_features(struct qpt_reader *r)
 	volatile size_t sink = fz_touch_features(r);
 
 	n = qpt_reader_auxtrace_index(r, &e);
-	for (i = 0; i < n && i < 16; i++)
-		if (!qpt_reader_read_at(r, e[i].file_offset, e[i].sz, &span))
+	for (i = 0; i < n && i < 16; i++) /* (an empty span has no byte) */
+		if (e[i].sz &&
+		    !qpt_reader_read_at(r, e[i].file_offset, e[i].sz, &span))
 			sink += *(const uint8_t *)span;
 	(void)sink;
 }
