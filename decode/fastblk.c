@@ -415,7 +415,10 @@ static int proceed_event(struct qd_fpt *d, struct pt_block *b)
 		break;
 	case ptev_disabled:
 		/* binds to the next branch that needs trace (no CR3 writes
-		 * in user code), or to its ip */
+		 * in user code), or to its ip; UINT64_MAX says "no ip" to
+		 * to_ip, which an ip of all ones would reach at once */
+		if (ev->ip_suppressed && d->ip == UINT64_MAX)
+			return QD_FAST_BAIL;
 		st = to_ip(d, b,
 			   ev->ip_suppressed ? UINT64_MAX
 					     : ev->variant.disabled.ip);
