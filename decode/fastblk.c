@@ -97,6 +97,12 @@ static int bail(int err)
 	return err == -pte_eos ? err : QD_FAST_BAIL;
 }
 
+const struct qd_run_ent *fq_run_at(struct qd_fpt *d, uint64_t ip)
+{
+	return d->mode == ptem_64bit ? qd_runs_get(d->runs, d->space, ip)
+				     : NULL;
+}
+
 /* pt_blk_status */
 static int blk_status(const struct qd_fpt *d, int flags)
 {
@@ -261,9 +267,7 @@ static int to_ip(struct qd_fpt *d, struct pt_block *b, uint64_t ip)
 
 		if (at == ip)
 			return 1;
-		if (d->mode != ptem_64bit) /* see qd_fpt_next */
-			return QD_FAST_BAIL;
-		r = qd_runs_get(d->runs, d->space, at);
+		r = fq_run_at(d, at);
 		if (!r)
 			return QD_FAST_BAIL;
 		for (k = 0; k < r->ninsn && at != ip; k++)
@@ -370,7 +374,7 @@ static int no_event(struct qd_fpt *d, struct pt_block *b)
 		const struct qd_run_ent *r;
 		int st;
 
-		r = qd_runs_get(d->runs, d->space, d->ip);
+		r = fq_run_at(d, d->ip);
 		if (!r)
 			return QD_FAST_BAIL;
 		if (add_insns(b, r->ninsn, r->end_ip, r->cls))
@@ -469,10 +473,6 @@ int qd_fpt_next(struct qd_fpt *d, struct pt_block *b)
 		return st < 0 ? st : proceed_event(d, b);
 	if (!d->enabled)
 		return d->status & pts_eos ? -pte_eos : QD_FAST_BAIL;
-	/* runs.c decodes 64-bit code: a synchronisation with no MODE.Exec
-	 * leaves the mode unknown, in which libipt decodes nothing */
-	if (d->mode != ptem_64bit)
-		return QD_FAST_BAIL;
 	st = no_event(d, b);
 	if (st < 0)
 		return st;

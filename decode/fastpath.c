@@ -14,8 +14,8 @@
 
 bool qd_fpt_path_ready(const struct qd_fpt *d)
 {
-	return d->enabled && !d->process_event && !d->status &&
-	       d->last_time.have_tsc == d->time.have_tsc &&
+	return d->enabled && d->mode == ptem_64bit && !d->process_event &&
+	       !d->status && d->last_time.have_tsc == d->time.have_tsc &&
 	       d->last_time.tsc == d->time.tsc;
 }
 
@@ -181,7 +181,7 @@ int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit)
 	uint32_t n = 0;
 
 	for (;;) {
-		const struct qd_run_ent *r = qd_runs_get(d->runs, d->space, ip);
+		const struct qd_run_ent *r = fq_run_at(d, ip);
 
 		if (!r)
 			return -1;

@@ -125,4 +125,10 @@ int fq_event(struct qd_fpt *d, struct pt_event *ev);
 int fq_read_pkt(const struct qd_fpt *d, const uint8_t *p, struct fq_pkt *k);
 int fq_status(const struct qd_fpt *d);
 
+/* The run of instructions at @ip (runs.c), NULL where the fast decoder
+ * does not walk: runs.c decodes 64-bit code, and in another mode, or an
+ * unknown one (a synchronisation with no MODE.Exec), libipt decodes
+ * differently or not at all. */
+const struct qd_run_ent *fq_run_at(struct qd_fpt *d, uint64_t ip);
+
 #endif

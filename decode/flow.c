@@ -969,8 +969,7 @@ static int flow_resync(struct flow *f, int status, uint64_t ip, bool ip_valid)
 			return 1;
 		}
 	} else if (status == -pte_retstack_empty ||
-		   (f->replay && (f->skip_insn || f->skip_branch ||
-				  f->skip_event || f->skip_cov))) {
+		   (f->replay && flow_skipping(f))) {
 		/* libipt from the fast decoder's PSB errs where the fast
 		 * decoder did not, before it told all the fast one told: a
 		 * trace that breaks the rules made that PSB no place to

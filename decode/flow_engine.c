@@ -268,8 +268,7 @@ int eng_resume(struct flow *f, int status)
 	uint64_t off = 0;
 	int st;
 
-	if (!f->fast_off || f->skip_insn || f->skip_branch || f->skip_event ||
-	    f->skip_cov)
+	if (!f->fast_off || flow_skipping(f))
 		return status;
 	pt_blk_get_sync_offset(f->dec, &off);
 	qd_fpt_set_space(f->fast_off, f->fc->space);

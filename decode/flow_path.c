@@ -183,9 +183,9 @@ int path_step(struct flow *f, struct pt_block *b, int *status)
 	uint64_t w;
 	int err;
 
-	if (f->skip_insn || f->skip_branch || f->skip_event || f->skip_cov ||
-	    f->cov_open || f->next_space || f->nr_memo > FLOW_MEMO - 4 ||
-	    !qd_fpt_path_ready(f->fast) || !flow_path_ready(f))
+	if (flow_skipping(f) || f->cov_open || f->next_space ||
+	    f->nr_memo > FLOW_MEMO - 4 || !qd_fpt_path_ready(f->fast) ||
+	    !flow_path_ready(f))
 		return 0;
 	n = qd_fpt_window(f->fast, PATH_BITS, &w);
 	if (n < PATH_MIN_BITS)

@@ -200,8 +200,6 @@ static int find_dwarf(struct qd_lines *t, const struct qd_file *file)
 	return ok < 0 ? ok : 0;
 }
 
-/* The rows of @file's line tables, made at the first call; NULL when it
- * has none (or on -ENOMEM: then *@err). */
 /* The workers of a parallel run share the files: one loads a file's
  * tables while the others wait for them. */
 static pthread_mutex_t lines_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -234,6 +232,8 @@ none:
 	return NULL;
 }
 
+/* The rows of @file's line tables, made at the first call; NULL when it
+ * has none (or on -ENOMEM: then *@err). */
 static struct qd_lines *lines_of(struct qd_file *file, int *err)
 {
 	struct qd_lines *t = __atomic_load_n(&file->lines, __ATOMIC_ACQUIRE);
