@@ -88,16 +88,21 @@ struct qpt_decoder *fz_file_decoder(unsigned want)
 	for (i = 0; i < 3 && kept[i].dec && kept[i].want != want; i++)
 		;
 	/* (a profile adds up every run's: emptied with the results) */
-	if (kept[i].dec && kept[i].want == want && ++kept[i].uses < 4096) {
-		qd_decoder_reset_results(kept[i].dec);
-		qd_files_free(&kept[i].dec->files);
+	if (kept[i].dec && kept[i].want == want && ++kept[i].uses < 4096)
 		return kept[i].dec;
-	}
 	qpt_decoder_free(kept[i].dec);
 	kept[i].want = want;
 	kept[i].uses = 0;
 	kept[i].dec = decoder_new(want);
 	return kept[i].dec;
+}
+
+void fz_file_done(struct qpt_decoder *dec)
+{
+	if (dec) {
+		qd_decoder_reset_results(dec);
+		qd_files_free(&dec->files);
+	}
 }
 
 int fz_item_sink(const struct qpt_item *it, void *ctx)

@@ -38,14 +38,21 @@ struct qpt_decoder *fz_decoder(unsigned want);
 /*
  * A decoder for recordings that wants @want, as fz_decoder() makes it but
  * without the image added by hand, kept across inputs (its 1 MiB cache of
- * decoded instructions and libipt's section cache are made once) and as
- * new for each: its results and its cache of files are emptied at each
- * call (a recording's files are looked up again); made anew every 4096
- * calls (libipt's section cache only grows), and at each with
- * QPT_WANT_PROFILE (a profile adds up every run's).  NULL when out of
+ * decoded instructions and libipt's section cache are made once) and
+ * made anew every 4096 calls (libipt's section cache only grows).  Give
+ * it back with fz_file_done() at the end of each input.  NULL when out of
  * memory.
  */
 struct qpt_decoder *fz_file_decoder(unsigned want);
+
+/*
+ * The end of an input's use of fz_file_decoder()'s @dec (NULL: none): its
+ * results (a profile adds up every run's) and its files are emptied, so
+ * that the next input finds it as new.  In the input, not at the next
+ * one: libFuzzer runs an input again under a leak check (a scan of the
+ * whole heap) when it allocated more than it freed.
+ */
+void fz_file_done(struct qpt_decoder *dec);
 
 /*
  * An item callback that reads every field and string of the item.  @ctx

@@ -78,6 +78,7 @@ static void run_file(const uint8_t *data, size_t size, unsigned want)
 		fz_str(m[i].path);
 	qpt_decoder_stats(dec, &st);
 	profile(dec);
+	fz_file_done(dec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -72,6 +72,7 @@ static void inject(const char *path, unsigned depth)
 		qpt_writer_close(w);
 	}
 	qpt_writer_free(w);
+	fz_file_done(dec);
 }
 
 static void crash_walk(const char *path)
@@ -88,6 +89,7 @@ static void crash_walk(const char *path)
 			if (!qpt_crash_walk_thread(w, i, &t))
 				sink += fz_str(t.end_sym) + t.nr_frames;
 	qpt_crash_walk_free(w);
+	fz_file_done(dec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
