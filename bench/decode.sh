@@ -36,6 +36,9 @@
 # scaling (JOBS, default 2 threads, against -j1) on JOBS_COPIES (default
 # 400) copies of the arcus-hello trace: JOBS_COPIES=0 leaves it out.
 #
+# qpt decodes with its default -j (the online cpus; perf script uses one)
+# except where a line says -j1.
+#
 # Use an optimised build: QPT=path/to/qpt (default: build-release/cli/qpt,
 # configured here when missing, without sanitizers).  Not a ctest.
 set -eu

@@ -9,13 +9,19 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/decode_jobs.h"
 
 #define PRINTER_ALIGN _Alignof(struct printer)
-/* The least room a worker's printer writes into (in its part's buffer). */
-#define PAR_WINDOW (64u << 10)
+/* The room a worker's printer writes into (in its part's buffer): as
+ * much as the part's lines so far, from PAR_WINDOW_MIN (a part of a few
+ * lines, as each of many short queues has, takes little memory while it
+ * waits for its turn) up to PAR_WINDOW_MAX (a spill every that many
+ * bytes). */
+#define PAR_WINDOW_MIN (2 * OUT_RESERVE_MAX)
+#define PAR_WINDOW_MAX (64u << 10)
 
 /* A printer zeroed by calloc (fresh pages cost nothing until used: most
  * of the caches are never touched) and aligned as its line cache wants;
@@ -70,7 +76,10 @@ static int par_grow(struct par_job *j, size_t n)
  * on: no copy of each line from the printer's buffer into the part's. */
 static int par_window(struct par_job *j)
 {
-	int err = par_grow(j, PAR_WINDOW);
+	size_t room = j->len < PAR_WINDOW_MIN	? PAR_WINDOW_MIN
+		      : j->len > PAR_WINDOW_MAX ? PAR_WINDOW_MAX
+						: j->len;
+	int err = par_grow(j, room);
 
 	if (err)
 		return err;
@@ -220,13 +229,13 @@ static int par_init(struct par *par, struct printer *o, unsigned nr)
 	return 0;
 }
 
-/* -j N (0, no -j: one).  Not the cpus yet: a parallel run holds a part
- * of every queue at once, with 64 KiB of output room each (20,000
- * queues of a few instructions: 1.8 GB and 5 s, where -j1 takes 75 MB
- * and 0.24 s). */
+/* -j N (0, no -j: the online cpus). */
 static unsigned nr_jobs(unsigned n)
 {
-	return n < 1 ? 1 : n > DECODE_MAX_JOBS ? DECODE_MAX_JOBS : n;
+	long cpus = n ? (long)n : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus < 1 ? 1 : cpus > DECODE_MAX_JOBS ? DECODE_MAX_JOBS
+						     : (unsigned)cpus;
 }
 
 bool decode_jobs_wanted(unsigned jobs, const struct printer *o)

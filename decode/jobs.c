@@ -28,6 +28,12 @@
 /* Output consumed and not yet written is written by steps of this many
  * bytes (or at the end of its part, or before another queue's). */
 #define FLUSH_MIN (64u << 10)
+/* A stretch's first part of at most this many bytes is decoded by the
+ * calling thread, which would otherwise wait for it (a queue's first
+ * items place it in time order): a hand-over to a worker and back costs
+ * more than its decode, and a file with thousands of short queues made
+ * one for each. */
+#define INLINE_MAX (4u << 10)
 
 struct mark {	      /* the end of a step */
 	uint64_t pos; /* of the output */
@@ -107,7 +113,7 @@ static void mark(struct out *o, int ret, bool has_time, uint64_t time)
 	struct mark *m;
 
 	if (o->n == o->cap) {
-		size_t nc = o->cap ? 2 * o->cap : 64;
+		size_t nc = o->cap ? 2 * o->cap : 4; /* most parts: a few */
 
 		m = realloc(o->m, nc * sizeof(*m));
 		if (!m) {
@@ -205,8 +211,24 @@ static void *work(void *arg)
 	}
 }
 
-/* Cut the next part of queue @q and hand it out: 1, 0 when none is left,
- * or -errno. */
+/* Decode the first part of a stretch @j on the calling thread, as a
+ * worker would: 1 or -errno. */
+static int decode_here(struct pool *p, struct job *j)
+{
+	struct qd_carry none;
+
+	p->inflight++;
+	memset(&none, 0, sizeof(none));
+	j->err = decode_part(p, j, &j->o, p->nw, &p->s->hist, p->cache,
+			     p->s->dec->runs, &p->s->dec->stats, QD_HEAD_EMIT,
+			     &none, &j->head_done);
+	j->carry = none;
+	j->done = true;
+	return 1;
+}
+
+/* Cut the next part of queue @q and hand it out (or decode it here): 1,
+ * 0 when none is left, or -errno. */
 static int submit(struct pool *p, struct pq *q)
 {
 	struct job *j;
@@ -235,6 +257,8 @@ static int submit(struct pool *p, struct pq *q)
 		q->head = j;
 	q->tail = j;
 	q->nr_jobs++;
+	if (j->first && j->part.len <= INLINE_MAX)
+		return decode_here(p, j);
 	pthread_mutex_lock(&p->mu);
 	p->inflight++;
 	if (p->todo_tail)
@@ -358,6 +382,10 @@ static int lost_job(struct pool *p, struct pq *q)
 	mark(&j->o, 1, false, 0);
 	if (!j->o.nomem)
 		j->o.m[0].pos = p->sink->tell(j->o.ctx);
+	if (!j->o.nomem && !j->o.m[0].pos) { /* most queues lost nothing */
+		p->sink->close(j->o.ctx, p->sink->ctx);
+		j->o.ctx = NULL;
+	}
 	return err ? err : j->o.nomem ? -ENOMEM : 0;
 }
 
@@ -575,6 +603,62 @@ static unsigned nr_workers(const struct qd_session *s)
 	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
 }
 
+/*
+ * A file with more queues than this (and than two for each worker) is
+ * decoded on the calling thread: each queue holds a part's output (its
+ * first, for its place in time order) until its turn, and a part of a few
+ * KiB of trace can say some MiB of lines.
+ */
+#define PAR_QUEUES_MAX 16
+
+/* The calling thread's output: a context of the sink at a time, written
+ * and closed once it holds FLUSH_MIN bytes. */
+struct serial {
+	const struct qpt_job_sink *sink;
+	unsigned worker;
+	void *job;
+};
+
+static int serial_write(struct serial *o)
+{
+	uint64_t end;
+	int err;
+
+	o->sink->finish(o->job);
+	end = o->sink->tell(o->job);
+	err = end ? o->sink->write(o->job, 0, end, o->sink->ctx) : 0;
+	o->sink->close(o->job, o->sink->ctx);
+	o->job = NULL;
+	return err;
+}
+
+static int serial_item(const struct qpt_item *it, void *arg)
+{
+	struct serial *o = arg;
+	int err;
+
+	if (!o->job && !(o->job = o->sink->open(o->sink->ctx, o->worker)))
+		return -ENOMEM;
+	err = o->sink->item(it, o->job);
+	if (!err && o->sink->tell(o->job) >= FLUSH_MIN)
+		err = serial_write(o);
+	return err;
+}
+
+static int decode_serial(struct qd_session *s, const struct qpt_job_sink *sink,
+			 unsigned nw)
+{
+	struct serial o = {sink, nw, NULL};
+	int err = qd_session_decode(s, serial_item, &o);
+
+	if (o.job) {
+		int werr = serial_write(&o);
+
+		err = err ? err : werr;
+	}
+	return err;
+}
+
 int qd_session_decode_jobs(struct qd_session *s,
 			   const struct qpt_job_sink *sink)
 {
@@ -587,6 +671,8 @@ int qd_session_decode_jobs(struct qd_session *s,
 	p.s = s;
 	p.sink = sink;
 	p.nw = nr_workers(s);
+	if (s->nr_queues > PAR_QUEUES_MAX && s->nr_queues > 2 * (size_t)p.nw)
+		return decode_serial(s, sink, p.nw);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.todo_cv, NULL);
 	pthread_cond_init(&p.done_cv, NULL);

@@ -159,8 +159,13 @@ int qd_cutter_next(struct qd_cutter *c, struct qd_part *part)
 	memset(part, 0, sizeof(*part));
 	if (!rest)
 		return 0;
-	cap = QD_PART_MIN + PART_CHUNK > have ? QD_PART_MIN + PART_CHUNK : have;
-	buf = malloc(cap);
+	/* room for a part's least and a chunk, or for what is left (a short
+	 * queue's part waits in memory for its turn) */
+	cap = QD_PART_MIN + PART_CHUNK < rest ? QD_PART_MIN + PART_CHUNK
+					      : (size_t)rest;
+	if (cap < have)
+		cap = have;
+	buf = malloc(cap ? cap : 1);
 	if (!buf)
 		return -ENOMEM;
 	if (have)
@@ -178,7 +183,7 @@ int qd_cutter_next(struct qd_cutter *c, struct qd_part *part)
 				   : from;
 		k = rest - have < PART_CHUNK ? (size_t)(rest - have)
 					     : PART_CHUNK;
-		if (have + k > cap) {
+		while (have + k > cap) {
 			uint8_t *nb = realloc(buf, 2 * cap);
 
 			if (!nb) {

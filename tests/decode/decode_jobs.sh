@@ -8,7 +8,8 @@
 # --branches, --calls, JSON, --events, --no-sort) with -j2, some with
 # -j3, on a file of three parts (3 copies of arcus-hello), and a few
 # modes on the others (most of them one part per queue), all of them
-# on one at least; instructions without their text where there are many
+# on one at least, and files of many short queues; instructions without
+# their text where there are many
 # (the -j printers are -j1's: the checks are the parts' stitching).
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
@@ -73,6 +74,14 @@ if command -v perf >/dev/null; then
 		fail "tail.data: qpt's instructions are not perf's"
 fi
 same "$tmp" tail.data 2 LIGHT --sysroot "$TRACES/arcus-hello"
+# many short queues (tests/decode/mkqueues.py: one stream of a few bytes
+# each): 12, each first part decoded by the calling thread, and 40 (more
+# than 16 and two for each thread), the whole file decoded there
+for q in 12 40; do
+	python3 "$(dirname "$0")/mkqueues.py" "$tmp/q$q.data" "$tmp/code" $q ||
+		fail "mkqueues.py $q"
+	same "$tmp" q$q.data "2 3" FEW --no-sym
+done
 E="${QPT_BUILD:-}/tests/emulate"
 if [ -x "$E/emu_threads" ] && "$QPT" record --help 2>&1 | grep -q -- --emulate; then
 	# without timing packets (the queues in turn) and with them (TSC and
