@@ -255,6 +255,8 @@ int decode_jobs_run(struct qpt_decoder *dec, const char *name, unsigned jobs,
 	    .finish = par_finish,
 	    .write = par_write,
 	    .close = par_close,
+	    .serial = item,
+	    .serial_ctx = o,
 	};
 	struct par par = {0};
 	int err;

@@ -610,54 +610,14 @@ static unsigned nr_workers(const struct qd_session *s)
  * KiB of trace can say some MiB of lines.
  */
 #define PAR_QUEUES_MAX 16
-
-/* The calling thread's output: a context of the sink at a time, written
- * and closed once it holds FLUSH_MIN bytes. */
-struct serial {
-	const struct qpt_job_sink *sink;
-	unsigned worker;
-	void *job;
-};
-
-static int serial_write(struct serial *o)
-{
-	uint64_t end;
-	int err;
-
-	o->sink->finish(o->job);
-	end = o->sink->tell(o->job);
-	err = end ? o->sink->write(o->job, 0, end, o->sink->ctx) : 0;
-	o->sink->close(o->job, o->sink->ctx);
-	o->job = NULL;
-	return err;
-}
-
-static int serial_item(const struct qpt_item *it, void *arg)
-{
-	struct serial *o = arg;
-	int err;
-
-	if (!o->job && !(o->job = o->sink->open(o->sink->ctx, o->worker)))
-		return -ENOMEM;
-	err = o->sink->item(it, o->job);
-	if (!err && o->sink->tell(o->job) >= FLUSH_MIN)
-		err = serial_write(o);
-	return err;
-}
-
-static int decode_serial(struct qd_session *s, const struct qpt_job_sink *sink,
-			 unsigned nw)
-{
-	struct serial o = {sink, nw, NULL};
-	int err = qd_session_decode(s, serial_item, &o);
-
-	if (o.job) {
-		int werr = serial_write(&o);
-
-		err = err ? err : werr;
-	}
-	return err;
-}
+/*
+ * With opts.jobs 0 (the default), a trace of fewer bytes than this is
+ * decoded on the calling thread too: the workers' set-up (images of their
+ * own, cold caches, a part's head made twice) costs more than they save.
+ * Measured on copies of arcus-hello with 2 workers: -j2 slower than -j1
+ * up to 112 KiB (--insn) and 223 KiB (--branches), faster from there.
+ */
+#define PAR_MIN_BYTES (256u << 10)
 
 int qd_session_decode_jobs(struct qd_session *s,
 			   const struct qpt_job_sink *sink)
@@ -671,8 +631,10 @@ int qd_session_decode_jobs(struct qd_session *s,
 	p.s = s;
 	p.sink = sink;
 	p.nw = nr_workers(s);
-	if (s->nr_queues > PAR_QUEUES_MAX && s->nr_queues > 2 * (size_t)p.nw)
-		return decode_serial(s, sink, p.nw);
+	if ((s->nr_queues > PAR_QUEUES_MAX &&
+	     s->nr_queues > 2 * (size_t)p.nw) ||
+	    (!s->dec->opts.jobs && qd_session_trace_bytes(s) < PAR_MIN_BYTES))
+		return qd_session_decode(s, sink->serial, sink->serial_ctx);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.todo_cv, NULL);
 	pthread_cond_init(&p.done_cv, NULL);

@@ -435,7 +435,7 @@ int qd_cursor_init(struct qd_cursor *c, struct qd_session *s,
 }
 
 /* The trace bytes of the session's queues. */
-static uint64_t trace_total(const struct qd_session *s)
+uint64_t qd_session_trace_bytes(const struct qd_session *s)
 {
 	uint64_t n = 0;
 	size_t i, k;
@@ -699,7 +699,7 @@ void qd_session_prepare(struct qd_session *s)
 int qd_session_sort(struct qd_session *s, struct lost_index *li)
 {
 	qd_session_prepare(s);
-	s->progress = qd_decoder_progress(s->dec, trace_total(s));
+	s->progress = qd_decoder_progress(s->dec, qd_session_trace_bytes(s));
 	return qd_lost_index(s, li);
 }
 

@@ -804,7 +804,7 @@ int qpt_decoder_run_file_jobs(struct qpt_decoder *dec, const char *path,
 {
 	if (!dec || !path || !sink || sink->size < sizeof(*sink) ||
 	    !sink->open || !sink->item || !sink->tell || !sink->finish ||
-	    !sink->write || !sink->close ||
+	    !sink->write || !sink->close || !sink->serial ||
 	    (dec->opts.want & (QPT_WANT_PROFILE | QPT_WANT_COVERAGE)))
 		return -QPT_E_INVAL;
 	return run_file(dec, path, NULL, NULL, sink);

@@ -147,6 +147,9 @@ int qd_queue_cuts(const struct qd_session *s, const struct qd_queue *q,
 /* Replay the sideband of @s into the history @h (initialised). */
 int qd_session_history(const struct qd_session *s, struct qd_hist *h);
 
+/* The bytes of trace of @s's queues. */
+uint64_t qd_session_trace_bytes(const struct qd_session *s);
+
 /* Decode every queue of @s (its history built) into @fn. */
 int qd_session_decode(struct qd_session *s, qpt_item_fn fn, void *ctx);
 /* The same on worker threads (jobs.c), the output through @sink. */

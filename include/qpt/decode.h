@@ -92,7 +92,8 @@ struct qpt_decoder_opts {
 	qpt_progress_fn progress;
 	void *progress_ctx;
 	unsigned flags;	 /* enum qpt_decode_flags bits */
-	/* Threads of qpt_decoder_run_file_jobs (0: the online cpus). */
+	/* Threads of qpt_decoder_run_file_jobs (0: the online cpus, or one
+	 * for a trace under 256 KiB). */
 	unsigned jobs;
 };
 
@@ -313,12 +314,20 @@ struct qpt_job_sink {
 	void (*finish)(void *job);
 	int (*write)(void *job, uint64_t from, uint64_t to, void *ctx);
 	void (*close)(void *job, void *ctx);
+	/* Where the items go, as qpt_decoder_run_file gives them, when the
+	 * run decodes on the calling thread alone (see
+	 * qpt_decoder_run_file_jobs). */
+	qpt_item_fn serial;
+	void *serial_ctx;
 };
 
 /*
- * qpt_decoder_run_file on opts.jobs threads (0: the online cpus), the
- * output through @sink.  Returns as qpt_decoder_run_file does; the stats
- * and missing images are the run's whole.  QPT_WANT_PROFILE and
+ * qpt_decoder_run_file on opts.jobs threads (0: the online cpus, for a
+ * trace of 256 KiB or more), the output through @sink: on the calling
+ * thread alone, into @serial, for a file of more than 16 queues (and two
+ * for each thread: each holds a part's output until its turn).  Returns
+ * as qpt_decoder_run_file does; the stats and missing images are the
+ * run's whole.  QPT_WANT_PROFILE and
  * QPT_WANT_COVERAGE are not for threads: -QPT_E_INVAL.  opts.progress is
  * told on the calling thread.
  */
