@@ -204,6 +204,10 @@ static void *work(void *arg)
 				     j->first ? QD_HEAD_EMIT : QD_HEAD_DROP,
 				     &none, &j->head_done);
 		j->carry = none;
+		if (j->first) { /* no head to make again: its bytes are done */
+			free(j->part.buf);
+			j->part.buf = NULL;
+		}
 		pthread_mutex_lock(&p->mu);
 		__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&p->done_cv);
@@ -224,6 +228,8 @@ static int decode_here(struct pool *p, struct job *j)
 			     &none, &j->head_done);
 	j->carry = none;
 	j->done = true;
+	free(j->part.buf); /* a first part: no head to make again */
+	j->part.buf = NULL;
 	return 1;
 }
 
@@ -482,8 +488,12 @@ static int step(void *arg, size_t i, uint64_t *time)
 		return err;
 	}
 	err = wait_done(p, j);
-	if (!err && !j->first && !j->redone)
+	if (!err && !j->first && !j->redone) {
 		err = redo(p, j);
+		free(j->part.buf); /* its bytes are done (a part of a sparse
+				    * trace can be MiBs) */
+		j->part.buf = NULL;
+	}
 	if (err)
 		return err;
 	if (!j->o.n)
