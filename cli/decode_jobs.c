@@ -22,10 +22,6 @@
  * bytes). */
 #define PAR_WINDOW_MIN (2 * OUT_RESERVE_MAX)
 #define PAR_WINDOW_MAX (64u << 10)
-/* A closed part's buffer is kept for the next part up to this size (a
- * part of dense trace prints some MiB: kept, a few of them would be most
- * of the run's memory). */
-#define PAR_KEEP_MAX (1u << 20)
 
 /* A printer zeroed by calloc (fresh pages cost nothing until used: most
  * of the caches are never touched) and aligned as its line cache wants;
@@ -176,7 +172,7 @@ static void par_close(void *job, void *ctx)
 	struct par *par = ctx;
 
 	pthread_mutex_lock(&par->mu);
-	if (par->nr_free < par->nr && j->cap <= PAR_KEEP_MAX) {
+	if (par->nr_free < par->nr) {
 		j->next = par->free;
 		par->free = j;
 		par->nr_free++;
