@@ -137,13 +137,13 @@ uint64_t eng_offset(const struct flow *f);
 uint64_t eng_sync_offset(const struct flow *f);
 bool eng_time(struct flow *f, uint64_t *tsc);
 int eng_set_space(struct flow *f, struct qd_space *sp);
-/* Before the flow takes an event of the fast decoder (not a tick): if a
- * PSB passed, the flow here is the flow at that PSB. */
 /* A fall-back's replay still has items of the fast decoder's to pass. */
 static inline bool flow_skipping(const struct flow *f)
 {
 	return f->skip_insn || f->skip_branch || f->skip_event || f->skip_cov;
 }
+/* Before the flow takes an event of the fast decoder (not a tick): if a
+ * PSB passed, the flow here is the flow at that PSB. */
 void eng_after(struct flow *f);
 /* The fast decoder bailed out: libipt from its last PSB (the flow as it
  * was there).  Returns the sync status; *@synced: call on_sync. */

@@ -165,7 +165,7 @@ int qd_cutter_next(struct qd_cutter *c, struct qd_part *part)
 					      : (size_t)rest;
 	if (cap < have)
 		cap = have;
-	buf = malloc(cap ? cap : 1);
+	buf = malloc(cap); /* rest > 0: cap > 0 */
 	if (!buf)
 		return -ENOMEM;
 	if (have)
