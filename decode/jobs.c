@@ -172,17 +172,38 @@ static int decode_part(struct pool *p, struct job *j, struct out *o,
 	env.mark_arg = &e;
 	env.runs = runs;
 	err = qd_cursor_part(&j->pq->c, &j->part, &env);
+	if (head != QD_HEAD_DROP) { /* no head left to make: its bytes are
+				     * done (a part of sparse trace can be
+				     * MiBs) */
+		free(j->part.buf);
+		j->part.buf = NULL;
+	}
 	p->sink->finish(o->ctx);
 	*carry = env.carry;
 	*head_done = env.head_done;
 	return err ? err : o->nomem ? -ENOMEM : 0;
 }
 
+/* Decode @j's part as a worker does, with a worker's (@worker's) or the
+ * calling thread's context: its head left out unless it is a stretch's
+ * first part. */
+static void decode_job(struct pool *p, struct job *j, unsigned worker,
+		       struct qd_hist *hist, struct qx86_cache *cache,
+		       struct qd_runs *runs, struct qpt_decode_stats *st)
+{
+	struct qd_carry none;
+
+	memset(&none, 0, sizeof(none));
+	j->err = decode_part(p, j, &j->o, worker, hist, cache, runs, st,
+			     j->first ? QD_HEAD_EMIT : QD_HEAD_DROP, &none,
+			     &j->head_done);
+	j->carry = none;
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->p;
-	struct qd_carry none;
 	struct job *j;
 
 	for (;;) {
@@ -198,16 +219,8 @@ static void *work(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		if (!j)
 			return NULL;
-		memset(&none, 0, sizeof(none));
-		j->err = decode_part(p, j, &j->o, w->idx, &w->hist, w->cache,
-				     w->runs, &w->stats,
-				     j->first ? QD_HEAD_EMIT : QD_HEAD_DROP,
-				     &none, &j->head_done);
-		j->carry = none;
-		if (j->first) { /* no head to make again: its bytes are done */
-			free(j->part.buf);
-			j->part.buf = NULL;
-		}
+		decode_job(p, j, w->idx, &w->hist, w->cache, w->runs,
+			   &w->stats);
 		pthread_mutex_lock(&p->mu);
 		__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&p->done_cv);
@@ -219,17 +232,10 @@ static void *work(void *arg)
  * worker would: 1 or -errno. */
 static int decode_here(struct pool *p, struct job *j)
 {
-	struct qd_carry none;
-
 	p->inflight++;
-	memset(&none, 0, sizeof(none));
-	j->err = decode_part(p, j, &j->o, p->nw, &p->s->hist, p->cache,
-			     p->s->dec->runs, &p->s->dec->stats, QD_HEAD_EMIT,
-			     &none, &j->head_done);
-	j->carry = none;
+	decode_job(p, j, p->nw, &p->s->hist, p->cache, p->s->dec->runs,
+		   &p->s->dec->stats);
 	j->done = true;
-	free(j->part.buf); /* a first part: no head to make again */
-	j->part.buf = NULL;
 	return 1;
 }
 
@@ -488,12 +494,8 @@ static int step(void *arg, size_t i, uint64_t *time)
 		return err;
 	}
 	err = wait_done(p, j);
-	if (!err && !j->first && !j->redone) {
+	if (!err && !j->first && !j->redone)
 		err = redo(p, j);
-		free(j->part.buf); /* its bytes are done (a part of a sparse
-				    * trace can be MiBs) */
-		j->part.buf = NULL;
-	}
 	if (err)
 		return err;
 	if (!j->o.n)
