@@ -107,11 +107,23 @@ struct pool {
 	struct qx86_cache *cache; /* the calling thread's: the decoder's */
 };
 
-/* Note a step's end in @o (its position set by the caller). */
+/*
+ * Note a step's end in @o (its position set by the caller).  A step that
+ * gave no time is one with the next (the calling thread would step on
+ * anyway: order.c), past a part's first QD_PRIME_STEPS (where a queue's
+ * first steps may be held and counted): a trace without timestamps makes
+ * a few marks a part, not one for each block.
+ */
 static void mark(struct out *o, int ret, bool has_time, uint64_t time)
 {
-	struct mark *m;
+	struct mark *m = o->n ? &o->m[o->n - 1] : NULL;
 
+	if (o->n > QD_PRIME_STEPS && !m->has_time && m->ret > 0) {
+		m->ret = ret;
+		m->has_time = has_time;
+		m->time = time;
+		return;
+	}
 	if (o->n == o->cap) {
 		size_t nc = o->cap ? 2 * o->cap : 4; /* most parts: a few */
 

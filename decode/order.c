@@ -56,10 +56,6 @@ static uint64_t next_key(const struct slot *h, size_t n)
 	return k;
 }
 
-/* The most steps a queue's first items with a time may take (a trace
- * without timestamps is placed at time 0 after these). */
-#define PRIME_STEPS 64
-
 /* Queue @i's first items with a time, held: their time in *@key. */
 static int prime(qd_step_fn step, qd_hold_fn hold, void *arg, size_t i,
 		 uint64_t *key)
@@ -72,7 +68,7 @@ static int prime(qd_step_fn step, qd_hold_fn hold, void *arg, size_t i,
 	do {
 		t = UINT64_MAX;
 		ret = step(arg, i, &t);
-	} while (ret > 0 && t == UINT64_MAX && ++n < PRIME_STEPS);
+	} while (ret > 0 && t == UINT64_MAX && ++n < QD_PRIME_STEPS);
 	hold(arg, i, false);
 	*key = t == UINT64_MAX ? 0 : t;
 	return ret;

@@ -167,6 +167,14 @@ typedef int (*qd_step_fn)(void *arg, size_t i, uint64_t *time);
 typedef void (*qd_hold_fn)(void *arg, size_t i, bool on);
 
 /*
+ * A queue's place at the start is the time of its first items, held: as
+ * many steps as this at most (a trace without timestamps is placed at
+ * time 0 after these).  From there on, a step that gives no time never
+ * ends a queue's run: the queue goes on with its next.
+ */
+#define QD_PRIME_STEPS 64
+
+/*
  * Step the @n queues to their ends: by time (@by_time: the queue with the
  * oldest latest items goes on until its time passes the next queue's;
  * each queue is first placed by the time of its first items, made held),
