@@ -25,6 +25,9 @@
 #include "decode/cursor.h"
 
 #define MAX_WORKERS 256
+/* Workers side by side share no cache line (nor a pair of them, which
+ * some cores fetch together). */
+#define WORKER_ALIGN 128
 /* Output consumed and not yet written is written by steps of this many
  * bytes (or at the end of its part, or before another queue's). */
 #define FLUSH_MIN (64u << 10)
@@ -80,15 +83,15 @@ struct worker {
 	struct pool *p;
 	pthread_t th;
 	unsigned idx;
-	bool running;
+	bool running, hist_init;
 	/* images of its own: libipt's sections (their block caches) are not
 	 * for two threads at once */
 	struct pt_image_section_cache *isc;
 	struct qd_hist hist;
 	struct qx86_cache *cache;
 	struct qd_runs *runs; /* the fast decoder's */
-	struct qpt_decode_stats stats;
-};
+	struct qpt_decode_stats stats; /* counted at each instruction */
+} __attribute__((aligned(WORKER_ALIGN)));
 
 struct pool {
 	struct qd_session *s;
@@ -212,11 +215,14 @@ static void decode_job(struct pool *p, struct job *j, unsigned worker,
 	j->carry = none;
 }
 
+static int worker_init(struct worker *w);
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->p;
 	struct job *j;
+	int err = worker_init(w);
 
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
@@ -231,8 +237,11 @@ static void *work(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		if (!j)
 			return NULL;
-		decode_job(p, j, w->idx, &w->hist, w->cache, w->runs,
-			   &w->stats);
+		if (err)
+			j->err = err;
+		else
+			decode_job(p, j, w->idx, &w->hist, w->cache, w->runs,
+				   &w->stats);
 		pthread_mutex_lock(&p->mu);
 		__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&p->done_cv);
@@ -473,8 +482,9 @@ static void tell_progress(struct pool *p, const struct job *j)
 	pr->fn(pr->done, pr->total, pr->ctx);
 }
 
-/* One step of queue @i, as replay.c's cursor_step makes it. */
-static int step(void *arg, size_t i, uint64_t *time)
+/* Steps of queue @i, as replay.c's cursor_step makes them (qd_step_fn):
+ * with @limit, the steps of a part while the time is at most *@limit. */
+static int step(void *arg, size_t i, uint64_t *time, const uint64_t *limit)
 {
 	struct pool *p = arg;
 	struct pq *q = &p->q[i];
@@ -512,13 +522,15 @@ static int step(void *arg, size_t i, uint64_t *time)
 		return err;
 	if (!j->o.n)
 		return -QPT_E_INVAL;
-	if (j->step < j->r.n)
-		j->rpos = j->r.m[j->step].pos;
-	m = &j->o.m[j->step++];
-	j->opos = m->pos;
-	ret = m->ret;
-	if (m->has_time)
-		*time = m->time;
+	do {
+		if (j->step < j->r.n)
+			j->rpos = j->r.m[j->step].pos;
+		m = &j->o.m[j->step++];
+		j->opos = m->pos;
+		ret = m->ret;
+		if (m->has_time)
+			*time = m->time;
+	} while (limit && ret >= 0 && j->step < j->o.n && *time <= *limit);
 	if (j->step == j->o.n) {
 		q->carry = j->first || j->head_done ? j->carry : j->rcarry;
 		q->nr_jobs--;
@@ -551,9 +563,32 @@ static void pool_stop(struct pool *p)
 			pthread_join(p->w[k].th, NULL);
 }
 
+/*
+ * A worker's images and caches, made on its own thread: from its own
+ * allocator's memory, which no other thread writes (two workers' address
+ * spaces side by side in a line, each lookup writing its own's cache,
+ * made every step slower on both).  0 or -errno: its jobs fail with it.
+ */
+static int worker_init(struct worker *w)
+{
+	const struct qd_session *s = w->p->s;
+	int err;
+
+	w->cache = qx86_cache_new(QD_ICACHE_ORDER);
+	w->runs = qd_runs_new();
+	w->isc = pt_iscache_alloc(NULL);
+	err = w->isc ? qd_hist_init(&w->hist, w->isc, s->dec->manual)
+		     : -ENOMEM;
+	w->hist_init = !err;
+	if (!err)
+		err = qd_session_history(s, &w->hist);
+	if (!err && (!w->cache || !w->runs))
+		err = -ENOMEM;
+	return err;
+}
+
 static int pool_start(struct pool *p)
 {
-	struct qd_session *s = p->s;
 	unsigned k;
 	int err = 0;
 
@@ -562,17 +597,7 @@ static int pool_start(struct pool *p)
 
 		w->p = p;
 		w->idx = k;
-		w->cache = qx86_cache_new(QD_ICACHE_ORDER);
-		w->runs = qd_runs_new();
-		w->isc = pt_iscache_alloc(NULL);
-		err = w->isc ? qd_hist_init(&w->hist, w->isc, s->dec->manual)
-			     : -ENOMEM;
-		if (!err)
-			err = qd_session_history(s, &w->hist);
-		if (!err && (!w->cache || !w->runs))
-			err = -ENOMEM;
-		if (!err)
-			err = -pthread_create(&w->th, NULL, work, w);
+		err = -pthread_create(&w->th, NULL, work, w);
 		w->running = !err;
 	}
 	return err;
@@ -607,7 +632,8 @@ static void pool_free(struct pool *p)
 		d->trace_bytes += st->trace_bytes;
 		d->skipped_bytes += st->skipped_bytes;
 		d->fast_insns += st->fast_insns;
-		qd_hist_fini(&p->w[k].hist);
+		if (p->w[k].hist_init)
+			qd_hist_fini(&p->w[k].hist);
 		pt_iscache_free(p->w[k].isc);
 		qx86_cache_free(p->w[k].cache);
 		qd_runs_free(p->w[k].runs);
@@ -664,7 +690,9 @@ int qd_session_decode_jobs(struct qd_session *s,
 	pthread_cond_init(&p.done_cv, NULL);
 	p.cache = qd_decoder_caches(s->dec);
 	p.q = calloc(s->nr_queues + 1, sizeof(*p.q));
-	p.w = calloc(p.nw, sizeof(*p.w));
+	p.w = aligned_alloc(WORKER_ALIGN, p.nw * sizeof(*p.w));
+	if (p.w)
+		memset(p.w, 0, p.nw * sizeof(*p.w));
 	err = p.cache && p.q && p.w ? qd_session_sort(s, &li) : -ENOMEM;
 	for (; !err && n < s->nr_queues; n++)
 		err = qd_cursor_init(&p.q[n].c, s, &s->queues[n], &li, p.cache,

@@ -67,7 +67,7 @@ static int prime(qd_step_fn step, qd_hold_fn hold, void *arg, size_t i,
 	hold(arg, i, true);
 	do {
 		t = UINT64_MAX;
-		ret = step(arg, i, &t);
+		ret = step(arg, i, &t, NULL);
 	} while (ret > 0 && t == UINT64_MAX && ++n < QD_PRIME_STEPS);
 	hold(arg, i, false);
 	*key = t == UINT64_MAX ? 0 : t;
@@ -83,7 +83,8 @@ int qd_order_run(size_t n, qd_step_fn step, qd_hold_fn hold, void *arg,
 
 	if (!by_time) {
 		for (i = 0; i < n; i++)
-			while ((ret = step(arg, i, &(uint64_t){0})) > 0)
+			while ((ret = step(arg, i, &(uint64_t){0},
+					   &(uint64_t){UINT64_MAX})) > 0)
 				;
 		return ret;
 	}
@@ -100,7 +101,7 @@ int qd_order_run(size_t n, qd_step_fn step, qd_hold_fn hold, void *arg,
 		uint64_t limit = next_key(h, n);
 
 		do
-			ret = step(arg, h[0].i, &h[0].key);
+			ret = step(arg, h[0].i, &h[0].key, &limit);
 		while (ret > 0 && h[0].key <= limit);
 		if (ret < 0)
 			break;

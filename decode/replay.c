@@ -617,10 +617,23 @@ int qd_cursor_part(const struct qd_cursor *c, const struct qd_part *part,
 }
 
 static int hold(const struct qpt_item *it, void *arg);
+static int cursor_step1(void *arg, size_t i, uint64_t *time);
 
-/* One step of the queue (order.c): 1 while there is more, 0 at its end,
- * or a negative error; *@time: the time of its latest items. */
-static int cursor_step(void *arg, size_t i, uint64_t *time)
+/* Steps of the queue (order.c's qd_step_fn). */
+static int cursor_step(void *arg, size_t i, uint64_t *time,
+		       const uint64_t *limit)
+{
+	int ret;
+
+	do
+		ret = cursor_step1(arg, i, time);
+	while (limit && ret > 0 && *time <= *limit);
+	return ret;
+}
+
+/* One step of the queue: 1 while there is more, 0 at its end, or a
+ * negative error; *@time: the time of its latest items. */
+static int cursor_step1(void *arg, size_t i, uint64_t *time)
 {
 	struct qd_cursor *c = (struct qd_cursor *)arg + i;
 	uint64_t t;
