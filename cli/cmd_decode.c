@@ -549,7 +549,8 @@ static int parse_args(int argc, char **argv, struct args *a, struct printer *o)
 		case OPT_DISASM: a->disasm = true; break;
 		case OPT_NO_SORT: a->dopts.flags |= QPT_DECODE_NO_SORT; break;
 		case 'j':
-			if (cli_number("decode", "-j", optarg, 1, DECODE_MAX_JOBS, &v))
+			if (cli_number("decode", "-j", optarg, 1,
+					       QPT_DECODE_MAX_JOBS, &v))
 				return QPT_EXIT_USAGE;
 			a->dopts.jobs = (unsigned)v;
 			break;
@@ -807,7 +808,7 @@ static int run(struct args *a, struct printer *o)
 		err = qpt_decoder_run_raw(dec, buf, len, fn, ctx);
 	} else if (decode_jobs_wanted(a->dopts.jobs, o) && !a->lbr.depth &&
 		   !a->stats && !a->cov && !a->view) {
-		err = decode_jobs_run(dec, name, a->dopts.jobs, o, on_item);
+		err = decode_jobs_run(dec, name, o, on_item);
 	} else {
 		err = qpt_decoder_run_file(dec, name, fn, ctx);
 	}

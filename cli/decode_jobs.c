@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/decode_jobs.h"
@@ -44,15 +43,17 @@ struct printer *printer_new(void **mem)
  */
 struct par {
 	struct printer *main;
-	qpt_item_fn item;    /* an item to a printer */
-	struct printer **pr; /* a printer per worker, and the main thread's */
-	unsigned nr;
-	void **mem;
+	qpt_item_fn item; /* an item to a printer */
+	/* a printer for each thread (the library's worker number), made by
+	 * its first part on that thread: no thread writes another's entry */
+	struct printer *pr[QPT_DECODE_MAX_JOBS + 1];
+	void *mem[QPT_DECODE_MAX_JOBS + 1];
 	/* buffers of closed parts, for the next ones (their pages stay
 	 * mapped: no fault for each line of each part) */
 	pthread_mutex_t mu;
 	struct par_job *free;
 	unsigned nr_free;
+	unsigned nr_pr; /* printers made: as many buffers kept for reuse */
 };
 
 struct par_job {
@@ -105,12 +106,29 @@ static int par_spill(void *arg, const char *p, size_t n)
 	return par_window(j);
 }
 
+/* Thread @worker's printer, like the main one. */
+static int par_printer(struct par *par, unsigned worker)
+{
+	struct printer *p = printer_new(&par->mem[worker]);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, par->main, offsetof(struct printer, rings));
+	p->samplers = NULL; /* --itrace=iPERIOD's: serial only */
+	p->nr_samplers = 0;
+	decode_print_init(p);
+	par->pr[worker] = p;
+	__atomic_add_fetch(&par->nr_pr, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 static void *par_open(void *ctx, unsigned worker)
 {
 	struct par *par = ctx;
 	struct par_job *j;
 
-	if (worker >= par->nr)
+	if (worker > QPT_DECODE_MAX_JOBS ||
+	    (!par->pr[worker] && par_printer(par, worker)))
 		return NULL;
 	pthread_mutex_lock(&par->mu);
 	j = par->free;
@@ -172,7 +190,7 @@ static void par_close(void *job, void *ctx)
 	struct par *par = ctx;
 
 	pthread_mutex_lock(&par->mu);
-	if (par->nr_free < par->nr) {
+	if (par->nr_free < __atomic_load_n(&par->nr_pr, __ATOMIC_RELAXED)) {
 		j->next = par->free;
 		par->free = j;
 		par->nr_free++;
@@ -197,54 +215,16 @@ static void par_free(struct par *par)
 		free(j);
 	}
 	pthread_mutex_destroy(&par->mu);
-	for (i = 0; par->mem && i < par->nr; i++)
+	for (i = 0; i <= QPT_DECODE_MAX_JOBS; i++)
 		free(par->mem[i]);
-	free(par->mem);
-	free(par->pr);
-}
-
-/* Printers like @o for @nr workers and the main thread. */
-static int par_init(struct par *par, struct printer *o, unsigned nr)
-{
-	unsigned i;
-
-	pthread_mutex_init(&par->mu, NULL);
-	par->main = o;
-	par->nr = nr + 1;
-	par->pr = calloc(par->nr, sizeof(*par->pr));
-	par->mem = calloc(par->nr, sizeof(*par->mem));
-	if (!par->pr || !par->mem)
-		return -ENOMEM;
-	for (i = 0; i < par->nr; i++) {
-		struct printer *p = printer_new(&par->mem[i]);
-
-		if (!p)
-			return -ENOMEM;
-		memcpy(p, o, offsetof(struct printer, rings));
-		p->samplers = NULL; /* --itrace=iPERIOD's: serial only */
-		p->nr_samplers = 0;
-		decode_print_init(p);
-		par->pr[i] = p;
-	}
-	return 0;
-}
-
-/* -j N (0, no -j: the online cpus). */
-static unsigned nr_jobs(unsigned n)
-{
-	long cpus = n ? (long)n : sysconf(_SC_NPROCESSORS_ONLN);
-
-	return cpus < 1 ? 1 : cpus > DECODE_MAX_JOBS ? DECODE_MAX_JOBS
-						     : (unsigned)cpus;
 }
 
 bool decode_jobs_wanted(unsigned jobs, const struct printer *o)
 {
-	return nr_jobs(jobs) > 1 && o->mode != MODE_CALLS && !o->last &&
-	       !o->period;
+	return jobs != 1 && o->mode != MODE_CALLS && !o->last && !o->period;
 }
 
-int decode_jobs_run(struct qpt_decoder *dec, const char *name, unsigned jobs,
+int decode_jobs_run(struct qpt_decoder *dec, const char *name,
 		    struct printer *o, qpt_item_fn item)
 {
 	struct qpt_job_sink sink = {
@@ -258,14 +238,17 @@ int decode_jobs_run(struct qpt_decoder *dec, const char *name, unsigned jobs,
 	    .serial = item,
 	    .serial_ctx = o,
 	};
-	struct par par = {0};
+	struct par *par = calloc(1, sizeof(*par));
 	int err;
 
-	par.item = item;
-	err = par_init(&par, o, nr_jobs(jobs));
-	sink.ctx = &par;
-	if (!err)
-		err = qpt_decoder_run_file_jobs(dec, name, &sink);
-	par_free(&par);
+	if (!par)
+		return -ENOMEM;
+	pthread_mutex_init(&par->mu, NULL);
+	par->main = o;
+	par->item = item;
+	sink.ctx = par;
+	err = qpt_decoder_run_file_jobs(dec, name, &sink);
+	par_free(par);
+	free(par);
 	return err;
 }

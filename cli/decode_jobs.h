@@ -5,22 +5,19 @@
 
 #include "cli/decode_print.h"
 
-/* The most worker threads -j asks for. */
-#define DECODE_MAX_JOBS 256
-
 /* A printer zeroed (its caches cost nothing until used) and aligned as
  * its line cache wants; *@mem is what to free.  NULL: out of memory. */
 struct printer *printer_new(void **mem);
 
-/* Whether -j @jobs (0: one) runs on worker threads for @o's output:
- * more than one, and lines that depend on their item only (not --calls,
- * whose indent follows the calls before, nor --last, nor --itrace's
- * period, counted over the queue's instructions). */
+/* Whether -j @jobs (0: the library's choice) may run on worker threads
+ * for @o's output: not one, and lines that depend on their item only (not
+ * --calls, whose indent follows the calls before, nor --last, nor
+ * --itrace's period, counted over the queue's instructions). */
 bool decode_jobs_wanted(unsigned jobs, const struct printer *o);
 
 /* qpt_decoder_run_file_jobs of @name, each item to @item with a printer
  * like @o; the lines end in @o's writer in a serial run's order. */
-int decode_jobs_run(struct qpt_decoder *dec, const char *name, unsigned jobs,
+int decode_jobs_run(struct qpt_decoder *dec, const char *name,
 		    struct printer *o, qpt_item_fn item);
 
 #endif

@@ -24,7 +24,6 @@
 
 #include "decode/cursor.h"
 
-#define MAX_WORKERS 256
 /* Workers side by side share no cache line (nor a pair of them, which
  * some cores fetch together). */
 #define WORKER_ALIGN 128
@@ -650,7 +649,8 @@ static unsigned nr_workers(const struct qd_session *s)
 	long n = s->dec->opts.jobs ? (long)s->dec->opts.jobs
 				   : sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
+	return n < 1 ? 1 : n > QPT_DECODE_MAX_JOBS ? QPT_DECODE_MAX_JOBS
+						  : (unsigned)n;
 }
 
 /*
@@ -681,7 +681,8 @@ int qd_session_decode_jobs(struct qd_session *s,
 	p.s = s;
 	p.sink = sink;
 	p.nw = nr_workers(s);
-	if ((s->nr_queues > PAR_QUEUES_MAX &&
+	if (p.nw == 1 ||
+	    (s->nr_queues > PAR_QUEUES_MAX &&
 	     s->nr_queues > 2 * (size_t)p.nw) ||
 	    (!s->dec->opts.jobs && qd_session_trace_bytes(s) < PAR_MIN_BYTES))
 		return qd_session_decode(s, sink->serial, sink->serial_ctx);

@@ -93,9 +93,13 @@ struct qpt_decoder_opts {
 	void *progress_ctx;
 	unsigned flags;	 /* enum qpt_decode_flags bits */
 	/* Threads of qpt_decoder_run_file_jobs (0: the online cpus, or one
-	 * for a trace under 256 KiB). */
+	 * for a trace under 256 KiB; at most QPT_DECODE_MAX_JOBS). */
 	unsigned jobs;
 };
+
+/* The most threads qpt_decoder_run_file_jobs runs (opts.jobs above or
+ * cpus beyond: this many). */
+#define QPT_DECODE_MAX_JOBS 256
 
 enum qpt_decode_flags {
 	/* Each queue whole, one after the other (in the order they first
@@ -294,8 +298,8 @@ QPT_API int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
  * Where the items of a parallel run go.  The run decodes parts of the
  * queues (a few KiB of trace each, cut at PSBs) on opts.jobs threads;
  * each part's items go to @item with a context of their own, made by
- * @open on the thread decoding the part (@worker: 0 to jobs - 1, or jobs
- * for the calling thread), which keeps their output (the text a printer
+ * @open on the thread decoding the part (@worker: the thread, from 0 to
+ * QPT_DECODE_MAX_JOBS, the same on one thread all the run), which keeps their output (the text a printer
  * makes of them, say) and tells how much it holds so far (@tell, in
  * bytes, at any point between items), and is told by @finish that the
  * part is done.  The run then hands the contexts' outputs back in the
@@ -324,8 +328,9 @@ struct qpt_job_sink {
 /*
  * qpt_decoder_run_file on opts.jobs threads (0: the online cpus, for a
  * trace of 256 KiB or more), the output through @sink: on the calling
- * thread alone, into @serial, for a file of more than 16 queues (and two
- * for each thread: each holds a part's output until its turn).  Returns
+ * thread alone, into @serial, for one thread, or a file of more than 16
+ * queues (and two for each thread: each holds a part's output until its
+ * turn).  Returns
  * as qpt_decoder_run_file does; the stats and missing images are the
  * run's whole.  QPT_WANT_PROFILE and
  * QPT_WANT_COVERAGE are not for threads: -QPT_E_INVAL.  opts.progress is
