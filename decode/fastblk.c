@@ -253,11 +253,13 @@ static int step_over(struct qd_fpt *d)
 }
 
 /*
- * pt_blk_proceed_to_ip: walk to @ip without trace.  1: reached; 0: the
- * block ended first (a direct jump or call); -pte_bad_query: an
- * instruction needs trace first (d->ip at it); QD_FAST_BAIL.
+ * pt_blk_proceed_to_ip: walk to *@ip without trace (@ip NULL: to the
+ * first instruction that needs trace; every address is one that code
+ * may have, all ones too).  1: reached; 0: the block ended first (a
+ * direct jump or call); -pte_bad_query: an instruction needs trace first
+ * (d->ip at it); QD_FAST_BAIL.
  */
-static int to_ip(struct qd_fpt *d, struct pt_block *b, uint64_t ip)
+static int to_ip(struct qd_fpt *d, struct pt_block *b, const uint64_t *ip)
 {
 	for (;;) {
 		const struct qd_run_ent *r;
@@ -265,19 +267,19 @@ static int to_ip(struct qd_fpt *d, struct pt_block *b, uint64_t ip)
 		uint32_t k;
 		int st;
 
-		if (at == ip)
+		if (ip && at == *ip)
 			return 1;
 		r = fq_run_at(d, at);
 		if (!r)
 			return QD_FAST_BAIL;
-		for (k = 0; k < r->ninsn && at != ip; k++)
+		for (k = 0; k < r->ninsn && !(ip && at == *ip); k++)
 			at += r->lens[k];
 		if (k < r->ninsn) {
 			/* reached inside the run, after k instructions */
 			if (add_insns(b, k, at - r->lens[k - 1], QX86_NONE))
 				return QD_FAST_BAIL;
 			reach(d, r, at - r->lens[k - 1], k - 1);
-			d->ip = ip;
+			d->ip = *ip;
 			return 1;
 		}
 		if (add_insns(b, r->ninsn, r->end_ip, r->cls))
@@ -287,7 +289,7 @@ static int to_ip(struct qd_fpt *d, struct pt_block *b, uint64_t ip)
 		if (!st)
 			return -pte_bad_query;
 		if (st == 2)
-			return d->ip == ip;
+			return ip && d->ip == *ip;
 	}
 }
 
@@ -419,13 +421,9 @@ static int proceed_event(struct qd_fpt *d, struct pt_block *b)
 		break;
 	case ptev_disabled:
 		/* binds to the next branch that needs trace (no CR3 writes
-		 * in user code), or to its ip; UINT64_MAX says "no ip" to
-		 * to_ip, which an ip of all ones would reach at once */
-		if (ev->ip_suppressed && d->ip == UINT64_MAX)
-			return QD_FAST_BAIL;
+		 * in user code), or to its ip */
 		st = to_ip(d, b,
-			   ev->ip_suppressed ? UINT64_MAX
-					     : ev->variant.disabled.ip);
+			   ev->ip_suppressed ? NULL : &ev->variant.disabled.ip);
 		if (st <= 0) {
 			if (st != -pte_bad_query)
 				return st;
@@ -433,21 +431,21 @@ static int proceed_event(struct qd_fpt *d, struct pt_block *b)
 		}
 		break;
 	case ptev_async_disabled:
-		st = to_ip(d, b, ev->variant.async_disabled.at);
+		st = to_ip(d, b, &ev->variant.async_disabled.at);
 		if (st <= 0)
 			return st < 0 ? bail(st) : 0;
 		if (d->errata_skd022 && vm_entry_at(d, d->ip))
 			return QD_FAST_BAIL;
 		break;
 	case ptev_async_branch:
-		st = to_ip(d, b, ev->variant.async_branch.from);
+		st = to_ip(d, b, &ev->variant.async_branch.from);
 		if (st <= 0)
 			return st < 0 ? bail(st) : 0;
 		break;
 	case ptev_exec_mode:
 		if (ev->ip_suppressed)
 			break;
-		st = to_ip(d, b, ev->variant.exec_mode.ip);
+		st = to_ip(d, b, &ev->variant.exec_mode.ip);
 		if (st == -pte_bad_query)
 			st = with_trace(d);
 		if (st < 0)
