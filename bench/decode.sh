@@ -281,7 +281,8 @@ big_rss() {
 
 # -j scaling: qpt decode --insn --no-asm -jJOBS (default 2) against -j1
 # on $1 copies of the arcus-hello trace (a PSB at each copy: many parts),
-# in alternating pairs (the ratio: -j1's time / -jJOBS's).
+# in alternating pairs (the ratio: -j1's time / -jJOBS's); and what JOBS
+# separate -j1 processes gain on this machine, the most -jJOBS could.
 jobs_scaling() {
 	local f="$tmp/jobs.data" j=${JOBS:-2}
 	python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$f" "$1" \
@@ -289,6 +290,14 @@ jobs_scaling() {
 	pair_ratio "-j$j vs -j1, --insn --no-asm ($1 copies)" 1.8 \
 		"$QPT" decode --insn --no-asm -j"$j" --sysroot "$d" -i "$f" -- \
 		"$QPT" decode --insn --no-asm -j1 --sysroot "$d" -i "$f"
+	# this machine's ceiling: JOBS -j1 runs at once against one after
+	# the other (cores a host shares, memory bandwidth)
+	local one="\"\$0\" decode --insn --no-asm -j1 --sysroot \"\$1\" -i \"\$2\" >/dev/null"
+	pair_ratio "$j -j1 runs at once vs in turn (the ceiling)" 0 \
+		bash -c "for ((k = 0; k < $j; k++)); do $one & done; wait" \
+		"$QPT" "$d" "$f" -- \
+		bash -c "for ((k = 0; k < $j; k++)); do $one; done" \
+		"$QPT" "$d" "$f"
 	echo "  (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 	rm -f "$f"
 }
