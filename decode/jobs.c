@@ -664,10 +664,12 @@ static unsigned nr_workers(const struct qd_session *s)
  * With opts.jobs 0 (the default), a trace of fewer bytes than this is
  * decoded on the calling thread too: the workers' set-up (images of their
  * own, cold caches, a part's head made twice) costs more than they save.
- * Measured on copies of arcus-hello with 2 workers: -j2 slower than -j1
- * up to 112 KiB (--insn) and 223 KiB (--branches), faster from there.
+ * Measured on copies of arcus-hello with 2 workers (medians of 7
+ * alternating pairs): -j2 against -j1 0.77x (--insn) and 0.85x
+ * (--branches) on 1 copy (9 KiB), 0.92x and 1.07x on 2 (16 KiB), 1.00x
+ * and 1.05x on 4 (30 KiB), 1.26x and 1.16x on 8.
  */
-#define PAR_MIN_BYTES (256u << 10)
+#define PAR_MIN_BYTES (32u << 10)
 
 int qd_session_decode_jobs(struct qd_session *s,
 			   const struct qpt_job_sink *sink)
