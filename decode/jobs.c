@@ -82,7 +82,7 @@ struct worker {
 	struct pool *p;
 	pthread_t th;
 	unsigned idx;
-	bool running, hist_init;
+	bool running;
 	/* images of its own: libipt's sections (their block caches) are not
 	 * for two threads at once */
 	struct pt_image_section_cache *isc;
@@ -578,7 +578,6 @@ static int worker_init(struct worker *w)
 	w->isc = pt_iscache_alloc(NULL);
 	err = w->isc ? qd_hist_init(&w->hist, w->isc, s->dec->manual)
 		     : -ENOMEM;
-	w->hist_init = !err;
 	if (!err)
 		err = qd_session_history(s, &w->hist);
 	if (!err && (!w->cache || !w->runs))
@@ -631,8 +630,7 @@ static void pool_free(struct pool *p)
 		d->trace_bytes += st->trace_bytes;
 		d->skipped_bytes += st->skipped_bytes;
 		d->fast_insns += st->fast_insns;
-		if (p->w[k].hist_init)
-			qd_hist_fini(&p->w[k].hist);
+		qd_hist_fini(&p->w[k].hist); /* zeroed: nothing */
 		pt_iscache_free(p->w[k].isc);
 		qx86_cache_free(p->w[k].cache);
 		qd_runs_free(p->w[k].runs);
