@@ -617,29 +617,19 @@ int qd_cursor_part(const struct qd_cursor *c, const struct qd_part *part,
 }
 
 static int hold(const struct qpt_item *it, void *arg);
-static int cursor_step1(void *arg, size_t i, uint64_t *time);
 
-/* Steps of the queue (order.c's qd_step_fn). */
+/* One step of the queue (order.c's qd_step_fn: one, whatever @limit): 1
+ * while there is more, 0 at its end, or a negative error; *@time: the
+ * time of its latest items. */
 static int cursor_step(void *arg, size_t i, uint64_t *time,
 		       const uint64_t *limit)
-{
-	int ret;
-
-	do
-		ret = cursor_step1(arg, i, time);
-	while (limit && ret > 0 && *time <= *limit);
-	return ret;
-}
-
-/* One step of the queue: 1 while there is more, 0 at its end, or a
- * negative error; *@time: the time of its latest items. */
-static int cursor_step1(void *arg, size_t i, uint64_t *time)
 {
 	struct qd_cursor *c = (struct qd_cursor *)arg + i;
 	uint64_t t;
 	size_t k;
 	int ret;
 
+	(void)limit;
 	if (c->nr_held && c->fc.fn != hold) {
 		for (k = 0, ret = 0; !ret && k < c->nr_held; k++) {
 			/* the message's copy is where the item is now */

@@ -158,10 +158,10 @@ int qd_session_decode_jobs(struct qd_session *s,
 
 /* ---- order.c: queues merged by time ---- */
 
-/* One step of queue @i, and with @limit more while *@time is at most
- * *@limit: 1 while it has more, 0 at its end, or a negative error; *@time
- * is set to the time of its latest items when they have one (else left
- * as it is). */
+/* One step of queue @i, and with @limit maybe more while *@time is at
+ * most *@limit (the caller asks for more as long as it is): 1 while it
+ * has more, 0 at its end, or a negative error; *@time is set to the time
+ * of its latest items when they have one (else left as it is). */
 typedef int (*qd_step_fn)(void *arg, size_t i, uint64_t *time,
 			  const uint64_t *limit);
 
