@@ -159,7 +159,9 @@ int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
 	s->last_sym = NULL;
 	s->last_sym_lo = s->last_sym_hi = 0;
 	s->last_src_lo = s->last_src_hi = 0;
-	file->used = true;
+	if (!file->used) /* -j's workers map what the session mapped: no
+			  * write to a file they share */
+		file->used = true;
 	if (!file->found) {
 		/* a missing file does not hide code we have (--image) */
 		for (i = 0; i < s->nr_maps; i++)
