@@ -295,19 +295,19 @@ QPT_API int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
 				 qpt_item_fn fn, void *ctx);
 
 /*
- * Where the items of a parallel run go.  The run decodes parts of the
- * queues (a few KiB of trace each, cut at PSBs) on opts.jobs threads;
- * each part's items go to @item with a context of their own, made by
- * @open on the thread decoding the part (@worker: the thread, from 0 to
- * QPT_DECODE_MAX_JOBS, the same on one thread all the run), which keeps their output (the text a printer
- * makes of them, say) and tells how much it holds so far (@tell, in
- * bytes, at any point between items), and is told by @finish that the
- * part is done.  The run then hands the contexts' outputs back in the
- * order a serial run (qpt_decoder_run_file, same options) would give the
- * items, a range at a time (@write, on the calling thread), and
- * @close-s them.  So a sink whose output of an item depends on that item
- * only (not on the items before it) writes what a serial run writes.
- * A negative value from @item or @write stops the run (returned).
+ * Where the items of a parallel run go.  The run decodes parts of the queues
+ * (a few KiB of trace each, cut at PSBs) on opts.jobs threads; each part's
+ * items go to @item with a context of their own, made by @open on the thread
+ * decoding the part (@worker: the thread, from 0 to QPT_DECODE_MAX_JOBS, the
+ * same on one thread all the run), which keeps their output (the text a
+ * printer makes of them, say) and tells how much it holds so far (@tell, in
+ * bytes, at any point between items), and is told by @finish that the part
+ * is done.  The run then hands the contexts' outputs back in the order a
+ * serial run (qpt_decoder_run_file, same options) would give the items, a
+ * range at a time (@write, on the calling thread), and @close-s them.  So a
+ * sink whose output of an item depends on that item only (not on the items
+ * before it) writes what a serial run writes.  A negative value from @item
+ * or @write stops the run (returned).
  */
 struct qpt_job_sink {
 	size_t size; /* sizeof(struct qpt_job_sink) */
@@ -330,11 +330,10 @@ struct qpt_job_sink {
  * trace of 32 KiB or more), the output through @sink: on the calling
  * thread alone, into @serial, for one thread, or a file of more than 16
  * queues (and two for each thread: each holds a part's output until its
- * turn).  Returns
- * as qpt_decoder_run_file does; the stats and missing images are the
- * run's whole.  QPT_WANT_PROFILE and
- * QPT_WANT_COVERAGE are not for threads: -QPT_E_INVAL.  opts.progress is
- * told on the calling thread.
+ * turn).  Returns as qpt_decoder_run_file does; the stats and missing
+ * images are the run's whole.  QPT_WANT_PROFILE and QPT_WANT_COVERAGE
+ * are not for threads: -QPT_E_INVAL.  opts.progress is told on the
+ * calling thread.
  */
 QPT_API int qpt_decoder_run_file_jobs(struct qpt_decoder *dec,
 				      const char *path,
