@@ -128,29 +128,12 @@ static inline bool dropped(const struct flow *f)
 	return __builtin_expect(f->head, 0) && f->fc->head == QD_HEAD_DROP;
 }
 
-static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
-		       uint64_t to, unsigned via)
+/* The item of a taken branch from @from to @to (counted already). */
+static int tell_branch(struct flow *f, unsigned kind, uint64_t from,
+		       uint64_t to, unsigned via, uint64_t cycles)
 {
 	struct qpt_item it;
 
-	uint64_t cycles = 0;
-
-	if (f->skip_branch) { /* told before libipt decoded it again */
-		f->skip_branch--;
-		return 0;
-	}
-	f->n_branch++;
-	f->fc->stats->branches++;
-	if (f->fc->want & QPT_WANT_PROFILE)
-		prof_branch(f, kind, to);
-	if ((f->fc->want & QPT_WANT_COVERAGE) && kind != QPT_BR_TRACE_BEGIN &&
-	    kind != QPT_BR_TRACE_END)
-		cov_edge(f, from, to);
-	if (f->cyc) /* direct jumps and calls read no packet */
-		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
-				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
-	if (!(f->fc->want & QPT_WANT_BRANCH) || dropped(f))
-		return 0;
 	item_init(f, &it, QPT_ITEM_BRANCH, kind);
 	it.ip = from;
 	it.to = to;
@@ -170,6 +153,38 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	}
 	item_src(f->fc, &it);
 	return f->fc->fn(&it, f->fc->fn_ctx);
+}
+
+int flow_tell_branch(struct flow *f, unsigned kind, uint64_t from,
+		     uint64_t to)
+{
+	return tell_branch(f, kind, from, to, QPT_BR_NR, 0);
+}
+
+static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
+		       uint64_t to, unsigned via)
+{
+	uint64_t cycles = 0;
+
+	if (f->skip_branch) { /* told before libipt decoded it again */
+		f->skip_branch--;
+		return 0;
+	}
+	f->n_branch++;
+	f->fc->stats->branches++;
+	if (f->fc->want & QPT_WANT_PROFILE)
+		prof_branch(f, kind, to);
+	if ((f->fc->want & QPT_WANT_COVERAGE) && kind != QPT_BR_TRACE_BEGIN &&
+	    kind != QPT_BR_TRACE_END)
+		cov_edge(f, from, to);
+	if (f->cyc) /* direct jumps and calls read no packet */
+		cycles = qd_cyc_take(f->cyc, !f->cyc_nodec &&
+				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
+	if (!(f->fc->want & QPT_WANT_BRANCH) || dropped(f))
+		return 0;
+	if (f->rec) /* a path's branches are told again (no via, cycles) */
+		path_rec_branch(f, kind, from, to);
+	return tell_branch(f, kind, from, to, via, cycles);
 }
 
 static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
@@ -899,14 +914,16 @@ int flow_path_enter(struct flow *f, uint64_t ip)
 	return resolve(f, ip, true);
 }
 
-/* Whether the flow may take paths: counts only, on the fast decoder. */
+/* Whether the flow may take paths: counts and branches (no cycles),
+ * on the fast decoder. */
 static bool paths_on(const struct flow *f)
 {
 	unsigned want = f->fc->want;
 
 	return f->fc->paths && f->fast &&
-	       (want & (QPT_WANT_PROFILE | QPT_WANT_COVERAGE)) &&
-	       !(want & (QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_CYCLES));
+	       (want & (QPT_WANT_PROFILE | QPT_WANT_COVERAGE |
+			QPT_WANT_BRANCH)) &&
+	       !(want & (QPT_WANT_INSN | QPT_WANT_CYCLES));
 }
 
 /* The fast decoder bailed out: libipt from its last PSB. */

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * Paths of the count-only flows (QPT_WANT_PROFILE, QPT_WANT_COVERAGE
- * without instruction or branch items): where the fast decoder stands
- * in a run of TNT packets (nothing but TNT bits and PADs up to the
- * run's last bit: no time, event or address space can change there),
- * the blocks up to the next indirect branch, or a return the path did
- * not call, are steered by the TNT bits alone.  The first time a start
- * and its bits are met, the flow decodes the path as always and records
- * what it counted (instructions, taken branches, each function's
- * instructions and calls, coverage blocks and edges) and where it ended
- * (paths.c keeps it); each later time the counts are added at once and
+ * Paths of the flows without instruction items (QPT_WANT_PROFILE,
+ * QPT_WANT_COVERAGE, QPT_WANT_BRANCH; no QPT_WANT_INSN or
+ * QPT_WANT_CYCLES): where the fast decoder stands in a run of TNT
+ * packets (nothing but TNT bits and PADs up to the run's last bit: no
+ * time, event or address space can change there), the blocks up to the
+ * next indirect branch, or a return the path did not call, are steered
+ * by the TNT bits alone.  The first time a start and its bits are met,
+ * the flow decodes the path as always and records what it counted
+ * (instructions, taken branches, each function's instructions and
+ * calls, coverage blocks and edges), the taken branches it told, and
+ * where it ended (paths.c keeps it); each later time the counts are
+ * added at once, the branches told again (all at the time the path
+ * started at, as the flow tells them: no time changes along it), and
  * the decoders are put where the path ends, with the TNT bits consumed
  * as the block decoder would have consumed them.
  */
@@ -32,6 +35,7 @@ struct path_rec {
 	struct qd_path_fn fn[PATH_FNS];
 	uint64_t push[64];
 	uint32_t blk[PATH_BLOCKS], edge[2 * PATH_BLOCKS];
+	struct qd_path_br br[PATH_BLOCKS];
 };
 
 void path_rec_prof(struct flow *f, struct qpt_profile_func *fn, uint64_t insns,
@@ -70,11 +74,26 @@ void path_rec_cov(struct flow *f, bool edge, uint32_t i)
 	    r->h.nr_edge == 2 * PATH_BLOCKS || r->h.nr_blk == PATH_BLOCKS;
 }
 
-/* Add path @p's counts to the flow's, and the flow's state at its end. */
-static void apply(struct flow *f, const struct qd_path *p)
+void path_rec_branch(struct flow *f, unsigned kind, uint64_t from,
+		     uint64_t to)
+{
+	struct path_rec *r = f->rec;
+
+	if (r->h.nr_br < PATH_BLOCKS)
+		r->br[r->h.nr_br++] = (struct qd_path_br){from, to, kind};
+	r->full |= r->h.nr_br == PATH_BLOCKS;
+}
+
+/*
+ * Add path @p's counts to the flow's, tell its branches, and set the
+ * flow's state at its end; 0 or the callback's error (the flow stops
+ * there: where it stands no longer matters).
+ */
+static int apply(struct flow *f, const struct qd_path *p)
 {
 	struct qd_flow_ctx *fc = f->fc;
 	uint32_t i;
+	int err;
 
 	fc->stats->insns += p->insns;
 	fc->stats->fast_insns += p->insns;
@@ -98,6 +117,17 @@ static void apply(struct flow *f, const struct qd_path *p)
 	f->p_size = p->li_len;
 	f->p_kind = p->p_kind;
 	f->next_ip = p->li_ip + p->li_len;
+	if (fc->want & QPT_WANT_BRANCH) {
+		const struct qd_path_br *br = qd_path_brs(p);
+
+		for (i = 0; i < p->nr_br; i++) {
+			err = flow_tell_branch(f, br[i].kind, br[i].from,
+					       br[i].to);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 /* Keep what @r recorded, from the flow's counts then (@insns, ...). */
@@ -116,7 +146,9 @@ static void save(struct flow *f, struct path_rec *r, uint64_t insns,
 	qd_fpt_path_end(f->fast, &h->end_ip, &h->li_ip, &h->li_target,
 			&h->li_len, &h->li_cls);
 	h->p_kind = f->p_kind;
-	qd_paths_add(fc->paths, h, r->fn, r->push, r->blk, r->edge);
+	qd_paths_add(fc->paths, h,
+		     &(struct qd_path_arrays){r->fn, r->push, r->blk, r->edge,
+					      r->br});
 }
 
 /*
@@ -167,7 +199,7 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 	f->rec = NULL;
 	r.h.blocks = blocks;
 	if (!blocks) { /* none here: remembered as such */
-		qd_paths_add(fc->paths, &r.h, NULL, NULL, NULL, NULL);
+		qd_paths_add(fc->paths, &r.h, NULL);
 		return 0;
 	}
 	save(f, &r, insns, branches, cov_ops);
@@ -207,6 +239,6 @@ int path_step(struct flow *f, struct pt_block *b, int *status)
 		return PATH_BLOCK; /* not expected: libipt takes over */
 	qd_fpt_path_set(f->fast, p->end_ip, p->li_ip, p->li_target, p->li_len,
 			p->li_cls, qd_path_pushes(p), p->nr_push);
-	apply(f, p);
-	return PATH_DONE;
+	err = apply(f, p);
+	return err ? err : PATH_DONE;
 }

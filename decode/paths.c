@@ -97,7 +97,8 @@ static size_t path_size(const struct qd_path *h)
 		   h->nr_push * sizeof(uint64_t) +
 		   (h->nr_blk + h->nr_edge) * sizeof(uint32_t);
 
-	return (n + 7) & ~(size_t)7;
+	n = (n + 7) & ~(size_t)7; /* the branches' alignment */
+	return n + h->nr_br * sizeof(struct qd_path_br);
 }
 
 /* @n bytes of @src at @at (a NULL @src when none); past them. */
@@ -109,9 +110,9 @@ static uint8_t *put(uint8_t *at, const void *src, size_t n)
 }
 
 int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
-		 const struct qd_path_fn *fn, const uint64_t *push,
-		 const uint32_t *blk, const uint32_t *edge)
+		 const struct qd_path_arrays *a)
 {
+	static const struct qd_path_arrays none;
 	size_t size = path_size(h), i;
 	struct qd_path *e;
 	uint8_t *at;
@@ -129,10 +130,13 @@ int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
 	e = (struct qd_path *)at;
 	*e = *h;
 	at += sizeof(*e);
-	at = put(at, fn, h->nr_fn * sizeof(*fn));
-	at = put(at, push, h->nr_push * sizeof(*push));
-	at = put(at, blk, h->nr_blk * sizeof(*blk));
-	put(at, edge, h->nr_edge * sizeof(*edge));
+	if (!a)
+		a = &none;
+	at = put(at, a->fn, h->nr_fn * sizeof(*a->fn));
+	at = put(at, a->push, h->nr_push * sizeof(*a->push));
+	at = put(at, a->blk, h->nr_blk * sizeof(*a->blk));
+	put(at, a->edge, h->nr_edge * sizeof(*a->edge));
+	put((uint8_t *)qd_path_brs(e), a->br, h->nr_br * sizeof(*a->br));
 	p->slot[i] = (uint32_t)p->used + 1;
 	p->used += size;
 	p->nr++;
@@ -157,4 +161,11 @@ const uint32_t *qd_path_blks(const struct qd_path *e)
 const uint32_t *qd_path_edges(const struct qd_path *e)
 {
 	return qd_path_blks(e) + e->nr_blk;
+}
+
+const struct qd_path_br *qd_path_brs(const struct qd_path *e)
+{
+	uintptr_t end = (uintptr_t)(qd_path_edges(e) + e->nr_edge);
+
+	return (const struct qd_path_br *)((end + 7) & ~(uintptr_t)7);
 }

@@ -26,9 +26,15 @@ struct qd_path_fn {
 	uint64_t insns, calls;
 };
 
+/* A taken branch along a path (for QPT_WANT_BRANCH items). */
+struct qd_path_br {
+	uint64_t from, to;
+	uint32_t kind; /* qpt_branch_kind */
+};
+
 /*
  * A path: its key, what it uses and where it ends, its counts; then its
- * arrays (qd_path_fns, _pushes, _blks, _edges).
+ * arrays (qd_path_fns, _pushes, _blks, _edges, _brs).
  */
 struct qd_path {
 	struct qd_path_key key;
@@ -44,7 +50,7 @@ struct qd_path {
 	uint8_t li_len, li_cls;
 	/* the flow: the pending instruction (its branch kind) */
 	unsigned p_kind;
-	uint32_t nr_fn, nr_push, nr_blk, nr_edge;
+	uint32_t nr_fn, nr_push, nr_blk, nr_edge, nr_br;
 };
 
 struct qd_paths;
@@ -56,13 +62,22 @@ void qd_paths_reset(struct qd_paths *p);
 /* The path of key @k, or NULL. */
 const struct qd_path *qd_paths_find(const struct qd_paths *p,
 				    const struct qd_path_key *k);
-/* Keep path @h with its arrays; 0, or -1 when it is too large. */
+/* The arrays of a path being kept (NULL where its count is 0). */
+struct qd_path_arrays {
+	const struct qd_path_fn *fn;
+	const uint64_t *push;
+	const uint32_t *blk, *edge;
+	const struct qd_path_br *br;
+};
+
+/* Keep path @h with its arrays @a (NULL: none); 0, or -1 when it is too
+ * large. */
 int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
-		 const struct qd_path_fn *fn, const uint64_t *push,
-		 const uint32_t *blk, const uint32_t *edge);
+		 const struct qd_path_arrays *a);
 const struct qd_path_fn *qd_path_fns(const struct qd_path *e);
 const uint64_t *qd_path_pushes(const struct qd_path *e);
 const uint32_t *qd_path_blks(const struct qd_path *e);
 const uint32_t *qd_path_edges(const struct qd_path *e);
+const struct qd_path_br *qd_path_brs(const struct qd_path *e);
 
 #endif
