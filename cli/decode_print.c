@@ -462,15 +462,52 @@ static void json_branch(struct printer *o, const struct qpt_item *it)
 	out_end(&o->w);
 }
 
-static void print_branch(struct printer *o, const struct qpt_item *it)
+_Static_assert(sizeof(struct br_ent) == 256 && BR_TEXT % 16 == 0 &&
+		   BR_TEXT <= sizeof(((struct br_ent *)0)->s) &&
+		   BR_TEXT <= OUT_RESERVE_MAX,
+	       "br_ent");
+
+/* The branch line cache's entry for @it. */
+static struct br_ent *br_at(struct printer *o, const struct qpt_item *it)
+{
+	uint64_t h = (it->ip ^ (it->to << 5)) * 0x9e3779b97f4a7c15ull;
+
+	return &o->br_lines[h >> (64 - 12)];
+}
+
+_Static_assert(BR_SETS == 1u << 12, "br_at's shift");
+
+static bool br_same(const struct br_ent *e, const struct qpt_item *it)
+{
+	return e->len && e->ip == it->ip && e->to == it->to &&
+	       e->kind == it->kind && e->via == it->via && e->sym == it->sym &&
+	       e->to_sym == it->to_sym && e->symoff == it->symoff &&
+	       e->to_symoff == it->to_symoff;
+}
+
+/* Keep the line of @it after its prefix: the @n bytes at @s. */
+static void br_keep(struct br_ent *e, const struct qpt_item *it,
+		    const char *s, size_t n)
+{
+	if (n > BR_TEXT || it->kind > 255 || it->via > 255)
+		return;
+	e->ip = it->ip;
+	e->to = it->to;
+	e->sym = it->sym;
+	e->to_sym = it->to_sym;
+	e->symoff = it->symoff;
+	e->to_symoff = it->to_symoff;
+	e->kind = (uint8_t)it->kind;
+	e->via = (uint8_t)it->via;
+	e->len = (uint8_t)n;
+	memcpy(e->s, s, n);
+}
+
+/* A text branch line after its prefix, made anew. */
+static void text_branch(struct printer *o, const struct qpt_item *it)
 {
 	unsigned via = it->via < QPT_BR_NR ? it->via : QPT_BR_NR;
 
-	if (o->json) {
-		json_branch(o, it);
-		return;
-	}
-	put_prefix(o, it);
 	out_raw(&o->w, o->flags[it->kind < QPT_BR_NR ? it->kind : 0][via], 25);
 	put_hex16(o, it->ip);
 	if (it->sym) {
@@ -484,8 +521,38 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 		put_sym(o, it->to_sym, it->to_symoff);
 	}
 	out_char(&o->w, '\n');
-	if (o->srcline)
+}
+
+static void print_branch(struct printer *o, const struct qpt_item *it)
+{
+	unsigned long flushes;
+	struct br_ent *e;
+	size_t start, i;
+	char *p;
+
+	if (o->json) {
+		json_branch(o, it);
+		return;
+	}
+	put_prefix(o, it);
+	if (o->srcline) {
+		text_branch(o, it);
 		put_srcline(o, it);
+		return;
+	}
+	e = br_at(o, it);
+	if (br_same(e, it)) { /* in 16-byte pieces: a few moves each */
+		p = out_reserve(&o->w, BR_TEXT);
+		for (i = 0; i < e->len; i += 16)
+			memcpy(p + i, e->s + i, 16);
+		out_commit(&o->w, p + e->len);
+		return;
+	}
+	start = o->w.len;
+	flushes = o->w.flushes;
+	text_branch(o, it);
+	if (o->w.flushes == flushes) /* the whole line is in the buffer */
+		br_keep(e, it, o->w.buf + start, o->w.len - start);
 }
 
 /* perf script's flags column, "  %-23s", for every kind and reason. */

@@ -67,6 +67,22 @@ struct line_ent {
 	char s[128 - 42];
 } __attribute__((aligned(64)));
 
+/* Text branch lines after their prefix, by kind, reason, addresses and
+ * symbols: direct-mapped by the addresses (a loop repeats its branches),
+ * one entry four cache lines; lines longer than BR_TEXT are made each
+ * time. */
+#define BR_SETS 4096
+#define BR_TEXT 192 /* a multiple of 16: copied in 16-byte pieces */
+
+struct br_ent {
+	uint64_t ip, to;
+	const char *sym, *to_sym;
+	uint64_t symoff, to_symoff;
+	uint8_t kind, via;
+	uint8_t len; /* 0: empty */
+	char s[256 - 51];
+} __attribute__((aligned(64)));
+
 struct printer {
 	enum mode mode;
 	bool json, events, no_sym;
@@ -113,6 +129,7 @@ struct printer {
 	} hex16[16384];
 	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
 	struct line_ent lines[LINE_SETS];
+	struct br_ent br_lines[BR_SETS];
 	unsigned asm_clock; /* which way of a set to replace */
 	/* "  FLAGS" padded for each branch kind and trace-end reason */
 	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];
