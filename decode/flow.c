@@ -128,7 +128,30 @@ static inline bool dropped(const struct flow *f)
 	return __builtin_expect(f->head, 0) && f->fc->head == QD_HEAD_DROP;
 }
 
-/* The item of a taken branch from @from to @to (counted already). */
+/* The symbols of branch item @it, where they are wanted: the recorded
+ * ones of a path's branch @br, or looked up. */
+static void branch_syms(struct flow *f, struct qpt_item *it,
+			const struct qd_path_br *br)
+{
+	if (!(f->fc->want & QPT_WANT_SYMBOLS) || !f->fc->space)
+		return;
+	if (br) {
+		it->sym = br->sym;
+		it->symoff = br->symoff;
+		it->to_sym = br->to_sym;
+		it->to_symoff = br->to_symoff;
+		return;
+	}
+	/* the target first: the space caches the last symbol, and the
+	 * next item is usually near the source */
+	if (it->to)
+		it->to_sym = qd_space_sym(f->fc->space, it->to, &it->to_symoff);
+	if (it->ip)
+		it->sym = qd_space_sym(f->fc->space, it->ip, &it->symoff);
+}
+
+/* The item of a taken branch from @from to @to (counted already); a path
+ * being recorded keeps it. */
 static int tell_branch(struct flow *f, unsigned kind, uint64_t from,
 		       uint64_t to, unsigned via, uint64_t cycles)
 {
@@ -142,23 +165,39 @@ static int tell_branch(struct flow *f, unsigned kind, uint64_t from,
 	if ((f->fc->want & QPT_WANT_BRANCH_INSN) && from &&
 	    kind != QPT_BR_TRACE_BEGIN)
 		branch_insn(f, &it);
-	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space) {
-		/* the target first: the space caches the last symbol,
-		 * and the next item is usually near @from */
-		if (to)
-			it.to_sym = qd_space_sym(f->fc->space, to,
-						 &it.to_symoff);
-		if (from)
-			it.sym = qd_space_sym(f->fc->space, from, &it.symoff);
-	}
+	branch_syms(f, &it, NULL);
+	if (f->rec) /* told again with no reason and no cycles */
+		path_rec_branch(f, &(struct qd_path_br){from, to, it.sym,
+			it.to_sym, it.symoff, it.to_symoff, kind});
 	item_src(f->fc, &it);
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 
-int flow_tell_branch(struct flow *f, unsigned kind, uint64_t from,
-		     uint64_t to)
+int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
+		       uint32_t n)
 {
-	return tell_branch(f, kind, from, to, QPT_BR_NR, 0);
+	struct qpt_item it;
+	uint32_t i;
+	int err;
+
+	item_init(f, &it, QPT_ITEM_BRANCH, 0);
+	for (i = 0; i < n; i++) {
+		it.kind = br[i].kind;
+		it.ip = br[i].from;
+		it.to = br[i].to;
+		if (f->fc->want & QPT_WANT_BRANCH_INSN) {
+			it.size = it.mode = 0;
+			memset(it.raw, 0, sizeof(it.raw));
+			if (it.ip)
+				branch_insn(f, &it);
+		}
+		branch_syms(f, &it, &br[i]);
+		item_src(f->fc, &it);
+		err = f->fc->fn(&it, f->fc->fn_ctx);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
@@ -182,8 +221,6 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
 	if (!(f->fc->want & QPT_WANT_BRANCH) || dropped(f))
 		return 0;
-	if (f->rec) /* a path's branches are told again (no via, cycles) */
-		path_rec_branch(f, kind, from, to);
 	return tell_branch(f, kind, from, to, via, cycles);
 }
 

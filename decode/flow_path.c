@@ -74,13 +74,12 @@ void path_rec_cov(struct flow *f, bool edge, uint32_t i)
 	    r->h.nr_edge == 2 * PATH_BLOCKS || r->h.nr_blk == PATH_BLOCKS;
 }
 
-void path_rec_branch(struct flow *f, unsigned kind, uint64_t from,
-		     uint64_t to)
+void path_rec_branch(struct flow *f, const struct qd_path_br *br)
 {
 	struct path_rec *r = f->rec;
 
 	if (r->h.nr_br < PATH_BLOCKS)
-		r->br[r->h.nr_br++] = (struct qd_path_br){from, to, kind};
+		r->br[r->h.nr_br++] = *br;
 	r->full |= r->h.nr_br == PATH_BLOCKS;
 }
 
@@ -93,7 +92,6 @@ static int apply(struct flow *f, const struct qd_path *p)
 {
 	struct qd_flow_ctx *fc = f->fc;
 	uint32_t i;
-	int err;
 
 	fc->stats->insns += p->insns;
 	fc->stats->fast_insns += p->insns;
@@ -117,16 +115,8 @@ static int apply(struct flow *f, const struct qd_path *p)
 	f->p_size = p->li_len;
 	f->p_kind = p->p_kind;
 	f->next_ip = p->li_ip + p->li_len;
-	if (fc->want & QPT_WANT_BRANCH) {
-		const struct qd_path_br *br = qd_path_brs(p);
-
-		for (i = 0; i < p->nr_br; i++) {
-			err = flow_tell_branch(f, br[i].kind, br[i].from,
-					       br[i].to);
-			if (err)
-				return err;
-		}
-	}
+	if (fc->want & QPT_WANT_BRANCH)
+		return flow_tell_branches(f, qd_path_brs(p), p->nr_br);
 	return 0;
 }
 

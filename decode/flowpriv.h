@@ -181,8 +181,7 @@ int path_step(struct flow *f, struct pt_block *b, int *status);
 void path_rec_prof(struct flow *f, struct qpt_profile_func *fn,
 		   uint64_t insns, uint64_t branches, uint64_t calls);
 void path_rec_cov(struct flow *f, bool edge, uint32_t i);
-void path_rec_branch(struct flow *f, unsigned kind, uint64_t from,
-		     uint64_t to);
+void path_rec_branch(struct flow *f, const struct qd_path_br *br);
 /* flow_prof.c: a path's counts added to the thread and its functions */
 void prof_path(struct flow *f, uint64_t insns, uint64_t branches,
 	       const struct qd_path_fn *fn, unsigned n);
@@ -190,10 +189,10 @@ void prof_path(struct flow *f, uint64_t insns, uint64_t branches,
  * it); whether a path may start (the time moves on at no block of it);
  * what the first block of a path at @ip does before its instructions. */
 int flow_walk(struct flow *f, const struct pt_block *b);
-/* flow.c: the item of a taken branch a path counted, told again (0 or
- * the callback's error) */
-int flow_tell_branch(struct flow *f, unsigned kind, uint64_t from,
-		     uint64_t to);
+/* flow.c: the items of the @n taken branches a path recorded, told
+ * again (0 or the callback's error) */
+int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
+		       uint32_t n);
 bool flow_path_ready(struct flow *f);
 int flow_path_enter(struct flow *f, uint64_t ip);
 /* flow.c: the instruction at @ip (of @b; @last: its last), or NULL */

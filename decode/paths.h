@@ -26,9 +26,12 @@ struct qd_path_fn {
 	uint64_t insns, calls;
 };
 
-/* A taken branch along a path (for QPT_WANT_BRANCH items). */
+/* A taken branch along a path (for QPT_WANT_BRANCH items), with the
+ * symbols its item had (those of the path's space). */
 struct qd_path_br {
 	uint64_t from, to;
+	const char *sym, *to_sym;
+	uint64_t symoff, to_symoff;
 	uint32_t kind; /* qpt_branch_kind */
 };
 
