@@ -1080,7 +1080,8 @@ static int flow_end(struct flow *f, uint64_t next, bool known)
 static int flow_step(struct flow *f)
 {
 	struct pt_block block;
-	uint64_t ip = 0;
+	uint64_t ip = 0, time = f->time;
+	bool had_time = f->has_time;
 	int status, err, st;
 
 	status = drain_events(f, f->status);
@@ -1088,6 +1089,14 @@ static int flow_step(struct flow *f)
 		return 0;
 	if (f->stop)
 		return f->stop;
+	/* a new time ends the step before the items it times (as perf's
+	 * queue stops at the state whose time passes the next queue's,
+	 * before its sample): the queues are merged by it first */
+	if (status >= 0 && !(status & pts_eos) && f->has_time &&
+	    (!had_time || f->time != time)) {
+		f->status = status;
+		return 1;
+	}
 	if (status == QD_FAST_BAIL) {
 		status = fall_back(f);
 		if (status >= 0) {
