@@ -90,11 +90,19 @@ int qd_cursor_lost(const struct qd_cursor *c, qpt_item_fn fn, void *ctx);
  * are told): 1, 0 at the end of the queue, or -errno. */
 int qd_cursor_cut(struct qd_cursor *c);
 
-/* How a part is decoded apart (jobs.c): where, what with, and each step. */
-struct qd_part_env {
+/* What one thread decodes with, shared with no other thread at once: its
+ * images (the history), instructions, the fast decoder's runs and the
+ * paths of flows without instruction items (NULL: none). */
+struct qd_tables {
 	struct qd_hist *hist;
 	struct qx86_cache *cache;
-	struct qd_runs *runs; /* the fast decoder's, of this thread */
+	struct qd_runs *runs;
+	struct qd_paths *paths;
+};
+
+/* How a part is decoded apart (jobs.c): where, what with, and each step. */
+struct qd_part_env {
+	struct qd_tables tab;
 	struct qpt_decode_stats *stats;
 	enum qd_head head;
 	struct qd_carry carry; /* in, then out */

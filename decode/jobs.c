@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "decode/cursor.h"
+#include "decode/paths.h"
 
 /* Workers side by side share no cache line (nor a pair of them, which
  * some cores fetch together). */
@@ -87,8 +88,7 @@ struct worker {
 	 * for two threads at once */
 	struct pt_image_section_cache *isc;
 	struct qd_hist hist;
-	struct qx86_cache *cache;
-	struct qd_runs *runs; /* the fast decoder's */
+	struct qd_tables tab; /* its history, caches and paths */
 	struct qpt_decode_stats stats; /* counted at each instruction */
 } __attribute__((aligned(WORKER_ALIGN)));
 
@@ -106,7 +106,7 @@ struct pool {
 	size_t nq;
 	struct pq *unwritten; /* the queue whose consumed steps wait: written
 			       * together, when another queue goes on */
-	struct qx86_cache *cache; /* the calling thread's: the decoder's */
+	struct qd_tables here; /* the calling thread's: the decoder's */
 };
 
 /*
@@ -161,11 +161,9 @@ static void mark_env(void *arg, int ret, bool has_time, uint64_t time)
 /* Decode @j's part into a context of its own (a worker, or with
  * QD_HEAD_ONLY the calling thread's redo of its head). */
 static int decode_part(struct pool *p, struct job *j, struct out *o,
-		       unsigned worker, struct qd_hist *hist,
-		       struct qx86_cache *cache, struct qd_runs *runs,
-		       struct qpt_decode_stats *st,
-		       enum qd_head head, struct qd_carry *carry,
-		       bool *head_done)
+		       unsigned worker, const struct qd_tables *tab,
+		       struct qpt_decode_stats *st, enum qd_head head,
+		       struct qd_carry *carry, bool *head_done)
 {
 	struct out_env e = {o, p->sink};
 	struct qd_part_env env;
@@ -175,8 +173,7 @@ static int decode_part(struct pool *p, struct job *j, struct out *o,
 	if (!o->ctx)
 		return -ENOMEM;
 	memset(&env, 0, sizeof(env));
-	env.hist = hist;
-	env.cache = cache;
+	env.tab = *tab;
 	env.stats = st;
 	env.head = head;
 	env.carry = *carry;
@@ -184,7 +181,6 @@ static int decode_part(struct pool *p, struct job *j, struct out *o,
 	env.fn_ctx = o->ctx;
 	env.mark = mark_env;
 	env.mark_arg = &e;
-	env.runs = runs;
 	err = qd_cursor_part(&j->pq->c, &j->part, &env);
 	if (head != QD_HEAD_DROP) { /* no head left to make: its bytes are
 				     * done (a part of sparse trace can be
@@ -202,13 +198,12 @@ static int decode_part(struct pool *p, struct job *j, struct out *o,
  * calling thread's context: its head left out unless it is a stretch's
  * first part. */
 static void decode_job(struct pool *p, struct job *j, unsigned worker,
-		       struct qd_hist *hist, struct qx86_cache *cache,
-		       struct qd_runs *runs, struct qpt_decode_stats *st)
+		       const struct qd_tables *tab, struct qpt_decode_stats *st)
 {
 	struct qd_carry none;
 
 	memset(&none, 0, sizeof(none));
-	j->err = decode_part(p, j, &j->o, worker, hist, cache, runs, st,
+	j->err = decode_part(p, j, &j->o, worker, tab, st,
 			     j->first ? QD_HEAD_EMIT : QD_HEAD_DROP, &none,
 			     &j->head_done);
 	j->carry = none;
@@ -239,8 +234,7 @@ static void *work(void *arg)
 		if (err)
 			j->err = err;
 		else
-			decode_job(p, j, w->idx, &w->hist, w->cache, w->runs,
-				   &w->stats);
+			decode_job(p, j, w->idx, &w->tab, &w->stats);
 		pthread_mutex_lock(&p->mu);
 		__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&p->done_cv);
@@ -253,8 +247,7 @@ static void *work(void *arg)
 static int decode_here(struct pool *p, struct job *j)
 {
 	p->inflight++;
-	decode_job(p, j, p->nw, &p->s->hist, p->cache, p->s->dec->runs,
-		   &p->s->dec->stats);
+	decode_job(p, j, p->nw, &p->here, &p->s->dec->stats);
 	j->done = true;
 	return 1;
 }
@@ -451,8 +444,8 @@ static int redo(struct pool *p, struct job *j)
 
 	memset(&scratch, 0, sizeof(scratch));
 	j->redone = true;
-	err = decode_part(p, j, &j->r, p->nw, &p->s->hist, p->cache,
-			  p->s->dec->runs, &scratch, QD_HEAD_ONLY, &c, &cut);
+	err = decode_part(p, j, &j->r, p->nw, &p->here, &scratch,
+			  QD_HEAD_ONLY, &c, &cut);
 	j->rcarry = c;
 	if (c.branched)
 		p->s->dec->stats.branches++;
@@ -573,14 +566,16 @@ static int worker_init(struct worker *w)
 	const struct qd_session *s = w->p->s;
 	int err;
 
-	w->cache = qx86_cache_new(QD_ICACHE_ORDER);
-	w->runs = qd_runs_new();
+	w->tab.hist = &w->hist;
+	w->tab.cache = qx86_cache_new(QD_ICACHE_ORDER);
+	w->tab.runs = qd_runs_new();
+	w->tab.paths = qd_paths_new();
 	w->isc = pt_iscache_alloc(NULL);
 	err = w->isc ? qd_hist_init(&w->hist, w->isc, s->dec->manual)
 		     : -ENOMEM;
 	if (!err)
 		err = qd_session_history(s, &w->hist);
-	if (!err && (!w->cache || !w->runs))
+	if (!err && (!w->tab.cache || !w->tab.runs || !w->tab.paths))
 		err = -ENOMEM;
 	return err;
 }
@@ -632,8 +627,9 @@ static void pool_free(struct pool *p)
 		d->fast_insns += st->fast_insns;
 		qd_hist_fini(&p->w[k].hist); /* zeroed: nothing */
 		pt_iscache_free(p->w[k].isc);
-		qx86_cache_free(p->w[k].cache);
-		qd_runs_free(p->w[k].runs);
+		qx86_cache_free(p->w[k].tab.cache);
+		qd_runs_free(p->w[k].tab.runs);
+		qd_paths_free(p->w[k].tab.paths);
 	}
 	free(p->w);
 	free(p->q);
@@ -689,14 +685,17 @@ int qd_session_decode_jobs(struct qd_session *s,
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.todo_cv, NULL);
 	pthread_cond_init(&p.done_cv, NULL);
-	p.cache = qd_decoder_caches(s->dec);
+	p.here.hist = &s->hist;
+	p.here.cache = qd_decoder_caches(s->dec);
+	p.here.runs = s->dec->runs;
+	p.here.paths = s->dec->paths; /* no counts: jobs make items */
 	p.q = calloc(s->nr_queues + 1, sizeof(*p.q));
 	p.w = aligned_alloc(WORKER_ALIGN, p.nw * sizeof(*p.w));
 	if (p.w)
 		memset(p.w, 0, p.nw * sizeof(*p.w));
-	err = p.cache && p.q && p.w ? qd_session_sort(s, &li) : -ENOMEM;
+	err = p.here.cache && p.q && p.w ? qd_session_sort(s, &li) : -ENOMEM;
 	for (; !err && n < s->nr_queues; n++)
-		err = qd_cursor_init(&p.q[n].c, s, &s->queues[n], &li, p.cache,
+		err = qd_cursor_init(&p.q[n].c, s, &s->queues[n], &li, p.here.cache,
 				     sink->item, NULL);
 	p.nq = n;
 	if (!err)

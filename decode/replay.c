@@ -587,16 +587,16 @@ int qd_cursor_part(const struct qd_cursor *c, const struct qd_part *part,
 	uint64_t t;
 	int ret;
 
-	qr.hist = env->hist;
+	qr.hist = env->tab.hist;
 	fc.fn = env->fn;
 	fc.fn_ctx = env->fn_ctx;
 	fc.stats = env->stats;
-	fc.cache = env->cache;
-	fc.runs = env->runs;
+	fc.cache = env->tab.cache;
+	fc.runs = env->tab.runs;
+	fc.paths = env->tab.paths;
 	/* the decoder's tables and the progress are the calling thread's */
 	fc.prof = NULL;
 	fc.cov = NULL;
-	fc.paths = NULL;
 	fc.progress = NULL;
 	fc.head = env->head;
 	fc.carry = env->carry;
