@@ -870,6 +870,6 @@ out:
 	free(o->rings);
 	free(o->samplers);
 	free(o->depths);
-	free(mem);
+	printer_free(mem);
 	return rc;
 }

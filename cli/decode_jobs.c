@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/bigmem.h"
 #include "cli/cli.h"
 #include "cli/decode_jobs.h"
 
@@ -21,17 +22,29 @@
  * bytes). */
 #define PAR_WINDOW_MIN (2 * OUT_RESERVE_MAX)
 #define PAR_WINDOW_MAX (64u << 10)
+/* The buffers kept for reuse with @n printers: as many as the parts the
+ * library has at once (one being written, one ahead for each worker, and
+ * the worker's next), so that no part's buffer is made and grown anew
+ * (every page of a new one a fault, which costs more than the lines). */
+#define PAR_KEEP(n) (2 * (n) + 2)
 
-/* A printer zeroed by calloc (fresh pages cost nothing until used: most
- * of the caches are never touched) and aligned as its line cache wants;
- * *@mem is what to free. */
+#define PRINTER_BYTES (sizeof(struct printer) + PRINTER_ALIGN)
+
+/* A printer zeroed, on huge pages where it can be (its caches are
+ * touched all over: bigmem.h), and aligned as its line cache wants;
+ * *@mem is what printer_free takes. */
 struct printer *printer_new(void **mem)
 {
-	*mem = calloc(1, sizeof(struct printer) + PRINTER_ALIGN);
+	*mem = bigmem_zalloc(PRINTER_BYTES);
 	if (!*mem)
 		return NULL;
 	return (void *)(((uintptr_t)*mem + PRINTER_ALIGN - 1) &
 			~(uintptr_t)(PRINTER_ALIGN - 1));
+}
+
+void printer_free(void *mem)
+{
+	bigmem_free(mem, PRINTER_BYTES);
 }
 
 /*
@@ -53,7 +66,7 @@ struct par {
 	pthread_mutex_t mu;
 	struct par_job *free;
 	unsigned nr_free;
-	unsigned nr_pr; /* printers made: as many buffers kept for reuse */
+	unsigned nr_pr; /* printers made (PAR_KEEP: the buffers kept) */
 };
 
 struct par_job {
@@ -64,13 +77,35 @@ struct par_job {
 	size_t len, cap;
 };
 
-/* Room for at least @n more bytes in @j's buffer (doubled as needed). */
+/* Room for at least @n more bytes in @j's buffer (doubled as needed;
+ * large ones on huge pages: bigmem.h). */
 static int par_grow(struct par_job *j, size_t n)
 {
-	while (n > j->cap - j->len)
-		if (cli_grow(&j->buf, &j->cap, j->cap, 1))
+	size_t cap = j->cap ? j->cap : 4096;
+	char *buf;
+
+	if (n <= j->cap - j->len)
+		return 0;
+	while (n > cap - j->len)
+		if (cap > SIZE_MAX / 2)
 			return -ENOMEM;
+		else
+			cap *= 2;
+	buf = bigmem_zalloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	if (j->len)
+		memcpy(buf, j->buf, j->len);
+	bigmem_free(j->buf, j->cap);
+	j->buf = buf;
+	j->cap = cap;
 	return 0;
+}
+
+static void par_job_free(struct par_job *j)
+{
+	bigmem_free(j->buf, j->cap);
+	free(j);
 }
 
 /* The worker's printer writes straight into @j's buffer, from its end
@@ -147,8 +182,7 @@ static void *par_open(void *ctx, unsigned worker)
 	j->p->w.len = 0;
 	j->p->w.err = 0;
 	if (par_window(j)) {
-		free(j->buf);
-		free(j);
+		par_job_free(j);
 		return NULL;
 	}
 	return j;
@@ -190,7 +224,8 @@ static void par_close(void *job, void *ctx)
 	struct par *par = ctx;
 
 	pthread_mutex_lock(&par->mu);
-	if (par->nr_free < __atomic_load_n(&par->nr_pr, __ATOMIC_RELAXED)) {
+	if (par->nr_free < PAR_KEEP(__atomic_load_n(&par->nr_pr,
+						    __ATOMIC_RELAXED))) {
 		j->next = par->free;
 		par->free = j;
 		par->nr_free++;
@@ -198,8 +233,7 @@ static void par_close(void *job, void *ctx)
 	}
 	pthread_mutex_unlock(&par->mu);
 	if (j) {
-		free(j->buf);
-		free(j);
+		par_job_free(j);
 	}
 }
 
@@ -211,12 +245,11 @@ static void par_free(struct par *par)
 		struct par_job *j = par->free;
 
 		par->free = j->next;
-		free(j->buf);
-		free(j);
+		par_job_free(j);
 	}
 	pthread_mutex_destroy(&par->mu);
 	for (i = 0; i <= QPT_DECODE_MAX_JOBS; i++)
-		free(par->mem[i]);
+		printer_free(par->mem[i]);
 }
 
 bool decode_jobs_wanted(unsigned jobs, const struct printer *o)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/bigmem.h"
 #include "decode/paths.h"
 
 #define SLOTS_ORDER 15
@@ -32,7 +33,7 @@ struct qd_paths *qd_paths_new(void)
 	if (!p)
 		return NULL;
 	p->slot = calloc(SLOTS, sizeof(*p->slot));
-	p->arena = malloc(ARENA);
+	p->arena = bigmem_zalloc(ARENA); /* touched as paths come */
 	if (!p->slot || !p->arena) {
 		qd_paths_free(p);
 		return NULL;
@@ -45,7 +46,7 @@ void qd_paths_free(struct qd_paths *p)
 	if (!p)
 		return;
 	free(p->slot);
-	free(p->arena);
+	bigmem_free(p->arena, ARENA);
 	free(p);
 }
 

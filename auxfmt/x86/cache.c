@@ -4,7 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/bigmem.h"
 #include "auxfmt/x86/x86.h"
+
+/* The bytes of @c's entries (set_mask + 1 sets of QX86_WAYS). */
+static size_t ent_bytes(const struct qx86_cache *c)
+{
+	return (size_t)(c->set_mask + 1) * QX86_WAYS * sizeof(*c->ent);
+}
 
 struct qx86_cache *qx86_cache_new(unsigned order)
 {
@@ -15,13 +22,13 @@ struct qx86_cache *qx86_cache_new(unsigned order)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->ent = calloc((size_t)1 << order, sizeof(*c->ent));
+	c->set_mask = ((uint64_t)1 << (order - 2)) - 1;
+	c->ent = bigmem_zalloc(ent_bytes(c));
 	c->x = qx86_new();
 	if (!c->ent || !c->x) {
 		qx86_cache_free(c);
 		return NULL;
 	}
-	c->set_mask = ((uint64_t)1 << (order - 2)) - 1;
 	c->gen = 1; /* entries of generation 0 are empty */
 	return c;
 }
@@ -31,7 +38,7 @@ void qx86_cache_free(struct qx86_cache *c)
 	if (!c)
 		return;
 	qx86_free(c->x);
-	free(c->ent);
+	bigmem_free(c->ent, ent_bytes(c));
 	free(c);
 }
 
@@ -39,8 +46,7 @@ void qx86_cache_forget(struct qx86_cache *c)
 {
 	c->code = NULL;
 	if (++c->gen == 0) {
-		memset(c->ent, 0,
-		       (size_t)(c->set_mask + 1) * QX86_WAYS * sizeof(*c->ent));
+		memset(c->ent, 0, ent_bytes(c));
 		c->gen = 1;
 	}
 }

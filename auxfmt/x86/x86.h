@@ -130,7 +130,7 @@ struct qx86_cached {
 #define QX86_WAYS 4
 
 struct qx86_cache {
-	struct qx86_cached *ent;
+	struct qx86_cached *ent; /* from bigmem_zalloc */
 	uint64_t set_mask; /* sets - 1 */
 	uint32_t gen;
 	uint32_t clock;	  /* the way to replace next */
