@@ -655,15 +655,18 @@ static unsigned nr_workers(const struct qd_session *s)
  */
 #define PAR_QUEUES_MAX 16
 /*
- * With opts.jobs 0 (the default), a trace of fewer bytes than this is
+ * With opts.jobs 0 (the default), a trace of fewer bytes than these is
  * decoded on the calling thread too: the workers' set-up (images of their
- * own, cold caches, a part's head made twice) costs more than they save.
- * Measured on copies of arcus-hello with 2 workers (medians of 7
- * alternating pairs): -j2 against -j1 0.77x (--insn) and 0.85x
- * (--branches) on 1 copy (9 KiB), 0.92x and 1.07x on 2 (16 KiB), 1.00x
- * and 1.05x on 4 (30 KiB), 1.26x and 1.16x on 8.
+ * own, cold caches and paths, a part's head made twice) costs more than
+ * they save.  Without instruction items (branches: paths tell most of
+ * them, and each byte of trace takes far less work) the break-even is
+ * later.  Measured on copies of arcus-hello with 2 workers (medians of 7
+ * alternating pairs), -j2 against -j1: --insn 0.94x on 4 copies (30
+ * KiB), 1.11x on 8, 1.53x on 40; --branches 1.00x on 40 (280 KiB), 1.22x
+ * on 100, 1.65x on 400.
  */
 #define PAR_MIN_BYTES (32u << 10)
+#define PAR_MIN_BYTES_NO_INSN (256u << 10)
 
 int qd_session_decode_jobs(struct qd_session *s,
 			   const struct qpt_job_sink *sink)
@@ -680,7 +683,10 @@ int qd_session_decode_jobs(struct qd_session *s,
 	if (p.nw == 1 ||
 	    (s->nr_queues > PAR_QUEUES_MAX &&
 	     s->nr_queues > 2 * (size_t)p.nw) ||
-	    (!s->dec->opts.jobs && qd_session_trace_bytes(s) < PAR_MIN_BYTES))
+	    (!s->dec->opts.jobs &&
+	     qd_session_trace_bytes(s) < (s->dec->opts.want & QPT_WANT_INSN
+					       ? PAR_MIN_BYTES
+					       : PAR_MIN_BYTES_NO_INSN)))
 		return qd_session_decode(s, sink->serial, sink->serial_ctx);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.todo_cv, NULL);
