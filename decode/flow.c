@@ -858,7 +858,11 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 			cov_walked(f, b->ip); /* up to the one before */
 		if (!e)
 			return undecodable(f, ip);
-		if (f->pending || f->head) {
+		if (!f->head && f->p_kind == QPT_BR_NR) {
+			/* resolve()'s way with the instruction before, which
+			 * is no branch (all but a block's first instruction) */
+			f->pending = f->cyc_carried = false;
+		} else if (f->pending || f->head) {
 			err = resolve(f, ip, true);
 			if (err)
 				return err;
