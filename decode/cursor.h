@@ -91,13 +91,15 @@ int qd_cursor_lost(const struct qd_cursor *c, qpt_item_fn fn, void *ctx);
 int qd_cursor_cut(struct qd_cursor *c);
 
 /* What one thread decodes with, shared with no other thread at once: its
- * images (the history), instructions, the fast decoder's runs and the
- * paths of flows without instruction items (NULL: none). */
+ * images (the history), instructions, the fast decoder's runs, the
+ * paths of flows without instruction items and the instructions of
+ * blocks (NULL: none). */
 struct qd_tables {
 	struct qd_hist *hist;
 	struct qx86_cache *cache;
 	struct qd_runs *runs;
 	struct qd_paths *paths;
+	struct qd_blks *blks;
 };
 
 /* How a part is decoded apart (jobs.c): where, what with, and each step. */

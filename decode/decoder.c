@@ -8,6 +8,7 @@
 
 #include "auxfmt/sized.h"
 #include "decode/decoder.h"
+#include "decode/blks.h"
 #include "decode/paths.h"
 
 void qpt_decoder_opts_init_sized(struct qpt_decoder_opts *out, size_t size)
@@ -48,8 +49,9 @@ int qpt_decoder_new(const struct qpt_decoder_opts *opts,
 	dec->prof = qd_prof_new();
 	dec->cov = qd_cov_new();
 	dec->paths = qd_paths_new();
+	dec->blks = qd_blks_new();
 	if (!dec->iscache || !dec->manual || !dec->runs || !dec->prof ||
-	    !dec->cov || !dec->paths) {
+	    !dec->cov || !dec->paths || !dec->blks) {
 		qpt_decoder_free(dec);
 		return -ENOMEM;
 	}
@@ -67,6 +69,7 @@ void qpt_decoder_free(struct qpt_decoder *dec)
 	qx86_cache_free(dec->icache);
 	qd_cov_free(dec->cov);
 	qd_paths_free(dec->paths);
+	qd_blks_free(dec->blks);
 	free(dec->missing);
 	qd_files_free(&dec->files);
 	pt_iscache_free(dec->iscache);
@@ -105,6 +108,7 @@ void qd_decoder_reset_results(struct qpt_decoder *dec)
 	qd_prof_reset(dec->prof);
 	qd_cov_reset(dec->cov);
 	qd_paths_reset(dec->paths); /* they point into prof and cov */
+	qd_blks_reset(dec->blks); /* they name the run's spaces */
 	for (f = dec->files.head; f; f = f->next)
 		f->errors = f->bytes = 0;
 	free(dec->missing);
@@ -182,6 +186,7 @@ int qpt_decoder_run_raw(struct qpt_decoder *dec, const void *buf, size_t len,
 	fc.prof = dec->prof;
 	fc.cov = dec->cov;
 	fc.paths = dec->paths;
+	fc.blks = dec->blks;
 	fc.libipt_only = dec->opts.libipt_only;
 	fc.fn = fn;
 	fc.fn_ctx = ctx;

@@ -17,6 +17,7 @@ struct qpt_decoder {
 	struct qd_prof *prof; /* QPT_WANT_PROFILE */
 	struct qd_cov *cov;   /* QPT_WANT_COVERAGE */
 	struct qd_paths *paths; /* the path cache, per run */
+	struct qd_blks *blks;	/* blocks' instructions, per run */
 	struct qd_progress progress; /* of the current run */
 	struct qpt_missing_image *missing;
 	size_t nr_missing;

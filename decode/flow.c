@@ -253,17 +253,8 @@ static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
 	return f->fc->fn(&it, f->fc->fn_ctx);
 }
 
-/* The symbol and source line of @it's ip, in the space its block was
- * decoded in. */
-static void insn_sym(struct flow *f, struct qpt_item *it)
-{
-	if ((f->fc->want & QPT_WANT_SYMBOLS) && f->fc->space)
-		it->sym = qd_space_sym(f->fc->space, it->ip, &it->symoff);
-	item_src(f->fc, it);
-}
-
 /* @it: prepared by item_init for the block, with the instruction's ip,
- * size, bytes, and (insn_sym) symbol and source line. */
+ * size, bytes, symbol and source line. */
 static int emit_insn(struct flow *f, struct qpt_item *it)
 {
 	struct qd_flow_ctx *fc = f->fc;
@@ -804,6 +795,34 @@ static bool asks_trace(unsigned cls)
 	return cls != QX86_NONE && cls != QX86_JMP && cls != QX86_CALL;
 }
 
+/* The instruction at @ip of @b (@last: its last) into *@x: its bytes,
+ * class, target and, for instruction items, symbol; NULL when its code
+ * is not at hand or does not decode. */
+static const struct qd_blk_insn *walk_insn(struct flow *f,
+					   const struct pt_block *b,
+					   bool last, uint64_t ip, int bits,
+					   struct qd_blk_insn *x)
+{
+	const struct qx86_cached *e;
+	struct qx86_cached tmp;
+
+	e = flow_insn_at(f, b, last, ip, bits, &tmp);
+	if (!e)
+		return NULL;
+	x->ip = ip;
+	x->target = e->insn.target;
+	x->len = e->insn.len;
+	x->cls = e->insn.cls;
+	memcpy(x->raw, e->raw, sizeof(x->raw));
+	x->sym = NULL;
+	x->symoff = 0;
+	if ((f->fc->want & (QPT_WANT_INSN | QPT_WANT_SYMBOLS)) ==
+		(QPT_WANT_INSN | QPT_WANT_SYMBOLS) &&
+	    f->fc->space)
+		x->sym = qd_space_sym(f->fc->space, ip, &x->symoff);
+	return x;
+}
+
 /*
  * Walk the instructions of @b: the block gives only its first ip and its
  * count, so lengths come from the bytes of the image and near direct
@@ -820,6 +839,8 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 	uint64_t ip = b->ip;
 	struct qpt_item it;
 	unsigned k = 0, k0;
+	struct qd_blk *blk = NULL; /* the block's instructions, kept */
+	bool hit = false;	   /* ... and found there */
 	int err;
 
 	if (!(f->fc->want & QPT_WANT_INSN) && f->fast && !f->skip_insn)
@@ -849,15 +870,30 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 		k = b->ninsn - 1u;
 		ip = b->end_ip;
 	}
+	if ((f->fc->want & QPT_WANT_INSN) && f->fc->blks && f->fc->space &&
+	    !b->truncated && b->ninsn <= QD_BLK_MAX) {
+		blk = qd_blks_slot(f->fc->blks, b->ip);
+		hit = qd_blk_is(blk, b->ip, f->fc->space, b->ninsn,
+				(uint32_t)bits);
+		if (!hit)
+			blk->ninsn = 0; /* filled below, keyed at the end */
+	}
 	for (k0 = k; k < b->ninsn; k++) {
-		const struct qx86_cached *e;
-		struct qx86_cached tmp;
+		const struct qd_blk_insn *x;
+		struct qd_blk_insn rec;
 
-		e = flow_insn_at(f, b, k + 1 == b->ninsn, ip, bits, &tmp);
-		if (!e && k > k0 && (f->fc->want & QPT_WANT_COVERAGE))
-			cov_walked(f, b->ip); /* up to the one before */
-		if (!e)
-			return undecodable(f, ip);
+		if (hit) {
+			x = &blk->insn[k];
+		} else {
+			x = walk_insn(f, b, k + 1 == b->ninsn, ip, bits, &rec);
+			if (!x && k > k0 &&
+			    (f->fc->want & QPT_WANT_COVERAGE))
+				cov_walked(f, b->ip); /* up to the one before */
+			if (!x)
+				return undecodable(f, ip);
+			if (blk)
+				blk->insn[k] = rec;
+		}
 		if (!f->head && f->p_kind == QPT_BR_NR) {
 			/* resolve()'s way with the instruction before, which
 			 * is no branch (all but a block's first instruction) */
@@ -868,11 +904,12 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 				return err;
 		}
 		it.ip = ip;
-		it.size = e->insn.len;
-		memcpy(it.raw, e->raw, sizeof(it.raw));
-		if (f->fc->want & QPT_WANT_INSN)
-			insn_sym(f, &it);
-		if (k + 1 == b->ninsn && asks_trace(e->insn.cls) &&
+		it.size = x->len;
+		memcpy(it.raw, x->raw, sizeof(it.raw));
+		it.sym = x->sym;
+		it.symoff = x->symoff;
+		item_src(f->fc, &it);
+		if (k + 1 == b->ninsn && asks_trace(x->cls) &&
 		    (f->fc->want & QPT_WANT_INSN)) {
 			f->held = true;
 			f->held_it = it;
@@ -883,14 +920,20 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 		}
 		f->pending = true;
 		f->p_ip = ip;
-		f->p_size = e->insn.len;
-		f->p_kind = branch_kind[e->insn.cls];
+		f->p_size = x->len;
+		f->p_kind = branch_kind[x->cls];
 		/* libipt follows direct jumps and calls inside a block */
-		if ((e->insn.cls == QX86_JMP || e->insn.cls == QX86_CALL) &&
+		if ((x->cls == QX86_JMP || x->cls == QX86_CALL) &&
 		    k + 1 < b->ninsn)
-			ip = e->insn.target;
+			ip = x->target;
 		else
-			ip += e->insn.len;
+			ip += x->len;
+	}
+	if (blk && !hit) {
+		blk->ip = b->ip;
+		blk->space = f->fc->space;
+		blk->bits = (uint32_t)bits;
+		blk->ninsn = b->ninsn;
 	}
 	f->next_ip = ip;
 	if (f->fc->want & QPT_WANT_COVERAGE)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "decode/fast.h"
+#include "decode/blks.h"
 #include "decode/paths.h"
 
 /* What the flow was at a PSB, to decode on from there with libipt. */

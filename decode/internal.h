@@ -354,6 +354,8 @@ struct qd_flow_ctx {
 	struct qd_cov *cov;   /* QPT_WANT_COVERAGE: counted here */
 	struct qd_paths *paths; /* optional: the path cache (count-only
 				 * flows), whose counts go to prof and cov */
+	struct qd_blks *blks; /* optional: blocks' instructions (flows with
+			       * instruction items; not shared by threads) */
 	struct qd_progress *progress; /* optional */
 	struct qd_carry carry; /* in at open, out at close */
 	enum qd_head head;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "decode/cursor.h"
+#include "decode/blks.h"
 #include "decode/paths.h"
 
 /* Workers side by side share no cache line (nor a pair of them, which
@@ -570,12 +571,14 @@ static int worker_init(struct worker *w)
 	w->tab.cache = qx86_cache_new(QD_ICACHE_ORDER);
 	w->tab.runs = qd_runs_new();
 	w->tab.paths = qd_paths_new();
+	w->tab.blks = qd_blks_new();
 	w->isc = pt_iscache_alloc(NULL);
 	err = w->isc ? qd_hist_init(&w->hist, w->isc, s->dec->manual)
 		     : -ENOMEM;
 	if (!err)
 		err = qd_session_history(s, &w->hist);
-	if (!err && (!w->tab.cache || !w->tab.runs || !w->tab.paths))
+	if (!err && (!w->tab.cache || !w->tab.runs || !w->tab.paths ||
+		     !w->tab.blks))
 		err = -ENOMEM;
 	return err;
 }
@@ -630,6 +633,7 @@ static void pool_free(struct pool *p)
 		qx86_cache_free(p->w[k].tab.cache);
 		qd_runs_free(p->w[k].tab.runs);
 		qd_paths_free(p->w[k].tab.paths);
+		qd_blks_free(p->w[k].tab.blks);
 	}
 	free(p->w);
 	free(p->q);
@@ -695,6 +699,7 @@ int qd_session_decode_jobs(struct qd_session *s,
 	p.here.cache = qd_decoder_caches(s->dec);
 	p.here.runs = s->dec->runs;
 	p.here.paths = s->dec->paths; /* no counts: jobs make items */
+	p.here.blks = s->dec->blks;
 	p.q = calloc(s->nr_queues + 1, sizeof(*p.q));
 	p.w = aligned_alloc(WORKER_ALIGN, p.nw * sizeof(*p.w));
 	if (p.w)

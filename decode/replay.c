@@ -410,6 +410,7 @@ int qd_cursor_init(struct qd_cursor *c, struct qd_session *s,
 	fc->prof = s->dec->prof;
 	fc->cov = s->dec->cov;
 	fc->paths = s->dec->paths;
+	fc->blks = s->dec->blks;
 	fc->progress = s->progress;
 	fc->libipt_only = s->dec->opts.libipt_only;
 	fc->cache = cache;
@@ -594,6 +595,7 @@ int qd_cursor_part(const struct qd_cursor *c, const struct qd_part *part,
 	fc.cache = env->tab.cache;
 	fc.runs = env->tab.runs;
 	fc.paths = env->tab.paths;
+	fc.blks = env->tab.blks;
 	/* the decoder's tables and the progress are the calling thread's */
 	fc.prof = NULL;
 	fc.cov = NULL;
