@@ -400,7 +400,6 @@ static __attribute__((noinline)) void text_insn(struct printer *o,
 void print_insn(struct printer *o, const struct qpt_item *it)
 {
 	const struct line_ent *e;
-	unsigned i;
 	int pfx;
 	char *p;
 
@@ -416,13 +415,12 @@ void print_insn(struct printer *o, const struct qpt_item *it)
 			put_srcline(o, it);
 		return;
 	}
-	/* the whole of o->pfx, and e->s in 16-byte pieces: copies of
-	 * fixed size are a few moves */
+	/* the whole of o->pfx and of e->s: copies of fixed size are a few
+	 * moves */
 	p = out_reserve(&o->w, sizeof(o->pfx) + LINE_TEXT);
 	memcpy(p, o->pfx, sizeof(o->pfx));
 	p += pfx;
-	for (i = 0; i < e->len; i += 16)
-		memcpy(p + i, e->s + i, 16);
+	memcpy(p, e->s, LINE_TEXT);
 	out_commit(&o->w, p + e->len);
 }
 
@@ -542,10 +540,12 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 	}
 	e = br_at(o, it);
 	if (br_same(e, it)) { /* in 16-byte pieces: a few moves each */
+		size_t n = e->len; /* not read again after each store */
+
 		p = out_reserve(&o->w, BR_TEXT);
-		for (i = 0; i < e->len; i += 16)
+		for (i = 0; i < n; i += 16)
 			memcpy(p + i, e->s + i, 16);
-		out_commit(&o->w, p + e->len);
+		out_commit(&o->w, p + n);
 		return;
 	}
 	start = o->w.len;
