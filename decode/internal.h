@@ -135,15 +135,22 @@ struct qd_map {
 	bool has_bias;
 };
 
+#define QD_SYM_HITS 4
+
 struct qd_space {
 	int32_t pid;
 	struct qd_map *maps; /* sorted by start, non-overlapping */
 	size_t nr_maps, cap_maps;
 	struct pt_image *image;
 	const struct qd_map *last; /* lookup cache */
-	const struct qd_sym *last_sym; /* (NULL: no symbol there) */
-	uint64_t last_sym_lo, last_sym_hi; /* where the answer holds */
-	uint64_t last_sym_base;		   /* last_sym's runtime address */
+	/* the last symbol answers (a branch's source and target alternate
+	 * between functions), replaced in turn */
+	struct qd_sym_hit {
+		const struct qd_sym *sym; /* (NULL: no symbol there) */
+		uint64_t lo, hi;	  /* where the answer holds */
+		uint64_t base;		  /* sym's runtime address */
+	} sym_hit[QD_SYM_HITS];
+	unsigned sym_next; /* the one to replace */
 	const char *last_src; /* the line of [last_src_lo, last_src_hi) */
 	unsigned last_line;
 	uint64_t last_src_lo, last_src_hi;

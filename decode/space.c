@@ -156,8 +156,7 @@ int qd_space_map(struct qd_space *s, struct pt_image_section_cache *isc,
 	if (!len || start + len < start)
 		return 0;
 	s->last = NULL;
-	s->last_sym = NULL;
-	s->last_sym_lo = s->last_sym_hi = 0;
+	memset(s->sym_hit, 0, sizeof(s->sym_hit));
 	s->last_src_lo = s->last_src_hi = 0;
 	if (!file->used) /* -j's workers map what the session mapped: no
 			  * write to a file they share */
@@ -318,29 +317,34 @@ size_t qd_space_read(struct qd_space *s, uint64_t ip, uint8_t *buf,
 const char *qd_space_sym(struct qd_space *s, uint64_t ip, uint64_t *off)
 {
 	const struct qd_map *m;
-	const struct qd_sym *sym;
+	struct qd_sym_hit *h;
 	uint64_t link, from, to, below, above;
+	unsigned i;
 
-	if (ip >= s->last_sym_lo && ip < s->last_sym_hi)
-		goto cached;
+	for (i = 0; i < QD_SYM_HITS; i++) {
+		h = &s->sym_hit[i];
+		if (ip >= h->lo && ip < h->hi)
+			goto cached;
+	}
 	m = qd_space_find(s, ip);
 	if (!m || !m->has_bias || !m->file->nr_syms)
 		return NULL;
 	link = ip - (uint64_t)m->sym_bias;
-	sym = qd_file_sym_range(m->file, link, &from, &to);
+	h = &s->sym_hit[s->sym_next];
+	s->sym_next = (s->sym_next + 1) % QD_SYM_HITS;
+	h->sym = qd_file_sym_range(m->file, link, &from, &to);
 	/* the addresses around ip with this answer, in this mapping */
 	below = link - from;
 	above = to - link;
-	s->last_sym = sym;
-	s->last_sym_lo = ip - (below < ip - m->start ? below : ip - m->start);
-	s->last_sym_hi = ip + (above < m->end - ip ? above : m->end - ip);
-	if (sym)
-		s->last_sym_base = sym->addr + (uint64_t)m->sym_bias;
+	h->lo = ip - (below < ip - m->start ? below : ip - m->start);
+	h->hi = ip + (above < m->end - ip ? above : m->end - ip);
+	if (h->sym)
+		h->base = h->sym->addr + (uint64_t)m->sym_bias;
 cached:
-	if (!s->last_sym)
+	if (!h->sym)
 		return NULL;
-	*off = ip - s->last_sym_base;
-	return s->last_sym->name;
+	*off = ip - h->base;
+	return h->sym->name;
 }
 
 const char *qd_space_srcline(struct qd_space *s, uint64_t ip, unsigned *line)
