@@ -22,11 +22,9 @@
  * bytes). */
 #define PAR_WINDOW_MIN (2 * OUT_RESERVE_MAX)
 #define PAR_WINDOW_MAX (64u << 10)
-/* The buffers kept for reuse with @n printers: as many as the parts the
- * library has at once (one being written, one ahead for each worker, and
- * the worker's next), so that no part's buffer is made and grown anew
- * (every page of a new one a fault, which costs more than the lines). */
-#define PAR_KEEP(n) (2 * (n) + 2)
+/* The buffers kept for reuse with @n printers: one for each (a new one
+ * costs little more: its pages are huge where they can be, bigmem.h). */
+#define PAR_KEEP(n) (n)
 
 #define PRINTER_BYTES (sizeof(struct printer) + PRINTER_ALIGN)
 
