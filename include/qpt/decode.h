@@ -93,7 +93,7 @@ struct qpt_decoder_opts {
 	void *progress_ctx;
 	unsigned flags;	 /* enum qpt_decode_flags bits */
 	/* Threads of qpt_decoder_run_file_jobs (0: the online cpus, or one
-	 * for a trace under 32 KiB, 256 KiB without QPT_WANT_INSN; at most
+	 * for a trace under 32 KiB, 512 KiB without QPT_WANT_INSN; at most
 	 * QPT_DECODE_MAX_JOBS). */
 	unsigned jobs;
 };
@@ -328,10 +328,10 @@ struct qpt_job_sink {
 
 /*
  * qpt_decoder_run_file on opts.jobs threads (0: the online cpus, for a
- * trace of 32 KiB or more, 256 KiB without QPT_WANT_INSN), the output through @sink: on the calling
- * thread alone, into @serial, for one thread, or a file of more than 16
- * queues (and two for each thread: each holds a part's output until its
- * turn).  Returns as qpt_decoder_run_file does; the stats and missing
+ * trace of 32 KiB or more, 512 KiB without QPT_WANT_INSN), the output
+ * through @sink: on the calling thread alone, into @serial, for one
+ * thread, or a file of more than 16 queues (and two for each thread:
+ * each holds a part's output until its turn).  Returns as qpt_decoder_run_file does; the stats and missing
  * images are the run's whole.  QPT_WANT_PROFILE and QPT_WANT_COVERAGE
  * are not for threads: -QPT_E_INVAL.  opts.progress is told on the
  * calling thread.
