@@ -331,10 +331,10 @@ struct qpt_job_sink {
  * trace of 32 KiB or more, 512 KiB without QPT_WANT_INSN), the output
  * through @sink: on the calling thread alone, into @serial, for one
  * thread, or a file of more than 16 queues (and two for each thread:
- * each holds a part's output until its turn).  Returns as qpt_decoder_run_file does; the stats and missing
- * images are the run's whole.  QPT_WANT_PROFILE and QPT_WANT_COVERAGE
- * are not for threads: -QPT_E_INVAL.  opts.progress is told on the
- * calling thread.
+ * each holds a part's output until its turn).  Returns as
+ * qpt_decoder_run_file does; the stats and missing images are the run's
+ * whole.  QPT_WANT_PROFILE and QPT_WANT_COVERAGE are not for threads:
+ * -QPT_E_INVAL.  opts.progress is told on the calling thread.
  */
 QPT_API int qpt_decoder_run_file_jobs(struct qpt_decoder *dec,
 				      const char *path,
