@@ -8,7 +8,11 @@
 # call, a return, a plain instruction, CPUID.  Where two traps in a row are
 # lost and the second followed a Jcc, what ran cannot be told: the trace
 # has an overflow there, perf reports one "Overflow packet" error per gap,
-# and the decode is the ground truth less those two instructions.
+# and the decode is the ground truth less those two instructions.  On a
+# host that swallows traps itself (gt_step says how many it recovered),
+# the cases that add a swallow after CPUID are left out: the host's and
+# the simulated one fall on the same trap, two lost in a row where one
+# was planned (there test_emu_decode's test_cpuid is the real thing).
 # Args: GT_STEP PROG_DIR INJECT_RECORD
 GT=$1 DIR=$2 INJ=$3
 # shellcheck source=tests/emulate/common.sh
@@ -44,8 +48,13 @@ qpt_lines() {
 }
 
 check() { # NAME PROG KINDS [-2]
-	local name=$1 prog=$DIR/$2 kinds=$3 twice=${4:-} out n gaps got
-	env -i QPT_TEST=1 "$GT" gt.txt -- "$prog" >/dev/null 2>&1
+	local name=$1 prog=$DIR/$2 kinds=$3 twice=${4:-} out n gaps got host
+	env -i QPT_TEST=1 "$GT" gt.txt -- "$prog" >/dev/null 2>gt.err
+	host=$(awk '/lost single-step traps/ { print $2 }' gt.err)
+	if [ -n "$host" ] && [ "$kinds" = cpuid ]; then
+		echo "$name: skipped: this host swallows $host traps itself"
+		return
+	fi
 	by_thread <gt.txt >want
 	n=$(grep -vc -- -- want)
 	# shellcheck disable=SC2086

@@ -186,20 +186,26 @@ static const struct emu_sink_ops mem_ops = {
 };
 
 /* Ground truth (gt_step with @flag, e.g. "-s" "jcc", or none): per
- * thread, in order of first appearance. */
-static int ground_truth(const char *prog, char *const *flags, struct seq *seqs)
+ * thread, in order of first appearance; *@lost (when not NULL): the
+ * single-step traps gt_step saw lost and recovered (without flags, those
+ * this host swallows: some hypervisors swallow the trap after CPUID). */
+static int ground_truth_lost(const char *prog, char *const *flags,
+			     struct seq *seqs, unsigned long long *lost)
 {
 	char *args[8];
 	int a = 0;
 	char out[] = "/tmp/qpt-gt-XXXXXX", line[128];
+	char err[] = "/tmp/qpt-gterr-XXXXXX";
 	pid_t tids[MAX_T];
-	int fd, nt = 0, i, status;
+	int fd, efd, nt = 0, i, status;
 	pid_t pid;
 	FILE *f;
 
 	fd = mkstemp(out);
 	assert_true(fd >= 0);
 	close(fd);
+	efd = mkstemp(err);
+	assert_true(efd >= 0);
 	args[a++] = (char *)gt_tool;
 	while (flags && *flags && a < 4)
 		args[a++] = *flags++;
@@ -209,10 +215,25 @@ static int ground_truth(const char *prog, char *const *flags, struct seq *seqs)
 	args[a] = NULL;
 	pid = fork();
 	if (!pid) {
+		dup2(efd, 2);
 		execv(gt_tool, args);
 		_exit(127);
 	}
+	close(efd);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
+	f = fopen(err, "r");
+	assert_non_null(f);
+	if (lost)
+		*lost = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long n;
+
+		if (lost && sscanf(line, "gt_step: %llu lost", &n) == 1)
+			*lost = n;
+		fputs(line, stderr);
+	}
+	fclose(f);
+	unlink(err);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
 		skip();
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -235,6 +256,11 @@ static int ground_truth(const char *prog, char *const *flags, struct seq *seqs)
 	fclose(f);
 	unlink(out);
 	return nt;
+}
+
+static int ground_truth(const char *prog, char *const *flags, struct seq *seqs)
+{
+	return ground_truth_lost(prog, flags, seqs, NULL);
 }
 
 /* What the times libipt gives must respect, and what it gave. */
@@ -373,11 +399,13 @@ static uint64_t compare(const struct seq *want, const struct seq *got, int thr)
  * swallows traps, when not NULL) against the ground truth @want of @nt
  * threads: libipt's decode of each thread is the ground truth, gaps
  * aside, and there are as many gaps as traps swallowed where what ran
- * cannot be told (none on a real host).
+ * cannot be told (none on a real host).  @host_lost: the traps this host
+ * itself swallows in @prog (gt_step's count), which the engine sees lost
+ * too.
  */
 static void run_engine(char *prog, const struct seq *want, int nt,
 		       struct emu_trace_opts *opts, struct tcheck *tc,
-		       struct inject *inj)
+		       struct inject *inj, unsigned long long host_lost)
 {
 	struct seq got[MAX_T];
 	struct emu_trace_result res;
@@ -447,7 +475,7 @@ static void run_engine(char *prog, const struct seq *want, int nt,
 			      inj->swallowed,
 			      (unsigned long long)res.lost_traps,
 			      (unsigned long long)res.gaps);
-		assert_true(res.lost_traps <= inj->swallowed);
+		assert_true(res.lost_traps <= inj->swallowed + host_lost);
 		if (opts->step)
 			assert_true(res.lost_traps > 0);
 	}
@@ -474,18 +502,34 @@ static void run_opts(const char *name, struct emu_trace_opts *opts,
 {
 	struct seq want[MAX_T];
 	char prog[4096];
+	unsigned long long lost = 0;
 	int nt, i, pass;
 
 	memset(want, 0, sizeof(want));
 	snprintf(prog, sizeof(prog), "%s/%s", prog_dir, name);
-	nt = ground_truth(prog, gt_flags, want);
+	nt = ground_truth_lost(prog, gt_flags, want, &lost);
+	if (gt_flags)
+		lost = 0; /* the simulated host's too: not this one's alone */
+	/* a host that swallows traps itself (after CPUID) and one simulated
+	 * on it that swallows the same trap after CPUID: two traps lost in
+	 * a row where the simulation planned one (a gap no one can fill);
+	 * on such a host test_cpuid is the real thing */
+	if (inj && lost && (inj->kinds & gt_kinds("cpuid")) &&
+	    inj->kinds != gt_kinds("all")) {
+		print_message("skip: this host swallows %llu traps itself in "
+			      "%s\n",
+			      lost, name);
+		for (i = 0; i < MAX_T; i++)
+			free(want[i].ip);
+		skip();
+	}
 	for (pass = 0; pass < 2; pass++) {
 		opts->step = pass == 1;
 		if (inj) {
 			inj->swallowed = inj->twice_n = 0;
 			inj->nt = 0;
 		}
-		run_engine(prog, want, nt, opts, tc, inj);
+		run_engine(prog, want, nt, opts, tc, inj, lost);
 		if (inj && opts->step)
 			assert_true(inj->swallowed > 0);
 		if (inj && !opts->step && fast_untouched)
