@@ -127,16 +127,24 @@ near --branches b time,ip,addr
 	grep -qE '^  call  .* => .* insn: e8( [0-9a-f]{2}){4}$' ||
 	fail "-F -time,-cpu,-tid,+insn: no call with its bytes"
 # qpt lbr -F on the call-stack LBR samples qpt inject makes of the same
-# recording, against perf script -F on them: every line (PLT stubs' aside)
+# recording, against perf script -F on them: every line (PLT stubs' aside,
+# and samples with an empty call stack: perf 6.1 prints for one, at a
+# program's entry, the frame of another sample where qpt prints its ip)
+# the samples' lines without those of a sample of one frame (one line
+# that starts with a tab)
+no_lone() { awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		 { n = 0; k = split($0, l, "\n")
+		   for (i = 1; i <= k; i++) n += l[i] ~ /^\t/
+		   if (n != 1) print }'; }
 "$QPT" inject --lbr-callstack=500 -i "$tmp/rec.data" -o "$tmp/lbr.data" ||
 	fail "qpt inject"
 for f in comm,tid,time,period,event,ip,sym,symoff,dso tid,ip,sym \
 	pid,tid,period,event comm,tid ip,dso +pid -comm,-dso,-period; do
 	perf script -i "$tmp/lbr.data" -F "$f" 2>/dev/null |
-		grep -vE '@plt| _init([+ ]|$)' >"$tmp/perf" ||
+		grep -vE '@plt| _init([+ ]|$)' | no_lone >"$tmp/perf" ||
 		fail "perf script -F $f on LBR samples"
-	"$QPT" lbr -i "$tmp/lbr.data" -F "$f" | grep -vE '@plt| _init([+ ]|$)' \
-		>"$tmp/qpt" || fail "qpt lbr -F $f"
+	"$QPT" lbr -i "$tmp/lbr.data" -F "$f" | grep -vE '@plt| _init([+ ]|$)' |
+		no_lone >"$tmp/qpt" || fail "qpt lbr -F $f"
 	[ "$(grep -c . "$tmp/perf")" -gt 100 ] || fail "perf -F $f: too few lines"
 	cmp -s "$tmp/perf" "$tmp/qpt" ||
 		fail "qpt lbr -F $f differs from perf: $(diff "$tmp/perf" "$tmp/qpt" | head -3)"
