@@ -26,7 +26,9 @@ PY
 ) || fail "qpt decode failed"
 size=$(stat -c %s "$tmp/big.data")
 echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB"
-[ "$kib" -lt $((40 << 10)) ] || fail "peak RSS $kib KiB: grows with the trace"
+# (64 MiB: the issue's bound; the decode's tables, on huge pages, are
+# resident whole: 46 MiB under ASan, where a queue held would take 96)
+[ "$kib" -lt $((64 << 10)) ] || fail "peak RSS $kib KiB: grows with the trace"
 # -j2 holds the lines of the parts in flight, not the decode's: its
 # instructions (3.5M lines, about 100 MB of text) in less than 128 MiB
 # under ASan (87 MiB; about 65 MB in a release build, where each part
