@@ -142,35 +142,33 @@ static void branch_syms(struct flow *f, struct qpt_item *it,
 		it->to_symoff = br->to_symoff;
 		return;
 	}
-	/* the target first: the space caches the last symbol, and the
-	 * next item is usually near the source */
 	if (it->to)
 		it->to_sym = qd_space_sym(f->fc->space, it->to, &it->to_symoff);
 	if (it->ip)
 		it->sym = qd_space_sym(f->fc->space, it->ip, &it->symoff);
 }
 
-/* The item of a taken branch from @from to @to (counted already); a path
- * being recorded keeps it. */
-static int tell_branch(struct flow *f, unsigned kind, uint64_t from,
-		       uint64_t to, unsigned via, uint64_t cycles)
+/*
+ * Branch item @it (its kind, ends, reason and cycles set) with its
+ * instruction, its symbols (@br's, a path's recorded ones, or looked up)
+ * and source line, to the callback; a path being recorded keeps it, to
+ * tell it again with no reason and no cycles.
+ */
+static int send_branch(struct flow *f, struct qpt_item *it,
+		       const struct qd_path_br *br)
 {
-	struct qpt_item it;
-
-	item_init(f, &it, QPT_ITEM_BRANCH, kind);
-	it.ip = from;
-	it.to = to;
-	it.via = via;
-	it.cycles = cycles;
-	if ((f->fc->want & QPT_WANT_BRANCH_INSN) && from &&
-	    kind != QPT_BR_TRACE_BEGIN)
-		branch_insn(f, &it);
-	branch_syms(f, &it, NULL);
-	if (f->rec) /* told again with no reason and no cycles */
-		path_rec_branch(f, &(struct qd_path_br){from, to, it.sym,
-			it.to_sym, it.symoff, it.to_symoff, kind});
-	item_src(f->fc, &it);
-	return f->fc->fn(&it, f->fc->fn_ctx);
+	if ((f->fc->want & QPT_WANT_BRANCH_INSN) && it->ip &&
+	    it->kind != QPT_BR_TRACE_BEGIN) {
+		it->size = it->mode = 0;
+		memset(it->raw, 0, sizeof(it->raw));
+		branch_insn(f, it);
+	}
+	branch_syms(f, it, br);
+	if (f->rec)
+		path_rec_branch(f, &(struct qd_path_br){it->ip, it->to, it->sym,
+			it->to_sym, it->symoff, it->to_symoff, it->kind});
+	item_src(f->fc, it);
+	return f->fc->fn(it, f->fc->fn_ctx);
 }
 
 int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
@@ -185,15 +183,7 @@ int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
 		it.kind = br[i].kind;
 		it.ip = br[i].from;
 		it.to = br[i].to;
-		if (f->fc->want & QPT_WANT_BRANCH_INSN) {
-			it.size = it.mode = 0;
-			memset(it.raw, 0, sizeof(it.raw));
-			if (it.ip)
-				branch_insn(f, &it);
-		}
-		branch_syms(f, &it, &br[i]);
-		item_src(f->fc, &it);
-		err = f->fc->fn(&it, f->fc->fn_ctx);
+		err = send_branch(f, &it, &br[i]);
 		if (err)
 			return err;
 	}
@@ -203,6 +193,7 @@ int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
 static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 		       uint64_t to, unsigned via)
 {
+	struct qpt_item it;
 	uint64_t cycles = 0;
 
 	if (f->skip_branch) { /* told before libipt decoded it again */
@@ -221,7 +212,12 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 				     kind != QPT_BR_JMP && kind != QPT_BR_CALL);
 	if (!(f->fc->want & QPT_WANT_BRANCH) || dropped(f))
 		return 0;
-	return tell_branch(f, kind, from, to, via, cycles);
+	item_init(f, &it, QPT_ITEM_BRANCH, kind);
+	it.ip = from;
+	it.to = to;
+	it.via = via;
+	it.cycles = cycles;
+	return send_branch(f, &it, NULL);
 }
 
 static int emit_event(struct flow *f, unsigned kind, uint64_t ip,
