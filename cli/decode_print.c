@@ -470,10 +470,8 @@ static struct br_ent *br_at(struct printer *o, const struct qpt_item *it)
 {
 	uint64_t h = (it->ip ^ (it->to << 5)) * 0x9e3779b97f4a7c15ull;
 
-	return &o->br_lines[h >> (64 - 12)];
+	return &o->br_lines[h >> (64 - BR_SETS_ORDER)];
 }
-
-_Static_assert(BR_SETS == 1u << 12, "br_at's shift");
 
 static bool br_same(const struct br_ent *e, const struct qpt_item *it)
 {

@@ -71,7 +71,8 @@ struct line_ent {
  * symbols: direct-mapped by the addresses (a loop repeats its branches),
  * one entry four cache lines; lines longer than BR_TEXT are made each
  * time. */
-#define BR_SETS 4096
+#define BR_SETS_ORDER 12
+#define BR_SETS (1u << BR_SETS_ORDER)
 #define BR_TEXT 192 /* a multiple of 16: copied in 16-byte pieces */
 
 struct br_ent {
