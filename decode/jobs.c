@@ -706,8 +706,8 @@ int qd_session_decode_jobs(struct qd_session *s,
 		memset(p.w, 0, p.nw * sizeof(*p.w));
 	err = p.here.cache && p.q && p.w ? qd_session_sort(s, &li) : -ENOMEM;
 	for (; !err && n < s->nr_queues; n++)
-		err = qd_cursor_init(&p.q[n].c, s, &s->queues[n], &li, p.here.cache,
-				     sink->item, NULL);
+		err = qd_cursor_init(&p.q[n].c, s, &s->queues[n], &li,
+				     p.here.cache, sink->item, NULL);
 	p.nq = n;
 	if (!err)
 		err = pool_start(&p);
