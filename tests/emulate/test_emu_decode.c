@@ -186,11 +186,11 @@ static const struct emu_sink_ops mem_ops = {
 };
 
 /* Ground truth (gt_step with @flag, e.g. "-s" "jcc", or none): per
- * thread, in order of first appearance; *@lost (when not NULL): the
- * single-step traps gt_step saw lost and recovered (without flags, those
- * this host swallows: some hypervisors swallow the trap after CPUID). */
-static int ground_truth_lost(const char *prog, char *const *flags,
-			     struct seq *seqs, unsigned long long *lost)
+ * thread, in order of first appearance; *@lost: the single-step traps
+ * gt_step saw lost and recovered (without flags, those this host
+ * swallows: some hypervisors swallow the trap after CPUID). */
+static int step_truth(const char *prog, char *const *flags, struct seq *seqs,
+		      unsigned long long *lost)
 {
 	char *args[8];
 	int a = 0;
@@ -223,12 +223,11 @@ static int ground_truth_lost(const char *prog, char *const *flags,
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	f = fopen(err, "r");
 	assert_non_null(f);
-	if (lost)
-		*lost = 0;
+	*lost = 0;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long n;
 
-		if (lost && sscanf(line, "gt_step: %llu lost", &n) == 1)
+		if (sscanf(line, "gt_step: %llu lost", &n) == 1)
 			*lost = n;
 		fputs(line, stderr);
 	}
@@ -256,6 +255,74 @@ static int ground_truth_lost(const char *prog, char *const *flags,
 	fclose(f);
 	unlink(out);
 	return nt;
+}
+
+/*
+ * Ground truths already stepped in this process, by program and flags:
+ * a program stepped again with the same arguments, environment and flags,
+ * ASLR off and no install in between, steps the same addresses, so one
+ * run serves every case that asks (stepping is most of this file's time).
+ */
+#define MEMO_MAX 24
+static struct memo {
+	char key[4200];
+	int nt;
+	unsigned long long lost;
+	struct seq seqs[MAX_T];
+} memo[MEMO_MAX];
+static int nmemo;
+
+static void memo_key(char *key, size_t size, const char *prog,
+		     char *const *flags)
+{
+	size_t n = (size_t)snprintf(key, size, "%s", prog);
+
+	while (flags && *flags && n < size)
+		n += (size_t)snprintf(key + n, size - n, "\x1f%s", *flags++);
+	assert_true(n < size);
+}
+
+static void seq_copy(struct seq *to, const struct seq *from)
+{
+	to->n = to->cap = from->n;
+	to->ip = malloc((from->n ? from->n : 1) * sizeof(*to->ip));
+	assert_non_null(to->ip);
+	memcpy(to->ip, from->ip, from->n * sizeof(*to->ip));
+}
+
+static int ground_truth_lost(const char *prog, char *const *flags,
+			     struct seq *seqs, unsigned long long *lost)
+{
+	char key[sizeof(memo[0].key)];
+	struct memo *m;
+	int i;
+
+	memo_key(key, sizeof(key), prog, flags);
+	for (m = memo; m < memo + nmemo && strcmp(m->key, key); m++)
+		;
+	if (m == memo + nmemo) {
+		assert_true(nmemo < MEMO_MAX);
+		memset(m, 0, sizeof(*m));
+		strcpy(m->key, key);
+		m->nt = step_truth(prog, flags, m->seqs, &m->lost);
+		nmemo++;
+	}
+	for (i = 0; i < m->nt; i++)
+		seq_copy(&seqs[i], &m->seqs[i]);
+	if (lost)
+		*lost = m->lost;
+	return m->nt;
+}
+
+static int memo_free(void **state)
+{
+	int i, t;
+
+	for (i = 0; i < nmemo; i++)
+		for (t = 0; t < MAX_T; t++)
+			free(memo[i].seqs[t].ip);
+	nmemo = 0;
+	return 0;
 }
 
 static int ground_truth(const char *prog, char *const *flags, struct seq *seqs)
@@ -832,9 +899,9 @@ int main(int argc, char **argv)
 	prog_dir = argv[2];
 #ifdef EMU_SWALLOW_TESTS
 	(void)tests;
-	return cmocka_run_group_tests(swallow, NULL, NULL);
+	return cmocka_run_group_tests(swallow, NULL, memo_free);
 #else
 	(void)swallow;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, memo_free);
 #endif
 }
