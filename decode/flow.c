@@ -581,17 +581,31 @@ static bool past_own(const struct flow *f)
 	return eng_offset(f) > f->own;
 }
 
+/*
+ * The events before the next block, told.  An event with a new time
+ * ends the step before anything it times is told (as perf's queue stops
+ * at the state whose time passes the next queue's): it is kept, with
+ * the flow's time set to its own, so that the queues are merged by it
+ * first, and told first at the next step.
+ */
 static int drain_events(struct flow *f, int status)
 {
-	while (status & pts_event_pending) {
+	while (f->ev_held || (status & pts_event_pending)) {
 		struct pt_event ev;
 		uint64_t new_time;
+		bool fresh = !f->ev_held;
 		int err;
 
-		status = eng_event(f, &ev);
-		if (status < 0)
-			return status;
-		if (ev.status_update && f->own < f->len && past_own(f)) {
+		if (fresh) {
+			status = eng_event(f, &ev);
+			if (status < 0)
+				return status;
+		} else {
+			ev = f->held_ev;
+			f->ev_held = false;
+		}
+		if (fresh && ev.status_update && f->own < f->len &&
+		    past_own(f)) {
 			/* the next buffer's PSB+, which that buffer's flow
 			 * tells: this one ends where the trace is at it
 			 * (the first of its events with an ip), the held
@@ -629,6 +643,14 @@ static int drain_events(struct flow *f, int status)
 			new_time = qd_tsc_to_time(&f->fc->tc, ev.tsc);
 		else
 			new_time = f->time;
+		if (fresh && ev.has_tsc &&
+		    (!f->has_time || new_time != f->time)) {
+			f->held_ev = ev;
+			f->ev_held = true;
+			f->time = new_time;
+			f->has_time = true;
+			return status;
+		}
 		if (ev.type == ptev_tick || ev.type == ptev_disabled)
 			err = tell_held(f, ev.has_tsc, new_time);
 		else
@@ -1135,8 +1157,8 @@ static int flow_step(struct flow *f)
 	/* a new time ends the step before the items it times (as perf's
 	 * queue stops at the state whose time passes the next queue's,
 	 * before its sample): the queues are merged by it first */
-	if (status >= 0 && !(status & pts_eos) && f->has_time &&
-	    (!had_time || f->time != time)) {
+	if (f->ev_held || (status >= 0 && !(status & pts_eos) &&
+			   f->has_time && (!had_time || f->time != time))) {
 		f->status = status;
 		return 1;
 	}

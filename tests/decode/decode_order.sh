@@ -2,10 +2,12 @@
 # qpt decode merges the threads of a recording by time, as perf script
 # does: on emulated recordings with timestamps (-e intel_pt/tsc,mtc/u) of
 # emu_threads (a thread runs while main waits) and of zstd -T2 (two
-# threads at once), each thread's branches are perf script's, and the
-# pairs of branches of different threads that qpt orders otherwise than
-# perf are at most 2% (perf and qpt give a branch the time of different
-# timing packets); --no-sort gives each thread whole, in turn.  Skips
+# threads at once), each thread's branches are perf script's, in perf
+# script's order: no pair of branches of different threads in another
+# order (a thread's step stops before an item of a new time, a disable's
+# or an enable's too, as perf's queue stops before the sample whose time
+# passes the next queue's), and so are emu_threads' instructions;
+# --no-sort gives each thread whole, in turn.  Skips
 # where this build has no emulated source or there is no perf.
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
@@ -29,7 +31,7 @@ check() { # NAME: the recording $tmp/NAME.data
 	[ -s "$tmp/perf.txt" ] || fail "$1: no branches from perf"
 	"$QPT" decode --branches --no-sym -i "$f" | branches >"$tmp/qpt.txt"
 	echo "$1, by time:"
-	python3 "$here/order_vs_perf.py" "$tmp/perf.txt" "$tmp/qpt.txt" 2 ||
+	python3 "$here/order_vs_perf.py" "$tmp/perf.txt" "$tmp/qpt.txt" 0 ||
 		fail "$1: not in perf script's order"
 	"$QPT" decode --branches --no-sym --no-sort -i "$f" |
 		branches >"$tmp/qpt.txt"
@@ -43,6 +45,14 @@ check() { # NAME: the recording $tmp/NAME.data
 env -i QPT_TEST=1 "$QPT" record -q --emulate -e intel_pt/tsc,mtc/u \
 	-o "$tmp/threads.data" -- "$E/emu_threads" >/dev/null 2>&1
 check threads
+# and its instructions, in perf script's order too
+perf script -i "$tmp/threads.data" --itrace=i0ns -F tid,ip 2>/dev/null |
+	awk '{ print $1, $2 }' >"$tmp/perf.txt"
+"$QPT" decode --insn --no-sym --no-asm -i "$tmp/threads.data" |
+	awk '$3 !~ /^\[/ { print $1, $3 }' >"$tmp/qpt.txt"
+echo "threads, instructions by time:"
+python3 "$here/order_vs_perf.py" "$tmp/perf.txt" "$tmp/qpt.txt" 0 ||
+	fail "threads: instructions not in perf script's order"
 if command -v zstd >/dev/null; then
 	seq 1 6000 >"$tmp/in.txt"
 	env -i QPT_TEST=1 "$QPT" record -q --emulate -e intel_pt/tsc,mtc/u \
