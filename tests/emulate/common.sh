@@ -5,7 +5,7 @@
 set -u
 command -v perf >/dev/null || { echo "no perf: skip"; exit 77; }
 [ -x "$QPT" ] || { echo "no qpt"; exit 1; }
-"$GT" /dev/null -- /bin/true >/dev/null 2>&1
+"$GT" -p /dev/null -- /bin/true >/dev/null 2>&1
 [ $? -eq 77 ] && { echo "ptrace not allowed here: skip"; exit 77; }
 # shellcheck source=tests/shell/by_thread.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../shell/by_thread.sh"

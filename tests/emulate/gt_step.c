@@ -5,7 +5,7 @@
  * with Zydis).  It prints "TID IP" (hex IP) for every instruction each
  * thread retires, ASLR off:
  *
- *   gt_step [-c] [-f] [-s KINDS [-S]] OUT -- CMD ARGS
+ *   gt_step [-c] [-f] [-p] [-s KINDS [-S]] OUT -- CMD ARGS
  *
  * An instruction counts when the step that runs it completes.  It does not
  * count when a signal stop arrives with the IP still on it (a fault or an
@@ -18,7 +18,9 @@
  * it.  -c only counts, as the bare single-step loop of the benchmark (read
  * RIP at each trap, nothing else): prints the instructions and the
  * completed steps (rep iterations included), threads and signals aside.
- * -f follows fork and vfork children too.
+ * -f follows fork and vfork children too.  -p only probes whether this
+ * host lets a command be traced: it ends the command at its first stop
+ * and exits 0 (77 where ptrace is not allowed, as always).
  *
  * Some hosts swallow the single-step trap after an instruction (after
  * CPUID under some hypervisors): the stop comes one instruction late.
@@ -65,7 +67,7 @@ struct thr {
 static struct thr thr[MAX_THREADS];
 static int nthr;
 static FILE *out;
-static bool count_only, double_swallow;
+static bool count_only, double_swallow, probe;
 static int swallow_kinds;
 static unsigned long long total, steps, lost;
 
@@ -309,6 +311,8 @@ int main(int argc, char **argv)
 			opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 		else if (!strcmp(argv[argi], "-S"))
 			double_swallow = true;
+		else if (!strcmp(argv[argi], "-p"))
+			probe = true;
 		else if (!strcmp(argv[argi], "-s") && argi + 1 < argc &&
 			 (swallow_kinds = gt_kinds(argv[argi + 1])) >= 0)
 			argi++;
@@ -317,8 +321,8 @@ int main(int argc, char **argv)
 	}
 	if (argc < argi + 3 || strcmp(argv[argi + 1], "--") ||
 	    swallow_kinds < 0) {
-		fprintf(stderr, "usage: gt_step [-c] [-f] [-s KINDS [-S]] OUT "
-				"-- CMD ARGS\n");
+		fprintf(stderr, "usage: gt_step [-c] [-f] [-p] [-s KINDS [-S]] "
+				"OUT -- CMD ARGS\n");
 		return 2;
 	}
 	out = fopen(argv[argi], "w");
@@ -341,6 +345,12 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"gt_step: cannot trace (ptrace not allowed?)\n");
 		return WEXITSTATUS(status) == 77 ? 77 : 1;
+	}
+	if (probe) { /* stopped under ptrace: that is all it asks */
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		fclose(out);
+		return 0;
 	}
 	ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)opts);
 	ptrace(PTRACE_CONT, child, NULL, NULL);
