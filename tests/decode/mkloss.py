@@ -133,7 +133,8 @@ def close_up(recs, i, at, gone, tid, cpu, sample_type):
 
 def split_aux(rec, at, gone):
     """A ring's PERF_RECORD_AUX [off, off + size) once [at, at + gone) is
-    cut from its stream: unchanged, moved, ended at the cut (TRUNCATED), or
+    cut from its stream: unchanged, moved, ended at the cut (TRUNCATED: one
+    that ends where the cut starts too, its data stopped there), or
     gone."""
     off, size, flags = struct.unpack_from('<QQQ', rec, 8)
     hi = off + size
@@ -142,8 +143,10 @@ def split_aux(rec, at, gone):
         r = bytearray(rec)
         struct.pack_into('<QQQ', r, 8, o, s, f)
         return bytes(r)
-    if hi <= at:
+    if hi < at or (hi == at and off == hi):
         return [rec]
+    if hi == at:  # its data stopped right at the cut
+        return [make(off, size, flags | TRUNCATED)]
     if off >= at + gone:
         return [make(off - gone, size, flags)]
     pieces = []
