@@ -584,9 +584,10 @@ static bool past_own(const struct flow *f)
 /*
  * The events before the next block, told.  An event with a new time
  * ends the step before anything it times is told (as perf's queue stops
- * at the state whose time passes the next queue's): it is kept, with
- * the flow's time set to its own, so that the queues are merged by it
- * first, and told first at the next step.
+ * at the state whose time passes the next queue's): it is kept, its time
+ * the flow's place in the merge (qd_flow_time), and told first at the
+ * next step, where the flow's time becomes its own as before (an
+ * instruction held until then keeps the time before it).
  */
 static int drain_events(struct flow *f, int status)
 {
@@ -646,9 +647,8 @@ static int drain_events(struct flow *f, int status)
 		if (fresh && ev.has_tsc &&
 		    (!f->has_time || new_time != f->time)) {
 			f->held_ev = ev;
+			f->held_time = new_time;
 			f->ev_held = true;
-			f->time = new_time;
-			f->has_time = true;
 			return status;
 		}
 		if (ev.type == ptev_tick || ev.type == ptev_disabled)
@@ -1223,6 +1223,10 @@ int qd_flow_step(struct qd_flow *qf)
 
 bool qd_flow_time(const struct qd_flow *qf, uint64_t *time)
 {
+	if (qf->f.ev_held) { /* the time of what it tells next */
+		*time = qf->f.held_time;
+		return true;
+	}
 	*time = qf->f.time;
 	return qf->f.has_time;
 }

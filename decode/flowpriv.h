@@ -49,9 +49,11 @@ struct flow {
 	bool started, done;
 	bool lost;	/* the trace ended out of sync (after an error) */
 	int stop;	/* an event's item stopped the flow with this */
-	/* an event with a new time, read and not yet told (drain_events) */
+	/* an event with a new time (held_time), read and not yet told
+	 * (drain_events) */
 	bool ev_held;
 	struct pt_event held_ev;
+	uint64_t held_time;
 	bool head;	/* before the first use of the carried state */
 	struct qx86_cache *own_cache; /* the cache, when fc has none */
 	uint8_t *ipt_copy; /* the buffer as libipt reads it (qd_ipt_buf) */
