@@ -129,9 +129,10 @@ near --branches b time,ip,addr
 # qpt lbr -F on the call-stack LBR samples qpt inject makes of the same
 # recording, against perf script -F on them: every line (PLT stubs' aside,
 # and samples with an empty call stack: perf 6.1 prints for one, at a
-# program's entry, the frame of another sample where qpt prints its ip)
-# the samples' lines without those of a sample of one frame (one line
-# that starts with a tab)
+# program's entry, the frame of another sample where qpt prints its ip).
+
+# no_lone: the samples' lines less those of a sample of one frame (one
+# line that starts with a tab)
 no_lone() { awk 'BEGIN { RS = ""; ORS = "\n\n" }
 		 { n = 0; k = split($0, l, "\n")
 		   for (i = 1; i <= k; i++) n += l[i] ~ /^\t/
