@@ -13,8 +13,11 @@
 # SIGUSR2 where there is no new trace to show it, the ack of a snapshot
 # asked next through the FIFO).  Bound: each kind's median within 100 ms,
 # none over a second, on a machine with a CPU free for each runnable task;
-# on a busier one both bounds grow with the load average per CPU (a run
-# queue of 20 on 2 CPUs gives each task a tenth of a CPU).  Every file
+# on a busier one both bounds grow with the load per CPU (a run queue of
+# 20 on 2 CPUs gives each task a tenth of a CPU): the larger of the load
+# average and the mean run queue seen at the requests (the load average
+# trails a load that came within the last minute).  The test waits for
+# qpt's end, an ack or the file's growth without taking a CPU from it.  Every file
 # left decodes in perf and qpt without an error, and the command is gone.
 # Args: GT_STEP PROG_DIR
 GT=$1 DIR=$2
@@ -25,7 +28,9 @@ mkfifo out.fifo ctl.fifo ack.fifo
 exec 4<>ack.fifo
 prog=$DIR/emu_forever_static
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# the clock in milliseconds, in $now (no process: the test must not take
+# the CPU qpt needs to serve a request)
+clock() { now=${EPOCHREALTIME/./}; now=$((now / 1000)); }
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
 # qpt on the command in state $1 with options $2...; waits until the
@@ -49,24 +54,41 @@ start() { # STATE OPTS...
 	esac
 }
 
-# milliseconds until qpt ends (at most 15 s)
+# a request is made now: $t, the clock; the run queue counted for the
+# bounds' scale (/proc/loadavg's runnable tasks, this shell among them
+# standing for the woken qpt)
+request() {
+	local _ r
+	read -r _ _ _ r _ </proc/loadavg
+	runq=$((runq + ${r%/*})) nreq=$((nreq + 1))
+	clock
+	t=$now
+}
+runq=0 nreq=0
+
+# $ms: milliseconds from T0 until qpt ends (waited for where qpt's
+# stdout, the FIFO, closes: its end, not a poll; at most 15 s)
 ends_in() { # T0
-	while kill -0 "$qpid" 2>/dev/null &&
-		[ $(($(now_ms) - $1)) -lt 15000 ]; do :; done
-	echo $(($(now_ms) - $1))
+	while read -r -t 15 _ <&3; do :; done
+	[ $? -gt 128 ] || wait "$qpid"
+	clock
+	ms=$((now - $1))
 }
 
-# milliseconds until qpt acks a control command (at most 15 s)
+# $ms: milliseconds until qpt acks a control command (at most 15 s)
 acked_in() { # T0
 	read -r -t 15 _ <&4
-	echo $(($(now_ms) - $1))
+	clock
+	ms=$((now - $1))
 }
 
-# milliseconds until s.data grows past SIZE (at most 15 s)
+# $ms: milliseconds until s.data grows past SIZE (at most 15 s)
 grows_in() { # T0 SIZE
-	while [ "$(size s.data)" -le "$2" ] &&
-		[ $(($(now_ms) - $1)) -lt 15000 ]; do :; done
-	echo $(($(now_ms) - $1))
+	clock
+	while [ "$(size s.data)" -le "$2" ] && [ $((now - $1)) -lt 15000 ]; do
+		clock
+	done
+	ms=$((now - $1))
 }
 
 # (an overflow is no error: where a stop request cut the telling short)
@@ -84,9 +106,9 @@ stops="" snaps=""
 for state in count clear block spin; do
 	for sig in INT TERM HUP; do
 		start $state
-		t=$(now_ms)
+		request
 		kill -s $sig "$qpid"
-		ms=$(ends_in "$t")
+		ends_in "$t"
 		stops="$stops $ms"
 		echo "$state: SIG$sig served in $ms ms"
 		await_qpt "$state, SIG$sig" $((128 + $(kill -l $sig)))
@@ -94,28 +116,31 @@ for state in count clear block spin; do
 	done
 	start $state -S -m ,256K --control ctl.fifo,ack.fifo
 	n=$(size s.data)
-	t=$(now_ms)
+	request
 	kill -s USR2 "$qpid"
 	case $state in
-	count | spin) ms=$(grows_in "$t" "$n") ;;
+	count | spin) grows_in "$t" "$n" ;;
 	*)
 		echo snapshot >ctl.fifo
-		ms=$(acked_in "$t")
+		acked_in "$t"
 		;;
 	esac
 	snaps="$snaps $ms"
 	echo "$state: snapshot (SIGUSR2) served in $ms ms"
-	t=$(now_ms)
+	request
 	echo snapshot >ctl.fifo
-	ms=$(acked_in "$t")
+	acked_in "$t"
 	snaps="$snaps $ms"
 	echo "$state: snapshot (--control) served in $ms ms"
-	t=$(now_ms)
+	request
 	echo stop >ctl.fifo
-	ms=$(ends_in "$t")
+	ends_in "$t"
 	stops="$stops $ms"
 	echo "$state: --control stop served in $ms ms"
 	await_qpt "$state, --control stop" 143
+	# the stop is acked too (as perf's): read, or the next state's first
+	# ack would be this one
+	read -r -t 1 _ <&4 || bad "$state: --control stop not acked"
 	checked "$state, snapshots"
 	if [ "$state" = count ] &&
 		! perf script -i s.data --itrace=b -F ip,sym 2>/dev/null |
@@ -124,8 +149,11 @@ for state in count clear block spin; do
 	fi
 done
 
-# the bounds' scale: the load average per CPU, at least 1
-scale=$(awk -v n="$(nproc)" '{ s = $1 / n; print (s > 1 ? s : 1) }' /proc/loadavg)
+# the bounds' scale: the load per CPU, at least 1
+scale=$(awk -v n="$(nproc)" -v q="$runq" -v k="$nreq" '{
+	s = $1 / n; r = q / k / n
+	if (r > s) s = r
+	printf "%.2f", (s > 1 ? s : 1) }' /proc/loadavg)
 judge() { # WHAT TIMES...
 	local what=$1 med max lim1 lim2
 	shift
