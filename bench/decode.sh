@@ -9,7 +9,9 @@
 #
 # At the end, ratios in alternating pairs (PAIRS, default 9; medians):
 # --insn, --branches and --insn --json against perf script on one copy
-# and on N copies (goal 20x), and --stats and --coverage against
+# and on N copies (goal 20x), /bin/true and qpt --version against perf
+# script on one copy (the ceiling of a one-copy ratio on this machine:
+# exec and exit alone), and --stats and --coverage against
 # libipt's block decoder alone (bench/blk_loop.c, built here) on the
 # same raw stream (with BENCH_IR=1 also by callgrind's counts); then
 # --insn and --branches against perf script and --stats against qpt's
@@ -191,6 +193,14 @@ fig_text() {
 			"$QPT" decode --insn --json --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
 			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym
 	done
+	# what no decoder passes on one copy here: a process that does
+	# nothing (its exec and exit alone), and qpt's own start
+	pair_ratio "/bin/true vs perf script --branches (1 copy)" 0 \
+		/bin/true -- \
+		perf script -i "$tmp/one.data" --symfs="$d" --itrace=b -F hw:tid,ip,addr,flags
+	pair_ratio "qpt --version vs perf script --branches (1 copy)" 0 \
+		"$QPT" --version -- \
+		perf script -i "$tmp/one.data" --symfs="$d" --itrace=b -F hw:tid,ip,addr,flags
 }
 
 # Count-only against libipt's block decoder alone (bench/blk_loop.c, built

@@ -16,27 +16,35 @@ if [ -z "${QPT:-}" ]; then
 	fi
 fi
 
+# The clock in microseconds, in $now: bash's own, so that a time taken
+# holds no process of the timer's (a date(1) after the command would add
+# its own exec, milliseconds here, to every side).
+clock_us() { now=${EPOCHREALTIME/./}; }
+
 # best_secs CMD...: the best wall time of three runs of CMD, in seconds
 # (its output and errors are dropped).
 best_secs() {
-	local best='' t0 t1
+	local best='' t0
 	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
+		clock_us
+		t0=$now
 		"$@" >/dev/null 2>&1
-		t1=$(date +%s.%N)
-		best=$(echo "$t0 $t1 ${best:-1e9}" |
-			awk '{ d = $2 - $1; printf "%.6f\n", (d < $3 ? d : $3) }')
+		clock_us
+		if [ -z "$best" ] || [ $((now - t0)) -lt "$best" ]; then
+			best=$((now - t0))
+		fi
 	done
-	echo "$best"
+	awk -v t="$best" 'BEGIN { printf "%.6f\n", t / 1e6 }'
 }
 
 # secs CMD...: the wall time of one run, in seconds (output dropped)
 secs() {
-	local t0 t1
-	t0=$(date +%s%N)
+	local t0
+	clock_us
+	t0=$now
 	"$@" >/dev/null 2>&1
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000)) | awk '{ printf "%.6f\n", $1 / 1e6 }'
+	clock_us
+	awk -v t=$((now - t0)) 'BEGIN { printf "%.6f\n", t / 1e6 }'
 }
 
 # pair_ratio LABEL GOAL QPT_CMD... -- PEER_CMD...: the median over the
