@@ -25,10 +25,11 @@ command -v qemu-x86_64 >/dev/null && eng=qemu
 	"$B/bench/bench_branchy" "$ARG" >/dev/null
 echo "input: bench_branchy $ARG under --emulate=$eng, $(stat -c %s "$tmp/big.data") bytes"
 for n in $J $((4 * J)); do
-	t0=$(date +%s%N)
+	clock_us
+	t0=$now
 	"$QPT" split -n $n -i "$tmp/big.data" -o "$tmp/s$n" >"$tmp/s$n.list"
-	t1=$(date +%s%N)
-	echo "split -n $n: $(wc -l <"$tmp/s$n.list") shards in $(((t1 - t0) / 1000000)) ms"
+	clock_us
+	echo "split -n $n: $(wc -l <"$tmp/s$n.list") shards in $(((now - t0) / 1000)) ms"
 done
 export QPT
 # each side writes its text to files (a shard's beside it, as on the
