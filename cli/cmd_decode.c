@@ -181,12 +181,16 @@ static __attribute__((noinline)) int on_other(struct printer *o,
 	return o->w.err;
 }
 
-/* Each item; instructions without a filter take the shortest way (this
- * runs once per executed instruction). */
+/* Each item; instructions and branches without a filter take the
+ * shortest way (this runs once per executed instruction or branch). */
 static int on_item(const struct qpt_item *it, void *ctx)
 {
 	struct printer *o = ctx;
 
+	if (it->type == QPT_ITEM_BRANCH && o->plain_branch) {
+		print_item(o, it);
+		return o->w.err;
+	}
 	if (it->type != QPT_ITEM_INSN || !o->plain)
 		return on_other(o, it);
 	print_insn(o, it);
@@ -862,6 +866,7 @@ int cmd_decode(int argc, char **argv)
 	}
 	o->plain = !o->nr_tids && !o->nr_cpus && !o->has_time && !o->sym &&
 		   !o->last && !o->fields && !o->period;
+	o->plain_branch = o->plain && !o->br_filter && o->mode != MODE_CALLS;
 	decode_print_init(o);
 	rc = run(&a, o);
 out:

@@ -90,6 +90,7 @@ struct printer {
 	bool no_asm; /* instructions without their text (--no-asm) */
 	bool srcline; /* instructions and branches with file:line */
 	bool plain; /* no filter applies to instructions */
+	bool plain_branch; /* ... nor to branches, printed as branches */
 	unsigned fields; /* -F: the enum field set; 0: qpt's own layout */
 	/* --itrace: errors shown only with e; branches of the kinds in
 	 * br_mask only (c, r: 1u << qpt_branch_kind) when br_filter */
