@@ -17,8 +17,8 @@
 # 20 on 2 CPUs gives each task a tenth of a CPU): the larger of the load
 # average and the mean run queue seen at the requests (the load average
 # trails a load that came within the last minute).  The test waits for
-# qpt's end, an ack or the file's growth without taking a CPU from it.  Every file
-# left decodes in perf and qpt without an error, and the command is gone.
+# qpt's end or an ack without taking a CPU from it.  Every file left
+# decodes in perf and qpt without an error, and the command is gone.
 # Args: GT_STEP PROG_DIR
 GT=$1 DIR=$2
 # shellcheck source=tests/emulate/common.sh
@@ -69,8 +69,11 @@ runq=0 nreq=0
 # $ms: milliseconds from T0 until qpt ends (waited for where qpt's
 # stdout, the FIFO, closes: its end, not a poll; at most 15 s)
 ends_in() { # T0
-	while read -r -t 15 _ <&3; do :; done
-	[ $? -gt 128 ] || wait "$qpid"
+	local rc
+	while :; do # (a while loop's status is its body's, not read's)
+		read -r -t 15 _ <&3 || { rc=$?; break; }
+	done
+	[ "$rc" -gt 128 ] || wait "$qpid" # > 128: timed out, qpt runs on
 	clock
 	ms=$((now - $1))
 }
