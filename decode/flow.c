@@ -190,8 +190,10 @@ int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
 	return 0;
 }
 
+/* Branch item @kind from @from to @to; @pend: the pending instruction's,
+ * at its time where a PSB+ fixed it (p_timed). */
 static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
-		       uint64_t to, unsigned via)
+		       uint64_t to, unsigned via, bool pend)
 {
 	struct qpt_item it;
 	uint64_t cycles = 0;
@@ -217,6 +219,10 @@ static int emit_branch(struct flow *f, unsigned kind, uint64_t from,
 	it.to = to;
 	it.via = via;
 	it.cycles = cycles;
+	if (pend && f->p_timed) {
+		it.flags |= QPT_ITEM_HAS_TIME;
+		it.time = f->p_time;
+	}
 	return send_branch(f, &it, NULL);
 }
 
@@ -303,7 +309,8 @@ static int resolve(struct flow *f, uint64_t next, bool known)
 	} else {
 		f->pending = false;
 		f->cyc_nodec = f->cyc_carried;
-		err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR);
+		err = emit_branch(f, f->p_kind, f->p_ip, next, QPT_BR_NR,
+				  true);
 		f->cyc_nodec = false;
 		if (head)
 			f->fc->carry.branched = true;
@@ -390,7 +397,7 @@ static int on_disabled(struct flow *f, const struct pt_event *ev, bool async)
 	if (!err)
 		err = emit_event(f, QPT_EV_DISABLED, from, from != 0, 0, NULL);
 	if (!err)
-		err = emit_branch(f, QPT_BR_TRACE_END, from, 0, via);
+		err = emit_branch(f, QPT_BR_TRACE_END, from, 0, via, false);
 	/* both items depend on the pending instruction: the head's */
 	return err ? err : head_cut(f);
 }
@@ -408,7 +415,8 @@ static int on_trace_enabled(struct flow *f, const struct pt_event *ev)
 	err = emit_event(f, QPT_EV_ENABLED, ev->variant.enabled.ip, true,
 			 ev->variant.enabled.resumed, NULL);
 	return err ? err : emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
-				       ev->variant.enabled.ip, QPT_BR_NR);
+				       ev->variant.enabled.ip, QPT_BR_NR,
+				       false);
 }
 
 static int on_async_branch(struct flow *f, const struct pt_event *ev)
@@ -422,7 +430,7 @@ static int on_async_branch(struct flow *f, const struct pt_event *ev)
 				       ev->ip_suppressed
 					   ? 0
 					   : ev->variant.async_branch.to,
-				       QPT_BR_NR);
+				       QPT_BR_NR, false);
 }
 
 /* Packets were dropped; the trace resumes at the overflow's ip (a FUP,
@@ -441,7 +449,7 @@ static int on_overflow(struct flow *f, const struct pt_event *ev)
 	f->cyc_nodec = true;
 	if (!err && !ev->ip_suppressed)
 		err = emit_branch(f, QPT_BR_TRACE_BEGIN, 0,
-				  ev->variant.overflow.ip, QPT_BR_NR);
+				  ev->variant.overflow.ip, QPT_BR_NR, false);
 	f->cyc_nodec = false;
 	return err;
 }
@@ -659,6 +667,11 @@ static int drain_events(struct flow *f, int status)
 			f->stop = err; /* the callback's, not libipt's */
 			return err;
 		}
+		if (ev.status_update && ev.has_tsc && f->pending &&
+		    !f->p_timed && f->has_time && new_time != f->time) {
+			f->p_timed = true; /* decided before this PSB+ */
+			f->p_time = f->time;
+		}
 		if (ev.has_tsc) {
 			f->time = new_time;
 			f->has_time = true;
@@ -797,6 +810,7 @@ static int count_block(struct flow *f, const struct pt_block *b, int bits)
 		prof_insns(f, ip, 1);
 	count_insns(f, 1);
 	f->pending = true;
+	f->p_timed = false;
 	f->p_ip = ip;
 	f->p_size = len;
 	f->p_kind = branch_kind[cls];
@@ -937,6 +951,7 @@ static int walk_block(struct flow *f, const struct pt_block *b)
 				return err;
 		}
 		f->pending = true;
+		f->p_timed = false;
 		f->p_ip = ip;
 		f->p_size = x->len;
 		f->p_kind = branch_kind[x->cls];
@@ -1244,6 +1259,10 @@ void qd_flow_close(struct qd_flow *qf)
 	c->ip = f->p_ip;
 	c->size = f->p_size;
 	c->kind = f->p_kind;
+	/* the pending branch was decided before the cut (the next buffer's
+	 * PSB+, whose time this flow did not read): at the time then */
+	c->timed = f->pending && (f->p_timed || f->has_time);
+	c->time = f->p_timed ? f->p_time : f->time;
 	c->cycles = 0;
 	/* a basic block goes on in the next buffer (its PSB+ is this one's
 	 * end), else it ends with the trace */
@@ -1307,6 +1326,8 @@ int qd_flow_open(struct qd_flow_ctx *fc, const struct pt_config *config,
 	f->p_ip = fc->carry.ip;
 	f->p_size = fc->carry.size;
 	f->p_kind = fc->carry.kind;
+	f->p_timed = fc->carry.timed;
+	f->p_time = fc->carry.time;
 	f->cyc_carried = f->pending;
 	f->cov_open = fc->carry.cov_open;
 	f->cov_ip = fc->carry.cov_ip;

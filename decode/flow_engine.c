@@ -126,6 +126,8 @@ static void snap(struct flow *f, uint64_t psbs, uint64_t off, bool synced)
 	s->next_ip = f->next_ip;
 	s->p_size = f->p_size;
 	s->p_kind = f->p_kind;
+	s->p_timed = f->p_timed;
+	s->p_time = f->p_time;
 	s->mode = f->mode;
 	s->space = fc->space;
 	s->next_space = f->next_space;
@@ -199,6 +201,8 @@ static void restore(struct flow *f, const struct flow_snap *s)
 	f->next_ip = s->next_ip;
 	f->p_size = s->p_size;
 	f->p_kind = s->p_kind;
+	f->p_timed = s->p_timed;
+	f->p_time = s->p_time;
 	f->mode = s->mode;
 	fc->space = s->space;
 	f->next_space = s->next_space;

@@ -111,6 +111,7 @@ static int apply(struct flow *f, const struct qd_path *p)
 			qd_cov_count_edge(fc->cov, e[i], 1);
 	}
 	f->pending = true;
+	f->p_timed = false;
 	f->p_ip = p->li_ip;
 	f->p_size = p->li_len;
 	f->p_kind = p->p_kind;

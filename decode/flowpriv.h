@@ -16,8 +16,8 @@
 
 /* What the flow was at a PSB, to decode on from there with libipt. */
 struct flow_snap {
-	bool pending, enabled, has_time, head;
-	uint64_t p_ip, time, loc_tsc, next_ip;
+	bool pending, enabled, has_time, head, p_timed;
+	uint64_t p_ip, time, loc_tsc, next_ip, p_time;
 	uint8_t p_size;
 	unsigned p_kind;
 	enum pt_exec_mode mode;
@@ -68,6 +68,11 @@ struct flow {
 	uint64_t p_ip;
 	uint8_t p_size;
 	unsigned p_kind; /* qpt_branch_kind, or QPT_BR_NR: not a branch */
+	/* its time (p_time), when a PSB+ with a new time came before its
+	 * successor was known: its branch was decided before that PSB (a
+	 * PSB flushes the decisions before it), and perf times it so */
+	bool p_timed;
+	uint64_t p_time;
 	bool enabled;
 	/* the time of the last packet read: an event's, or a tick's (the
 	 * block decoder's, at a query that found a new time) */

@@ -308,6 +308,8 @@ struct qd_carry {
 	uint8_t size;
 	unsigned kind;	/* qpt_branch_kind, or QPT_BR_NR */
 	uint64_t ip;
+	bool timed;	/* its time (a branch's), read before the cut */
+	uint64_t time;
 	bool branched;	/* out: the carried instruction was a taken branch */
 	uint64_t cycles; /* CYC cycles for the next taken branch */
 	/* QPT_WANT_COVERAGE: the basic block being walked (flowpriv.h) */

@@ -19,8 +19,11 @@
 command -v perf >/dev/null 2>&1 || { echo "skip: no perf"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-env -i QPT_TEST=1 "$QPT" record -q --emulate -o "$tmp/rec.data" \
-	-- "$1" >/dev/null 2>"$tmp/rec.err" || fail "qpt record: $(cat "$tmp/rec.err")"
+# a PSB every 2 KiB: many branches decided just before a PSB+, which
+# keep the time before it
+env -i QPT_TEST=1 "$QPT" record -q --emulate -e intel_pt/psb_period=0/u \
+	-o "$tmp/rec.data" -- "$1" >/dev/null 2>"$tmp/rec.err" ||
+	fail "qpt record: $(cat "$tmp/rec.err")"
 
 # compare MODE ITRACE FIELDS
 compare() {

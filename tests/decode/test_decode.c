@@ -343,39 +343,15 @@ static int collect_times(const struct qpt_item *it, void *ctx)
 	return 0;
 }
 
-/*
- * Times, as perf script times its samples: each item takes the time of
- * the last packet it, or one before it, read.  A TSC before each packet
- * the code reads (TNT for the jz, TIP for the ret, TIP.PGD for the
- * syscall): the jz and its branch take the TNT's time, and so do the
- * direct call after it (which reads nothing); the ret the TIP's, the
- * instructions after it too; the syscall the TIP.PGD's.  Both engines
- * (the fast decoder decodes all of it).
- */
-static void test_times(void **state)
+/* The times of the items of fx's trace, by both engines (the fast
+ * decoder decodes all of it), are @want. */
+static void check_times(const struct fixture *fx, const char *want)
 {
-	static const char want[] =
-	    "b0@100 i1000@100 i1002@200 b1002@200 i1008@200 b1008@200 "
-	    "i1010@300 b1010@300 i100d@300 i100e@400 b100e@400 ";
-	struct fixture *fx = *state;
 	struct qpt_decoder_opts opts;
 	struct qpt_decode_stats st;
 	struct qpt_decoder *dec;
-	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
 	int libipt;
 
-	pt_put(enc, ppt_psb, 0);
-	pt_put(enc, ppt_tsc, 100);
-	pt_put(enc, ppt_mode, 0);
-	pt_put(enc, ppt_psbend, 0);
-	pt_put(enc, ppt_tip_pge, 0x1000);
-	pt_put(enc, ppt_tsc, 200);
-	pt_put(enc, ppt_tnt_8, 1); /* jz taken */
-	pt_put(enc, ppt_tsc, 300);
-	pt_put(enc, ppt_tip, 0x100d); /* ret */
-	pt_put(enc, ppt_tsc, 400);
-	pt_put(enc, ppt_tip_pgd, 0); /* syscall */
-	fx->len = pt_end(enc);
 	for (libipt = 0; libipt < 2; libipt++) {
 		struct timed l = {.len = 0};
 
@@ -393,6 +369,67 @@ static void test_times(void **state)
 		qpt_decoder_free(dec);
 		assert_string_equal(l.text, want);
 	}
+}
+
+/*
+ * Times, as perf script times its samples: each item takes the time of
+ * the last packet it, or one before it, read.  A TSC before each packet
+ * the code reads (TNT for the jz, TIP for the ret, TIP.PGD for the
+ * syscall): the jz and its branch take the TNT's time, and so do the
+ * direct call after it (which reads nothing); the ret the TIP's, the
+ * instructions after it too; the syscall the TIP.PGD's.
+ */
+static void test_times(void **state)
+{
+	struct fixture *fx = *state;
+	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
+
+	pt_put(enc, ppt_psb, 0);
+	pt_put(enc, ppt_tsc, 100);
+	pt_put(enc, ppt_mode, 0);
+	pt_put(enc, ppt_psbend, 0);
+	pt_put(enc, ppt_tip_pge, 0x1000);
+	pt_put(enc, ppt_tsc, 200);
+	pt_put(enc, ppt_tnt_8, 1); /* jz taken */
+	pt_put(enc, ppt_tsc, 300);
+	pt_put(enc, ppt_tip, 0x100d); /* ret */
+	pt_put(enc, ppt_tsc, 400);
+	pt_put(enc, ppt_tip_pgd, 0); /* syscall */
+	fx->len = pt_end(enc);
+	check_times(fx, "b0@100 i1000@100 i1002@200 b1002@200 i1008@200 "
+			"b1008@200 i1010@300 b1010@300 i100d@300 i100e@400 "
+			"b100e@400 ");
+}
+
+/*
+ * A PSB+ with a new time right after the TNT that decides the jz (a PSB
+ * flushes the decisions before it; its FUP is the jz's target): the jz
+ * and its branch keep the TNT's time, as perf's do, though the branch's
+ * target is known only at the PSB+; the call after it takes the PSB's.
+ */
+static void test_times_psb(void **state)
+{
+	struct fixture *fx = *state;
+	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
+
+	pt_put(enc, ppt_psb, 0);
+	pt_put(enc, ppt_tsc, 100);
+	pt_put(enc, ppt_mode, 0);
+	pt_put(enc, ppt_psbend, 0);
+	pt_put(enc, ppt_tip_pge, 0x1000);
+	pt_put(enc, ppt_tsc, 200);
+	pt_put(enc, ppt_tnt_8, 1); /* jz taken */
+	pt_put(enc, ppt_psb, 0);
+	pt_put(enc, ppt_tsc, 300);
+	pt_put(enc, ppt_mode, 0);
+	pt_put(enc, ppt_fup, 0x1008);
+	pt_put(enc, ppt_psbend, 0);
+	pt_put(enc, ppt_tip, 0x100d); /* ret */
+	pt_put(enc, ppt_tip_pgd, 0); /* syscall */
+	fx->len = pt_end(enc);
+	check_times(fx, "b0@100 i1000@100 i1002@200 b1002@200 i1008@300 "
+			"b1008@300 i1010@300 b1010@300 i100d@300 i100e@300 "
+			"b100e@300 ");
 }
 
 static void test_item_asm(void **state)
@@ -439,6 +476,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs_share_decoder, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_times, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_times_psb, setup,
+						teardown),
 		cmocka_unit_test(test_contracts),
 	};
 
