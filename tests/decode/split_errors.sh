@@ -7,7 +7,7 @@
 . "$(dirname "$0")/split_lib.sh"
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-f=$(split_recordings "$tmp" | head -1)
+f=$(split_first "$tmp")
 if [ -z "$f" ]; then
 	[ -d "$TRACES/arcus-hello" ] || { echo "skip: no input"; exit 77; }
 	cp "$TRACES/arcus-hello/perf.data" "$tmp/tsc.data"

@@ -13,12 +13,19 @@ split_record() {
 	[ -s "$1" ] || fail "$2: no recording"
 }
 
-# The recordings the tests split into dir $1, one path a line: emulated
-# multi-thread ones with and without timing.
-split_recordings() {
+# The first of split_recordings' into dir $1, its path (none: no
+# emulated source): a multi-thread one with timing.
+split_first() {
 	[ -x "$EMU/emu_threads" ] || return 0
 	"$QPT" record --help 2>&1 | grep -q -- --emulate || return 0
 	split_record "$1/tsc.data" emu_threads "intel_pt/psb_period=0/u"
+	echo "$1/tsc.data"
+}
+
+# The recordings the tests split into dir $1, one path a line: emulated
+# multi-thread ones with and without timing.
+split_recordings() {
+	[ -n "$(split_first "$1")" ] || return 0
 	split_record "$1/notsc.data" emu_threads \
 		"intel_pt/tsc=0,mtc=0,psb_period=0/u"
 	split_record "$1/fork.data" emu_forkexec "intel_pt/psb_period=0/u"

@@ -15,9 +15,13 @@ command -v parallel >/dev/null 2>&1 && has_par=1
 "$PY" -c 'import distributed' 2>/dev/null && has_dask=1
 [ $has_par = 1 ] || [ $has_dask = 1 ] ||
 	{ echo "skip: neither GNU parallel nor Dask"; exit 77; }
-files=$(split_recordings "$tmp" | head -1)
-[ -n "$files" ] || { echo "skip: no emulated recording"; exit 77; }
-f=$files
+# differs A B: where A and B part, and how many lines each has
+differs() {
+	echo "$(wc -l <"$1") and $(wc -l <"$2") lines"
+	diff "$1" "$2" | head -6
+}
+f=$(split_first "$tmp")
+[ -n "$f" ] || { echo "skip: no emulated recording"; exit 77; }
 "$QPT" decode -i "$f" --insn --no-sort >"$tmp/whole" || fail "decode"
 # the README's command, as it is written there, in $tmp
 cd "$tmp" || fail "cd"
@@ -26,10 +30,12 @@ if [ $has_par = 1 ]; then
 	"$QPT" split -n 8 -i big.data -o shards |
 		parallel -k "$QPT" decode --insn --no-sort -i {} >par.txt ||
 		fail "split | parallel"
-	cmp -s whole par.txt || fail "GNU parallel's output differs"
+	cmp -s whole par.txt ||
+		fail "GNU parallel's output differs: $(differs whole par.txt)"
 	ls shards/*.data | parallel -k "$QPT" decode --insn --no-sort -i {} >par2.txt ||
 		fail "ls | parallel"
-	cmp -s whole par2.txt || fail "GNU parallel (ls) output differs"
+	cmp -s whole par2.txt ||
+		fail "GNU parallel (ls) output differs: $(differs whole par2.txt)"
 	echo "ok: GNU parallel, $(ls shards/*.data | wc -l) shards"
 fi
 if [ $has_dask = 1 ]; then
@@ -38,6 +44,7 @@ if [ $has_dask = 1 ]; then
 	QPT=$QPT timeout 300 "$PY" "$QPT_SRC/examples/dask_decode.py" \
 		dask.txt $(cat "$tmp/d.list") -- --insn --no-sort 2>dask.err ||
 		fail "dask: $(tail -3 dask.err)"
-	cmp -s whole dask.txt || fail "Dask's output differs"
+	cmp -s whole dask.txt ||
+		fail "Dask's output differs: $(differs whole dask.txt)"
 	echo "ok: Dask, $(wc -l <"$tmp/d.list") shards"
 fi
