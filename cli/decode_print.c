@@ -146,6 +146,26 @@ static inline int pfx_known(const struct printer *o, const struct qpt_item *it)
 	return -1;
 }
 
+/* The @n bytes at @s to @p in 16-byte pieces (a few moves each; @s and
+ * @p have room for @n rounded up to 16); the end of the copy. */
+static inline char *copy16(char *p, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i += 16)
+		memcpy(p + i, s + i, 16);
+	return p + n;
+}
+
+/* o->pfx, of @len (<= 32) bytes (pfx_known's), to @p (room for 32): the
+ * end of the copy.  Most prefixes fit: two moves. */
+static inline char *put_known_prefix(const struct printer *o, char *p,
+				     int len)
+{
+	memcpy(p, o->pfx, 32);
+	return p + len;
+}
+
 /* Where and when an item is, in the writer's form; formatted once for
  * each change (it changes per block at most). */
 static void put_prefix(struct printer *o, const struct qpt_item *it)
@@ -462,7 +482,7 @@ static void json_branch(struct printer *o, const struct qpt_item *it)
 
 _Static_assert(sizeof(struct br_ent) == 256 && BR_TEXT % 16 == 0 &&
 		   BR_TEXT <= sizeof(((struct br_ent *)0)->s) &&
-		   BR_TEXT <= OUT_RESERVE_MAX,
+		   32 + BR_TEXT <= OUT_RESERVE_MAX,
 	       "br_ent");
 
 /* The branch line cache's entry for @it. */
@@ -523,11 +543,20 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 {
 	unsigned long flushes;
 	struct br_ent *e;
-	size_t start, i;
+	size_t start;
+	int pfx;
 	char *p;
 
 	if (o->json) {
 		json_branch(o, it);
+		return;
+	}
+	e = br_at(o, it);
+	pfx = pfx_known(o, it);
+	if (pfx >= 0 && pfx <= 32 && !o->srcline && br_same(e, it)) {
+		p = out_reserve(&o->w, 32 + BR_TEXT);
+		p = put_known_prefix(o, p, pfx);
+		out_commit(&o->w, copy16(p, e->s, e->len));
 		return;
 	}
 	put_prefix(o, it);
@@ -536,14 +565,9 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 		put_srcline(o, it);
 		return;
 	}
-	e = br_at(o, it);
-	if (br_same(e, it)) { /* in 16-byte pieces: a few moves each */
-		size_t n = e->len; /* not read again after each store */
-
+	if (br_same(e, it)) {
 		p = out_reserve(&o->w, BR_TEXT);
-		for (i = 0; i < n; i += 16)
-			memcpy(p + i, e->s + i, 16);
-		out_commit(&o->w, p + n);
+		out_commit(&o->w, copy16(p, e->s, e->len));
 		return;
 	}
 	start = o->w.len;
