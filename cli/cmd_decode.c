@@ -163,6 +163,7 @@ static __attribute__((noinline)) int on_other(struct printer *o,
 {
 	int due;
 
+	print_run_note(o, it);
 	if (o->period && it->type == QPT_ITEM_INSN &&
 	    (due = sampled(o, it)) <= 0)
 		return due;
@@ -188,6 +189,8 @@ static int on_item(const struct qpt_item *it, void *ctx)
 	struct printer *o = ctx;
 
 	if (it->type == QPT_ITEM_BRANCH && o->plain_branch) {
+		if (it->run && print_run(o, it)) /* its lines told: not the */
+			return o->w.err ? o->w.err : QPT_ITEM_RUN_TOLD; /* rest */
 		print_item(o, it);
 		return o->w.err;
 	}

@@ -191,6 +191,30 @@ static void put_prefix(struct printer *o, const struct qpt_item *it)
 	o->pfx_time = it->time;
 }
 
+/* o->pfx made @it's prefix (not printed): its length, or -1 when it does
+ * not fit. */
+static int pfx_for(struct printer *o, const struct qpt_item *it)
+{
+	int known = pfx_known(o, it);
+	char tmp[128];
+	size_t n;
+
+	if (known >= 0)
+		return known;
+	n = (size_t)((o->json ? fmt_json_prefix(tmp, it) :
+				fmt_text_prefix(tmp, it)) - tmp);
+	o->pfx_valid = n <= sizeof(o->pfx);
+	if (!o->pfx_valid)
+		return -1;
+	memcpy(o->pfx, tmp, n);
+	o->pfx_len = n;
+	o->pfx_flags = it->flags & PFX_MASK;
+	o->pfx_tid = it->tid;
+	o->pfx_cpu = it->cpu;
+	o->pfx_time = it->time;
+	return (int)n;
+}
+
 /* The members every JSON item ends with (after its first one). */
 static void json_common(struct printer *o, const struct qpt_item *it)
 {
@@ -539,6 +563,58 @@ static void text_branch(struct printer *o, const struct qpt_item *it)
 	out_char(&o->w, '\n');
 }
 
+/* The line of a run's branch after its prefix, the @n bytes at @s: kept
+ * in the run's entry, which is whole after its last line. */
+static void run_keep(struct printer *o, const char *s, size_t n)
+{
+	struct run_ent *e = o->run_rec;
+
+	if (n > BR_TEXT || e->len + n > RUN_TEXT) {
+		o->run_left = 0;
+		return;
+	}
+	memcpy(e->s + e->len, s, n);
+	e->line[e->n++] = (uint8_t)n;
+	e->len = (uint16_t)(e->len + n);
+	if (--o->run_left == 0)
+		e->run = o->run_id;
+}
+
+int print_run(struct printer *o, const struct qpt_item *it)
+{
+	struct run_ent *e;
+	const char *s;
+	unsigned k;
+	int pfx;
+	char *p;
+
+	o->run_left = 0;
+	if (o->json || o->srcline || o->mode != MODE_BRANCHES ||
+	    !QPT_SIZED_HAS(struct qpt_item, it, run_len) || !it->run)
+		return 0;
+	pfx = pfx_for(o, it);
+	if (pfx < 0 || pfx > 32)
+		return 0;
+	e = &o->runs[it->run & (RUN_SETS - 1)];
+	if (e->run == it->run) {
+		for (k = 0, s = e->s; k < e->n; s += e->line[k++]) {
+			p = out_reserve(&o->w, 32 + BR_TEXT);
+			p = put_known_prefix(o, p, pfx);
+			out_commit(&o->w, copy16(p, s, e->line[k]));
+		}
+		return 1;
+	}
+	if (it->run_len > RUN_LINES)
+		return 0;
+	e->run = 0;
+	e->len = 0;
+	e->n = 0;
+	o->run_rec = e;
+	o->run_id = it->run;
+	o->run_left = it->run_len;
+	return 0;
+}
+
 static void print_branch(struct printer *o, const struct qpt_item *it)
 {
 	unsigned long flushes;
@@ -557,6 +633,8 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 		p = out_reserve(&o->w, 32 + BR_TEXT);
 		p = put_known_prefix(o, p, pfx);
 		out_commit(&o->w, copy16(p, e->s, e->len));
+		if (o->run_left)
+			run_keep(o, e->s, e->len);
 		return;
 	}
 	put_prefix(o, it);
@@ -568,13 +646,20 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 	if (br_same(e, it)) {
 		p = out_reserve(&o->w, BR_TEXT);
 		out_commit(&o->w, copy16(p, e->s, e->len));
+		if (o->run_left)
+			run_keep(o, e->s, e->len);
 		return;
 	}
 	start = o->w.len;
 	flushes = o->w.flushes;
 	text_branch(o, it);
-	if (o->w.flushes == flushes) /* the whole line is in the buffer */
-		br_keep(e, it, o->w.buf + start, o->w.len - start);
+	if (o->w.flushes != flushes) { /* not the whole line in the buffer */
+		o->run_left = 0;
+		return;
+	}
+	br_keep(e, it, o->w.buf + start, o->w.len - start);
+	if (o->run_left)
+		run_keep(o, o->w.buf + start, o->w.len - start);
 }
 
 /* perf script's flags column, "  %-23s", for every kind and reason. */

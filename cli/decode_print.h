@@ -84,6 +84,22 @@ struct br_ent {
 	char s[256 - 51];
 } __attribute__((aligned(64)));
 
+/* The text lines after their prefix of a run of branches (qpt_item's
+ * @run), as printed the last time, by run id: direct-mapped; runs of
+ * more than RUN_LINES lines or RUN_TEXT bytes are printed line by line.
+ * A line's text is copied in 16-byte pieces: room for the last one's. */
+#define RUN_SETS 2048
+#define RUN_LINES 32
+#define RUN_TEXT (2048 - 8 - 2 - 1 - RUN_LINES - 16)
+
+struct run_ent {
+	uint64_t run; /* 0: none (being made) */
+	uint16_t len;
+	uint8_t n;
+	uint8_t line[RUN_LINES]; /* each line's bytes */
+	char s[RUN_TEXT + 16];
+} __attribute__((aligned(64)));
+
 struct printer {
 	enum mode mode;
 	bool json, events, no_sym;
@@ -132,6 +148,12 @@ struct printer {
 	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
 	struct line_ent lines[LINE_SETS];
 	struct br_ent br_lines[BR_SETS];
+	struct run_ent runs[RUN_SETS];
+	/* the run whose lines are being kept (run_rec: its entry) and the
+	 * lines of it still to come */
+	struct run_ent *run_rec;
+	uint64_t run_id;
+	uint32_t run_left;
 	unsigned asm_clock; /* which way of a set to replace */
 	/* "  FLAGS" padded for each branch kind and trace-end reason */
 	char flags[QPT_BR_NR][QPT_BR_NR + 1][26];
@@ -152,6 +174,20 @@ struct printer {
 /* Prepare the writer (standard output) and the tables the printers use
  * (once, after the options). */
 void decode_print_init(struct printer *o);
+/*
+ * Branch item @it, which begins a run (its @run set), of a printer with
+ * plain_branch: 1 when its run's lines are known (made the last time)
+ * and are printed (the run's items are not needed), else 0: the run's
+ * lines are kept as print_item makes them.
+ */
+int print_run(struct printer *o, const struct qpt_item *it);
+/* Any other item: a run being kept ends (kept when it is whole). */
+static inline void print_run_note(struct printer *o,
+				  const struct qpt_item *it)
+{
+	if (o->run_left && (it->type != QPT_ITEM_BRANCH || it->run))
+		o->run_left = 0;
+}
 /*
  * --calls: the call depth of @it, a call or return of its thread, counted
  * over every item of the thread, printed or not (--sym, --time and --last

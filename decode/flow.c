@@ -68,6 +68,8 @@ static void item_init(struct flow *f, struct qpt_item *it,
 	it->size = 0;
 	it->time = 0; /* after raw: not cleared above */
 	it->offset = 0;
+	it->run = 0;
+	it->run_len = 0;
 	if (fc->tid >= 0)
 		it->flags |= QPT_ITEM_HAS_TID;
 	if (fc->cpu >= 0)
@@ -172,20 +174,28 @@ static int send_branch(struct flow *f, struct qpt_item *it,
 }
 
 int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
-		       uint32_t n)
+		       uint32_t n, uint64_t run)
 {
 	struct qpt_item it;
 	uint32_t i;
 	int err;
 
 	item_init(f, &it, QPT_ITEM_BRANCH, 0);
+	if (!f->rec) { /* a path being recorded keeps each branch */
+		it.run = run;
+		it.run_len = n;
+	}
 	for (i = 0; i < n; i++) {
 		it.kind = br[i].kind;
 		it.ip = br[i].from;
 		it.to = br[i].to;
 		err = send_branch(f, &it, &br[i]);
+		if (err == QPT_ITEM_RUN_TOLD && it.run)
+			return 0; /* the consumer told the rest */
 		if (err)
 			return err;
+		it.run = 0;
+		it.run_len = 0;
 	}
 	return 0;
 }

@@ -117,7 +117,8 @@ static int apply(struct flow *f, const struct qd_path *p)
 	f->p_kind = p->p_kind;
 	f->next_ip = p->li_ip + p->li_len;
 	if (fc->want & QPT_WANT_BRANCH)
-		return flow_tell_branches(f, qd_path_brs(p), p->nr_br);
+		return flow_tell_branches(f, qd_path_brs(p), p->nr_br,
+					  p->run);
 	return 0;
 }
 

@@ -201,9 +201,9 @@ void prof_path(struct flow *f, uint64_t insns, uint64_t branches,
  * what the first block of a path at @ip does before its instructions. */
 int flow_walk(struct flow *f, const struct pt_block *b);
 /* flow.c: the items of the @n taken branches a path recorded, told
- * again (0 or the callback's error) */
+ * again as run @run (qpt_item's; 0 or the callback's error) */
 int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
-		       uint32_t n);
+		       uint32_t n, uint64_t run);
 bool flow_path_ready(struct flow *f);
 int flow_path_enter(struct flow *f, uint64_t ip);
 /* flow.c: the instruction at @ip (of @b; @last: its last), or NULL */

@@ -110,6 +110,10 @@ static uint8_t *put(uint8_t *at, const void *src, size_t n)
 	return at + n;
 }
 
+/* The run ids of paths kept, in the process (workers keep paths of their
+ * own, and a printer may see several workers' items). */
+static uint64_t last_run;
+
 int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
 		 const struct qd_path_arrays *a)
 {
@@ -130,6 +134,7 @@ int qd_paths_add(struct qd_paths *p, const struct qd_path *h,
 	at = p->arena + p->used;
 	e = (struct qd_path *)at;
 	*e = *h;
+	e->run = __atomic_add_fetch(&last_run, 1, __ATOMIC_RELAXED);
 	at += sizeof(*e);
 	if (!a)
 		a = &none;

@@ -673,6 +673,8 @@ static int hold(const struct qpt_item *it, void *arg)
 		return -ENOMEM;
 	h = &c->held[c->nr_held++];
 	h->it = *it;
+	h->it.run = 0; /* told later, one by one (the rest of a run too) */
+	h->it.run_len = 0;
 	if (it->msg) {
 		snprintf(h->msg, sizeof(h->msg), "%s", it->msg);
 		h->it.msg = h->msg;

@@ -255,11 +255,24 @@ struct qpt_item {
 	 * addr2line prints it), or NULL; valid like @sym; and its line. */
 	const char *srcfile;
 	unsigned srcline;
+	/* A branch that begins a run of @run_len branches (itself the
+	 * first) which the decoder tells again, in this order, each time it
+	 * tells a branch of run id @run (0: none; an id is not used for
+	 * other branches in the process's life): the same kinds, ends,
+	 * symbols and source lines, and for all of them this item's tid,
+	 * cpu and time.  The run's other items come as any others (@run 0),
+	 * unless the callback returns QPT_ITEM_RUN_TOLD for this one: a
+	 * consumer that keeps what it made of a run's items can tell them
+	 * again itself. */
+	uint64_t run;
+	uint32_t run_len;
 };
 
 /* The item callback: return 0 to go on, a negative value to stop the run
- * (the run returns it). */
+ * (the run returns it), or QPT_ITEM_RUN_TOLD for an item with @run set:
+ * the rest of its run is not sent (as 0 for any other item). */
 typedef int (*qpt_item_fn)(const struct qpt_item *item, void *ctx);
+#define QPT_ITEM_RUN_TOLD 1
 
 /* Short names: "jcc", "ind_call", ..., "trace_end"; "enabled", "error"... */
 QPT_API const char *qpt_branch_kind_name(unsigned kind);
