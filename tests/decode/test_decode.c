@@ -371,6 +371,22 @@ static void check_times(const struct fixture *fx, const char *want)
 	}
 }
 
+/* An encoder into fx's trace that has written: a PSB+ at time 100,
+ * tracing on at 0x1000, and at time 200 the jz taken. */
+static struct pt_encoder *times_begin(struct fixture *fx)
+{
+	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
+
+	pt_put(enc, ppt_psb, 0);
+	pt_put(enc, ppt_tsc, 100);
+	pt_put(enc, ppt_mode, 0);
+	pt_put(enc, ppt_psbend, 0);
+	pt_put(enc, ppt_tip_pge, 0x1000);
+	pt_put(enc, ppt_tsc, 200);
+	pt_put(enc, ppt_tnt_8, 1); /* jz taken */
+	return enc;
+}
+
 /*
  * Times, as perf script times its samples: each item takes the time of
  * the last packet it, or one before it, read.  A TSC before each packet
@@ -382,15 +398,8 @@ static void check_times(const struct fixture *fx, const char *want)
 static void test_times(void **state)
 {
 	struct fixture *fx = *state;
-	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
+	struct pt_encoder *enc = times_begin(fx);
 
-	pt_put(enc, ppt_psb, 0);
-	pt_put(enc, ppt_tsc, 100);
-	pt_put(enc, ppt_mode, 0);
-	pt_put(enc, ppt_psbend, 0);
-	pt_put(enc, ppt_tip_pge, 0x1000);
-	pt_put(enc, ppt_tsc, 200);
-	pt_put(enc, ppt_tnt_8, 1); /* jz taken */
 	pt_put(enc, ppt_tsc, 300);
 	pt_put(enc, ppt_tip, 0x100d); /* ret */
 	pt_put(enc, ppt_tsc, 400);
@@ -410,15 +419,8 @@ static void test_times(void **state)
 static void test_times_psb(void **state)
 {
 	struct fixture *fx = *state;
-	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
+	struct pt_encoder *enc = times_begin(fx);
 
-	pt_put(enc, ppt_psb, 0);
-	pt_put(enc, ppt_tsc, 100);
-	pt_put(enc, ppt_mode, 0);
-	pt_put(enc, ppt_psbend, 0);
-	pt_put(enc, ppt_tip_pge, 0x1000);
-	pt_put(enc, ppt_tsc, 200);
-	pt_put(enc, ppt_tnt_8, 1); /* jz taken */
 	pt_put(enc, ppt_psb, 0);
 	pt_put(enc, ppt_tsc, 300);
 	pt_put(enc, ppt_mode, 0);
