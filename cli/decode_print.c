@@ -166,6 +166,23 @@ static inline char *put_known_prefix(const struct printer *o, char *p,
 	return p + len;
 }
 
+/* Remember @it's prefix, the @n bytes at @s, as o->pfx (when it fits):
+ * whether it did. */
+static bool pfx_remember(struct printer *o, const struct qpt_item *it,
+			 const char *s, size_t n)
+{
+	o->pfx_valid = n <= sizeof(o->pfx);
+	if (!o->pfx_valid)
+		return false;
+	memcpy(o->pfx, s, n);
+	o->pfx_len = n;
+	o->pfx_flags = it->flags & PFX_MASK;
+	o->pfx_tid = it->tid;
+	o->pfx_cpu = it->cpu;
+	o->pfx_time = it->time;
+	return true;
+}
+
 /* Where and when an item is, in the writer's form; formatted once for
  * each change (it changes per block at most). */
 static void put_prefix(struct printer *o, const struct qpt_item *it)
@@ -180,15 +197,7 @@ static void put_prefix(struct printer *o, const struct qpt_item *it)
 	p = out_reserve(&o->w, 96);
 	out_commit(&o->w, o->json ? fmt_json_prefix(p, it) :
 				    fmt_text_prefix(p, it));
-	o->pfx_len = (size_t)(o->w.buf + o->w.len - p);
-	o->pfx_valid = o->pfx_len <= sizeof(o->pfx);
-	if (!o->pfx_valid)
-		return;
-	memcpy(o->pfx, p, o->pfx_len);
-	o->pfx_flags = it->flags & PFX_MASK;
-	o->pfx_tid = it->tid;
-	o->pfx_cpu = it->cpu;
-	o->pfx_time = it->time;
+	pfx_remember(o, it, p, (size_t)(o->w.buf + o->w.len - p));
 }
 
 /* o->pfx made @it's prefix (not printed): its length, or -1 when it does
@@ -203,16 +212,7 @@ static int pfx_for(struct printer *o, const struct qpt_item *it)
 		return known;
 	n = (size_t)((o->json ? fmt_json_prefix(tmp, it) :
 				fmt_text_prefix(tmp, it)) - tmp);
-	o->pfx_valid = n <= sizeof(o->pfx);
-	if (!o->pfx_valid)
-		return -1;
-	memcpy(o->pfx, tmp, n);
-	o->pfx_len = n;
-	o->pfx_flags = it->flags & PFX_MASK;
-	o->pfx_tid = it->tid;
-	o->pfx_cpu = it->cpu;
-	o->pfx_time = it->time;
-	return (int)n;
+	return pfx_remember(o, it, tmp, n) ? (int)n : -1;
 }
 
 /* The members every JSON item ends with (after its first one). */
@@ -628,10 +628,15 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 		return;
 	}
 	e = br_at(o, it);
-	pfx = pfx_known(o, it);
-	if (pfx >= 0 && pfx <= 32 && !o->srcline && br_same(e, it)) {
-		p = out_reserve(&o->w, 32 + BR_TEXT);
-		p = put_known_prefix(o, p, pfx);
+	if (!o->srcline && br_same(e, it)) { /* its text kept */
+		pfx = pfx_known(o, it);
+		if (pfx >= 0 && pfx <= 32) { /* one reservation for both */
+			p = out_reserve(&o->w, 32 + BR_TEXT);
+			p = put_known_prefix(o, p, pfx);
+		} else {
+			put_prefix(o, it);
+			p = out_reserve(&o->w, BR_TEXT);
+		}
 		out_commit(&o->w, copy16(p, e->s, e->len));
 		if (o->run_left)
 			run_keep(o, e->s, e->len);
@@ -641,13 +646,6 @@ static void print_branch(struct printer *o, const struct qpt_item *it)
 	if (o->srcline) {
 		text_branch(o, it);
 		put_srcline(o, it);
-		return;
-	}
-	if (br_same(e, it)) {
-		p = out_reserve(&o->w, BR_TEXT);
-		out_commit(&o->w, copy16(p, e->s, e->len));
-		if (o->run_left)
-			run_keep(o, e->s, e->len);
 		return;
 	}
 	start = o->w.len;

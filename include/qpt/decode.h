@@ -269,8 +269,8 @@ struct qpt_item {
 };
 
 /* The item callback: return 0 to go on, a negative value to stop the run
- * (the run returns it), or QPT_ITEM_RUN_TOLD for an item with @run set:
- * the rest of its run is not sent (as 0 for any other item). */
+ * (the run returns it), or, for an item with @run set only,
+ * QPT_ITEM_RUN_TOLD: the rest of its run is not sent. */
 typedef int (*qpt_item_fn)(const struct qpt_item *item, void *ctx);
 #define QPT_ITEM_RUN_TOLD 1
 

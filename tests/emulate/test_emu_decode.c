@@ -713,7 +713,8 @@ static void test_flow_small_psb(void **state)
 
 /* CPUID right before each kind of branch: on a host that swallows the trap
  * after CPUID this is the real thing; here as any program (the dynamic
- * one: test_swallow_cpuid's). */
+ * one: emulate_perf_vs_gt's, and test_swallow_cpuid's where the host
+ * does not swallow that trap itself). */
 PROG_TEST_STATIC(cpuid)
 
 /* The engine on a simulated host that swallows the trap after each
