@@ -4,9 +4,12 @@
  * bigmem.h).  Below BIGMEM_MIN the table comes from calloc: a mapping of
  * its own would cost more than the faults it saves.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "auxfmt/bigmem.h"
 
@@ -55,4 +58,45 @@ void bigmem_free(void *p, size_t size)
 		free(p);
 	else
 		munmap(p, huge_round(size));
+}
+
+/* 1 huge pages, 0 not, -1 not read yet (two threads reading it at once
+ * both find the same) */
+static int huge_state = -1;
+
+static int read_huge(void)
+{
+	char buf[128];
+	ssize_t n;
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, "[always]") || strstr(buf, "[madvise]");
+}
+
+bool bigmem_huge(void)
+{
+#ifndef MADV_HUGEPAGE
+	return false;
+#else
+	int s = __atomic_load_n(&huge_state, __ATOMIC_RELAXED);
+
+	if (s < 0) {
+		s = read_huge();
+		__atomic_store_n(&huge_state, s, __ATOMIC_RELAXED);
+	}
+	return s > 0;
+#endif
+}
+
+void bigmem_set_huge(bool huge)
+{
+	__atomic_store_n(&huge_state, huge ? 1 : 0, __ATOMIC_RELAXED);
 }

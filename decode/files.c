@@ -84,6 +84,44 @@ struct symbuf {
 	bool demangle;
 };
 
+/*
+ * Room for @nsyms more symbols and @nstr more bytes of names: at least
+ * twice what there was, so that appending one at a time stays linear.
+ * A table's whole count is asked for at once where it is known, since
+ * each move to a larger block costs a page fault per 4 KiB it fills.
+ */
+static int sym_room(struct qd_file *file, struct symbuf *sb, size_t nsyms,
+		    size_t nstr)
+{
+	if (nsyms && sb->cap - file->nr_syms < nsyms) {
+		size_t nc = file->nr_syms + nsyms;
+		struct qd_sym *ns;
+
+		if (nc < 2 * sb->cap)
+			nc = 2 * sb->cap;
+		ns = realloc(file->syms, nc * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		file->syms = ns;
+		sb->cap = nc;
+	}
+	if (nstr && sb->strcap - sb->used < nstr) {
+		size_t nc = sb->used + nstr;
+		char *nt;
+
+		if (nc < 2 * sb->strcap)
+			nc = 2 * sb->strcap;
+		if (nc < 8192)
+			nc = 8192;
+		nt = realloc(file->strtab, nc);
+		if (!nt)
+			return -ENOMEM;
+		file->strtab = nt;
+		sb->strcap = nc;
+	}
+	return 0;
+}
+
 /* Append a symbol; names are kept as offsets until the end of loading. */
 static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
 		   uint64_t size, unsigned rank, const char *name,
@@ -96,30 +134,15 @@ static int add_sym(struct qd_file *file, struct symbuf *sb, uint64_t addr,
 		name = dem;
 	len = strlen(name);
 
-	if (file->nr_syms == sb->cap) {
-		size_t nc = sb->cap ? sb->cap * 2 : 256;
-		struct qd_sym *ns = realloc(file->syms, nc * sizeof(*ns));
-
-		if (!ns) {
-			free(dem);
-			return -ENOMEM;
-		}
-		file->syms = ns;
-		sb->cap = nc;
+	if (file->nr_syms == sb->cap &&
+	    sym_room(file, sb, sb->cap ? sb->cap : 256, 0)) {
+		free(dem);
+		return -ENOMEM;
 	}
-	if (sb->used + len + slen + 1 > sb->strcap) {
-		size_t nc = sb->strcap ? sb->strcap * 2 : 8192;
-		char *nt;
-
-		while (nc < sb->used + len + slen + 1)
-			nc *= 2;
-		nt = realloc(file->strtab, nc);
-		if (!nt) {
-			free(dem);
-			return -ENOMEM;
-		}
-		file->strtab = nt;
-		sb->strcap = nc;
+	if (sb->used + len + slen + 1 > sb->strcap &&
+	    sym_room(file, sb, 0, len + slen + 1)) {
+		free(dem);
+		return -ENOMEM;
 	}
 	memcpy(file->strtab + sb->used, name, len);
 	memcpy(file->strtab + sb->used + len, suffix, slen + 1);
@@ -149,6 +172,19 @@ static bool is_code_label(Elf *elf, const GElf_Sym *sym)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
+/* The size of @file's string table section @ndx (0: none, or more than
+ * the file holds). */
+static size_t names_size(const struct qd_file *file, Elf *elf, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    sh.sh_size > file->size)
+		return 0;
+	return (size_t)sh.sh_size;
+}
+
 /* Function symbols of one symbol table section; appends to @file. */
 static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 		       GElf_Shdr *sh, struct symbuf *sb)
@@ -160,6 +196,13 @@ static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 	if (!data || !sh->sh_entsize)
 		return 0;
 	n = sh->sh_size / sh->sh_entsize;
+	/* the most it can add, at once: a symbol for each entry and its
+	 * names (not demangled) */
+	if (n > data->d_size / sh->sh_entsize)
+		n = data->d_size / sh->sh_entsize;
+	err = sym_room(file, sb, n, names_size(file, elf, sh->sh_link));
+	if (err)
+		return err;
 	for (i = 0; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;

@@ -17,7 +17,9 @@
 
 #define SLOTS_ORDER 15
 #define SLOTS (1u << SLOTS_ORDER)
-#define ARENA (8u << 20)
+#define SLOTS_BYTES (SLOTS * sizeof(uint32_t))
+#define MAPPED (8u << 20) /* the slots, then the arena */
+#define ARENA (MAPPED - SLOTS_BYTES)
 
 struct qd_paths {
 	uint32_t *slot; /* offset in the arena + 1; 0 empty */
@@ -32,12 +34,14 @@ struct qd_paths *qd_paths_new(void)
 
 	if (!p)
 		return NULL;
-	p->slot = calloc(SLOTS, sizeof(*p->slot));
-	p->arena = bigmem_zalloc(ARENA); /* touched as paths come */
-	if (!p->slot || !p->arena) {
-		qd_paths_free(p);
+	/* the slots first, in the arena's first huge page: a table apart
+	 * cost a fault for each 4 KiB of it a small trace touched */
+	p->slot = bigmem_zalloc(MAPPED);
+	if (!p->slot) {
+		free(p);
 		return NULL;
 	}
+	p->arena = (uint8_t *)p->slot + SLOTS_BYTES;
 	return p;
 }
 
@@ -45,8 +49,7 @@ void qd_paths_free(struct qd_paths *p)
 {
 	if (!p)
 		return;
-	free(p->slot);
-	bigmem_free(p->arena, ARENA);
+	bigmem_free(p->slot, MAPPED);
 	free(p);
 }
 

@@ -5,15 +5,17 @@
  * once (with the x86 layer) from the bytes libipt's image holds there (a
  * found file's executable segments, or a raw image).  An open-addressing
  * table of runs and an arena of their instruction lengths; when either is
- * full, both start again empty (the memory stays bounded).  The table
- * starts small and doubles as it fills, up to RUNS_CAP slots: a run's
- * slot is anywhere in the table, and a table of RUNS_CAP slots (2 MiB)
- * from the start cost a small trace a page fault for nearly each run.
+ * full, both start again empty (the memory stays bounded).  A run's
+ * slot is anywhere in the table: on huge pages (bigmem.h) the table has
+ * its RUNS_CAP slots (2 MiB) from the start, one fault; on 4 KiB pages it
+ * starts small and doubles as it fills, since there the whole table
+ * cost a small trace a fault for nearly each run.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxfmt/bigmem.h"
 #include "decode/fast.h"
 
 #define RUNS_ORDER 15
@@ -31,14 +33,19 @@ struct qd_runs {
 	struct qx86 *x;
 };
 
+static size_t ent_bytes(unsigned order)
+{
+	return ((size_t)1 << order) * sizeof(struct qd_run_ent);
+}
+
 struct qd_runs *qd_runs_new(void)
 {
 	struct qd_runs *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
-	r->order = RUNS_ORDER0;
-	r->ent = calloc((size_t)1 << r->order, sizeof(*r->ent));
+	r->order = bigmem_huge() ? RUNS_ORDER : RUNS_ORDER0;
+	r->ent = bigmem_zalloc(ent_bytes(r->order));
 	r->lens = malloc(LENS_CAP);
 	r->x = qx86_new();
 	if (!r->ent || !r->lens || !r->x) {
@@ -55,7 +62,7 @@ void qd_runs_free(struct qd_runs *r)
 		return;
 	qx86_free(r->x);
 	free(r->lens);
-	free(r->ent);
+	bigmem_free(r->ent, ent_bytes(r->order));
 	free(r);
 }
 
@@ -89,7 +96,7 @@ static size_t slot_of(const struct qd_runs *r, const void *space,
 static int grow(struct qd_runs *r)
 {
 	size_t n = (size_t)1 << r->order, mask = 2 * n - 1, i, j;
-	struct qd_run_ent *old = r->ent, *ent = calloc(2 * n, sizeof(*ent));
+	struct qd_run_ent *old = r->ent, *ent = bigmem_zalloc(ent_bytes(r->order + 1));
 
 	if (!ent)
 		return -ENOMEM;
@@ -103,7 +110,7 @@ static int grow(struct qd_runs *r)
 			;
 		ent[j] = old[i];
 	}
-	free(old);
+	bigmem_free(old, ent_bytes(r->order - 1));
 	return 0;
 }
 
