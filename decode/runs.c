@@ -194,6 +194,27 @@ static int build(struct qd_runs *r, struct qd_space *space, uint64_t ip,
 	return 0;
 }
 
+/* qd_runs_get's way when @ip's run is not in the table: make it at slot
+ * @e, the empty one the search ended at (after growing or emptying the
+ * table, searching again). */
+static __attribute__((noinline)) const struct qd_run_ent *
+runs_miss(struct qd_runs *r, struct qd_space *space, uint64_t ip,
+	  struct qd_run_ent *e)
+{
+	size_t half = ((size_t)1 << r->order) / 2;
+
+	if (r->nr_ent >= half && r->order < RUNS_ORDER && !grow(r))
+		return qd_runs_get(r, space, ip);
+	if (r->nr_ent >= half || r->nr_lens + QD_RUN_MAX > LENS_CAP) {
+		runs_clear(r);
+		return qd_runs_get(r, space, ip);
+	}
+	if (build(r, space, ip, e) < 0)
+		return NULL;
+	r->nr_ent++;
+	return e;
+}
+
 const struct qd_run_ent *qd_runs_get(struct qd_runs *r, struct qd_space *space,
 				     uint64_t ip)
 {
@@ -203,19 +224,8 @@ const struct qd_run_ent *qd_runs_get(struct qd_runs *r, struct qd_space *space,
 	for (;; i = (i + 1) & mask) {
 		e = &r->ent[i];
 		if (!e->ninsn || e->gen != r->gen)
-			break;
+			return runs_miss(r, space, ip, e);
 		if (e->ip == ip && e->space == space)
 			return e;
 	}
-	if (r->nr_ent >= (mask + 1) / 2 && r->order < RUNS_ORDER &&
-	    !grow(r))
-		return qd_runs_get(r, space, ip);
-	if (r->nr_ent >= (mask + 1) / 2 || r->nr_lens + QD_RUN_MAX > LENS_CAP) {
-		runs_clear(r);
-		return qd_runs_get(r, space, ip);
-	}
-	if (build(r, space, ip, e) < 0)
-		return NULL;
-	r->nr_ent++;
-	return e;
 }
