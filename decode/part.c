@@ -121,9 +121,14 @@ static size_t find_psb(const uint8_t *buf, size_t from, size_t have)
 /*
  * The length of the PSB+ at the start of [p, p + n) (its PSBEND
  * included), by libipt's packet decoder; 0 when it does not end there.
+ * With @timing, and the packets of time (and PADs) right after it: a
+ * decoder reads ahead over those before the next query (pt_qry_read_ahead,
+ * fastpt.c's read_ahead), so a flow that ends at the PSB+ stands where
+ * one flow over the cut would, and what it tells there (an event's
+ * offset) is the same.
  */
 static size_t psb_plus(const struct pt_config *config, const uint8_t *p,
-		       size_t n)
+		       size_t n, bool timing)
 {
 	struct pt_config cfg = *config;
 	struct pt_packet_decoder *dec;
@@ -144,6 +149,12 @@ static size_t psb_plus(const struct pt_config *config, const uint8_t *p,
 				break;
 			}
 		}
+	while (len && timing && pt_pkt_next(dec, &pkt, sizeof(pkt)) > 0 &&
+	       (pkt.type == ppt_pad || pkt.type == ppt_mtc ||
+		pkt.type == ppt_tsc || pkt.type == ppt_tma ||
+		pkt.type == ppt_cyc) &&
+	       pt_pkt_get_offset(dec, &off) >= 0)
+		len = (size_t)off;
 	pt_pkt_free_decoder(dec);
 	return len;
 }
@@ -203,7 +214,7 @@ int qd_cutter_next(struct qd_cutter *c, struct qd_part *part)
 	/* a PSB+ cut short by the end is no place to cut (no flow starts
 	 * there): the part goes on to the end, as one flow would */
 	if (cut < have && have == rest && have - cut < PSB_PLUS_MAX &&
-	    !psb_plus(&c->s->cfg, buf + cut, have - cut))
+	    !psb_plus(&c->s->cfg, buf + cut, have - cut, false))
 		cut = have;
 	if (have - cut > c->nr_left || !c->left) {
 		uint8_t *nl = realloc(c->left, have - cut ? have - cut : 1);
@@ -221,7 +232,8 @@ int qd_cutter_next(struct qd_cutter *c, struct qd_part *part)
 	/* the next part's PSB+ too: where the trace is at the cut */
 	part->len = cut + psb_plus(&c->s->cfg, buf + cut,
 				   have - cut < PSB_PLUS_MAX ? have - cut
-							     : PSB_PLUS_MAX);
+							     : PSB_PLUS_MAX,
+				   true);
 	part->off = c->pos;
 	part->last = cut == rest;
 	c->pos += cut;
