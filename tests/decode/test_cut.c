@@ -20,55 +20,19 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <intel-pt.h>
-#include <linux/perf_event.h>
 
-#include "auxfmt/perfbuild.h"
+#include "decode/ptfile.h"
 #include "qpt/decode.h"
-#include "qpt/perf_format.h"
 
-#define PT_TYPE 8
 #define PID 100
 #define CODE_AT 0x1000
-#define ST (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER)
 #define SHORT_PAD 64
 #define LONG_PAD 6000 /* past QD_PART_MIN (4 KiB): a cut at the PSB */
 
 /* nop; syscall; nop; syscall */
 static const uint8_t code[] = {0x90, 0x0f, 0x05, 0x90, 0x0f, 0x05};
 
-static void pkt(struct pt_encoder *enc, enum pt_packet_type type, uint64_t val)
-{
-	struct pt_packet p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	switch (type) {
-	case ppt_tip_pge:
-	case ppt_fup:
-		p.payload.ip = (struct pt_packet_ip){pt_ipc_sext_48, val};
-		break;
-	case ppt_tip_pgd:
-		p.payload.ip.ipc = pt_ipc_suppressed;
-		break;
-	case ppt_tsc:
-		p.payload.tsc.tsc = val;
-		break;
-	case ppt_mtc:
-		p.payload.mtc.ctc = (uint8_t)val;
-		break;
-	case ppt_tma:
-		p.payload.tma.ctc = (uint16_t)val;
-		break;
-	case ppt_mode:
-		p.payload.mode.leaf = pt_mol_exec;
-		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-		break;
-	default:
-		break;
-	}
-	assert_true(pt_enc_next(enc, &p) >= 0);
-}
+#define pkt ptf_pkt
 
 static void psb_plus(struct pt_encoder *enc, uint64_t tsc, uint64_t ip)
 {
@@ -116,117 +80,20 @@ static size_t make_trace(uint8_t *buf, size_t size, unsigned pad,
 	return (size_t)off;
 }
 
-static void write_file(char *path, const void *buf, size_t len)
-{
-	int fd;
-
-	snprintf(path, 64, "/tmp/qpt-test-cut-XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	close(fd);
-}
-
-static void trailer(struct pb *p, uint64_t time)
-{
-	pb_u32(p, PID);
-	pb_u32(p, PID);
-	pb_u64(p, time);
-	pb_u64(p, 1); /* identifier */
-}
-
-static void mmap2(struct pb *p, const char *path)
-{
-	size_t r = pb_rec(p, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
-
-	pb_u32(p, PID);
-	pb_u32(p, PID);
-	pb_u64(p, CODE_AT);
-	pb_u64(p, 0x1000);
-	pb_u64(p, 0); /* pgoff */
-	pb_u32(p, 8); /* maj */
-	pb_u32(p, 1); /* min */
-	pb_u64(p, 1); /* ino */
-	pb_u64(p, 0); /* ino_generation */
-	pb_u32(p, 5); /* prot: read, exec */
-	pb_u32(p, 2); /* flags: private */
-	pb_str(p, path, 8);
-	trailer(p, 10);
-	pb_end(p, r);
-}
-
-static void auxtrace_info(struct pb *p)
-{
-	size_t r = pb_rec(p, QPT_RECORD_AUXTRACE_INFO, 0);
-	uint64_t priv[QPT_INTEL_PT_PRIV_NR] = {0};
-	int i;
-
-	pb_u32(p, QPT_AUXTRACE_INTEL_PT);
-	pb_u32(p, 0);
-	priv[QPT_INTEL_PT_PMU_TYPE] = PT_TYPE;
-	priv[QPT_INTEL_PT_TIME_MULT] = 1; /* TSC = perf time */
-	priv[QPT_INTEL_PT_CAP_USER_TIME_ZERO] = 1;
-	priv[QPT_INTEL_PT_TSC_BIT] = 1u << 10;
-	priv[QPT_INTEL_PT_NORETCOMP_BIT] = 1u << 11;
-	priv[QPT_INTEL_PT_MTC_BIT] = 1u << 9;
-	priv[QPT_INTEL_PT_MTC_FREQ_BITS] = 3u << 14;
-	priv[QPT_INTEL_PT_TSC_CTC_N] = 2;
-	priv[QPT_INTEL_PT_TSC_CTC_D] = 1;
-	for (i = 0; i < QPT_INTEL_PT_PRIV_NR; i++)
-		pb_u64(p, priv[i]);
-	pb_end(p, r);
-}
-
 /* A per-thread recording of @trace (@len bytes) over @code_path, into
  * @path. */
 static void build(char *path, const char *code_path, const uint8_t *trace,
 		  size_t len)
 {
-	struct pb *p = calloc(1, sizeof(*p));
-	size_t sect, data_at, r, pad = (8 - len % 8) % 8;
+	struct ptf *f = calloc(1, sizeof(*f));
 
-	assert_non_null(p);
-	pb_u64(p, QPT_PERF_MAGIC2);
-	pb_u64(p, 104);
-	pb_u64(p, PERF_ATTR_SIZE_VER5 + 16u);
-	sect = p->n;
-	p->n = 104;
-	/* one attr and its ids section (one id: 1) */
-	pb_u32(p, PT_TYPE);
-	pb_u32(p, PERF_ATTR_SIZE_VER5);
-	pb_u64(p, 1u | 1u << 9 | 1u << 10 | 3u << 14); /* pt, mtc, tsc */
-	pb_u64(p, 1);				       /* sample_period */
-	pb_u64(p, ST);
-	pb_u64(p, 0); /* read_format */
-	/* exclude_kernel, mmap, comm, task, sample_id_all, mmap2 */
-	pb_attr_flags(p, (1ull << 5) | (1ull << 8) | (1ull << 9) |
-			     (1ull << 13) | (1ull << 18) | (1ull << 23));
-	while (p->n < 104 + PERF_ATTR_SIZE_VER5)
-		pb_u8(p, 0);
-	pb_u64(p, 104 + PERF_ATTR_SIZE_VER5 + 16);
-	pb_u64(p, 8);
-	pb_u64(p, 1);
-	data_at = p->n;
-	auxtrace_info(p);
-	mmap2(p, code_path);
-	r = pb_rec(p, QPT_RECORD_AUXTRACE, 0);
-	pb_u64(p, len + pad);
-	pb_u64(p, 0); /* offset */
-	pb_u64(p, 0); /* reference */
-	pb_u32(p, 0); /* idx */
-	pb_u32(p, PID);
-	pb_u32(p, (uint32_t)-1); /* cpu */
-	pb_u32(p, 0);
-	pb_end(p, r);
-	pb_bytes(p, trace, len);
-	while (pad--)
-		pb_u8(p, 0); /* PAD packets */
-	pb_set_u64(p, sect, 104);
-	pb_set_u64(p, sect + 8, PERF_ATTR_SIZE_VER5 + 16u);
-	pb_set_u64(p, sect + 16, data_at);
-	pb_set_u64(p, sect + 24, p->n - data_at);
-	write_file(path, p->b, p->n);
-	free(p);
+	assert_non_null(f);
+	f->times = f->mtc = true;
+	ptf_begin(f);
+	ptf_mmap2(f, PID, code_path, CODE_AT, 10, (uint32_t)-1);
+	ptf_auxtrace(f, trace, len, PID);
+	ptf_end(f, path);
+	free(f);
 }
 
 struct log {
@@ -293,7 +160,7 @@ static void test_cut_same(void **state)
 	unsigned jobs;
 
 	(void)state;
-	write_file(code_path, code, sizeof(code));
+	ptf_write(code_path, code, sizeof(code));
 	for (jobs = 1; jobs <= 2; jobs++) {
 		decode(code_path, SHORT_PAD, jobs, &whole);
 		decode(code_path, LONG_PAD, jobs, &cut);
