@@ -96,7 +96,8 @@ static size_t slot_of(const struct qd_runs *r, const void *space,
 static int grow(struct qd_runs *r)
 {
 	size_t n = (size_t)1 << r->order, mask = 2 * n - 1, i, j;
-	struct qd_run_ent *old = r->ent, *ent = bigmem_zalloc(ent_bytes(r->order + 1));
+	struct qd_run_ent *old = r->ent;
+	struct qd_run_ent *ent = bigmem_zalloc(ent_bytes(r->order + 1));
 
 	if (!ent)
 		return -ENOMEM;

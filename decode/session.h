@@ -202,7 +202,8 @@ int qd_run_read(const struct qd_session *s, const struct qd_run *r,
 struct qd_part {
 	uint8_t *buf; /* owned */
 	size_t own;   /* its bytes: up to the next part's PSB */
-	size_t len;   /* and the next part's PSB+ (the flow ends there) */
+	size_t len;   /* and the next part's PSB+ and the timing packets
+		       * after it (the flow ends there) */
 	uint64_t off; /* in the run */
 	uint64_t run_start; /* aux offset of the run's first byte */
 	bool last;    /* of its run */
