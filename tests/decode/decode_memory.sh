@@ -14,20 +14,26 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/big.data" 24 \
 	--pad $((4 << 20)) --split 65536
-# the peak RSS (KiB) of the serial decode (-j1; the default is the
-# cpus), from the kernel's accounting (under ASan, with a small
+# peak_kib OUT ARGS...: the peak RSS (KiB) of qpt ARGS (its output into
+# OUT), from the kernel's accounting (under ASan, with a small
 # quarantine: freed memory it keeps is no leak of ours)
-kib=$(ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 - "$QPT" decode -j1 --branches --no-sym --sysroot "$d" \
-	-i "$tmp/big.data" 3>"$tmp/qpt.txt" <<'PY'
+peak_kib() {
+	local out=$1
+	shift
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 - \
+		"$QPT" "$@" 3>"$out" <<'PY'
 import os, resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=3, stderr=subprocess.DEVNULL, check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 PY
-) || fail "qpt decode failed"
+}
+# the serial decode (-j1; the default is the cpus)
+kib=$(peak_kib "$tmp/qpt.txt" decode -j1 --branches --no-sym --sysroot "$d" \
+	-i "$tmp/big.data") || fail "qpt decode failed"
 size=$(stat -c %s "$tmp/big.data")
 echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB"
 # (64 MiB: the issue's bound; the decode's tables, on huge pages, are
-# resident whole: 46 MiB under ASan, where a queue held would take 96)
+# resident whole: 45-51 MiB under ASan, where a queue held would take 96)
 [ "$kib" -lt $((64 << 10)) ] || fail "peak RSS $kib KiB: grows with the trace"
 # -j2 holds the lines of the parts in flight, not the decode's: on 48
 # copies with little padding, 7M instructions (345 MB of text), in less
@@ -38,13 +44,8 @@ echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB"
 # too near the 166 of all its parts handed out at once.)
 python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/lines.data" 48 \
 	--pad 65536 --split 65536
-kib=$(ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 - "$QPT" decode -j2 --insn --no-asm --sysroot "$d" \
-	-i "$tmp/lines.data" 3>/dev/null <<'PY'
-import os, resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=3, stderr=subprocess.DEVNULL, check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
-) || fail "qpt decode -j2 failed"
+kib=$(peak_kib /dev/null decode -j2 --insn --no-asm --sysroot "$d" \
+	-i "$tmp/lines.data") || fail "qpt decode -j2 failed"
 echo "peak RSS ${kib} KiB decoding 48 copies, --insn -j2"
 [ "$kib" -lt $((160 << 10)) ] ||
 	fail "-j2 peak RSS $kib KiB: holds the decode's lines"

@@ -181,16 +181,33 @@ static void log_free(struct log *l)
 	free(l->seen);
 }
 
-static void test_runs_told(void **state)
+/* The arcus-hello trace's folder into @dir (the test skips without the
+ * shared traces). */
+static void arcus_dir(char dir[4096])
 {
 	const char *shared = getenv("QPT_SHARED");
+
+	if (!shared)
+		skip();
+	snprintf(dir, 4096, "%s/traces/arcus-hello", shared);
+}
+
+/* @a and @b hold the same branches, in the same order; both freed. */
+static void same_branches(struct log *a, struct log *b)
+{
+	assert_int_equal(a->all.n, b->all.n);
+	assert_memory_equal(a->all.v, b->all.v, a->all.n * sizeof(*a->all.v));
+	log_free(a);
+	log_free(b);
+}
+
+static void test_runs_told(void **state)
+{
 	struct log whole = {.tell = false}, told = {.tell = true};
 	char dir[4096];
 
 	(void)state;
-	if (!shared)
-		skip();
-	snprintf(dir, sizeof(dir), "%s/traces/arcus-hello", shared);
+	arcus_dir(dir);
 	decode(dir, &whole);
 	decode(dir, &told);
 	print_message("%zu branches; %llu runs, %llu told by the callback "
@@ -200,35 +217,24 @@ static void test_runs_told(void **state)
 		      (unsigned long long)told.skipped);
 	assert_true(whole.runs > 0);
 	assert_true(told.told > 0 && told.skipped > 0);
-	assert_int_equal(whole.all.n, told.all.n);
-	assert_memory_equal(whole.all.v, told.all.v,
-			    whole.all.n * sizeof(*whole.all.v));
-	log_free(&whole);
-	log_free(&told);
+	same_branches(&whole, &told);
 }
 
 /* The runs' table grown from its small start (past 1024 runs: this trace
  * has about 2,000) decodes as the table whole from the start does. */
 static void test_runs_small_pages(void **state)
 {
-	const char *shared = getenv("QPT_SHARED");
 	struct log big = {.tell = false}, small = {.tell = false};
 	char dir[4096];
 
 	(void)state;
-	if (!shared)
-		skip();
-	snprintf(dir, sizeof(dir), "%s/traces/arcus-hello", shared);
+	arcus_dir(dir);
 	bigmem_set_huge(true);
 	decode(dir, &big);
 	bigmem_set_huge(false);
 	decode(dir, &small);
 	assert_true(big.all.n > 10000);
-	assert_int_equal(big.all.n, small.all.n);
-	assert_memory_equal(big.all.v, small.all.v,
-			    big.all.n * sizeof(*big.all.v));
-	log_free(&big);
-	log_free(&small);
+	same_branches(&big, &small);
 }
 
 int main(void)
