@@ -109,21 +109,23 @@ uint64_t qd_cyc_take(struct qd_cyc *c, bool decision)
 	return v;
 }
 
-void qd_cyc_give(struct qd_cyc *c, uint64_t cycles)
+void qd_cyc_give(struct qd_cyc *c, uint64_t cycles, uint64_t next)
 {
 	c->carry += cycles;
+	c->acc += next;
 }
 
-uint64_t qd_cyc_rest(struct qd_cyc *c, uint64_t end)
+uint64_t qd_cyc_rest(struct qd_cyc *c, uint64_t end, uint64_t *next)
 {
-	uint64_t v = c->carry + c->acc, off = 0;
+	uint64_t v = c->carry, off = 0;
 	struct pt_packet pkt;
 
+	*next = c->acc;
 	while (c->synced && !c->done &&
 	       pt_pkt_get_offset(c->dec, &off) >= 0 && off < end &&
 	       pt_pkt_next(c->dec, &pkt, sizeof(pkt)) >= 0)
 		if (pkt.type == ppt_cyc)
-			v += pkt.payload.cyc.value;
+			*next += pkt.payload.cyc.value;
 	c->acc = c->carry = 0;
 	c->done = true;
 	return v;

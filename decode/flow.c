@@ -1082,7 +1082,8 @@ static int flow_start(struct flow *f)
 	if (status >= 0) {
 		cyc_sync(f);
 		if (f->cyc)
-			qd_cyc_give(f->cyc, f->fc->carry.cycles);
+			qd_cyc_give(f->cyc, f->fc->carry.cycles,
+				    f->fc->carry.cyc_next);
 	}
 	if (status < 0) {
 		f->done = true;
@@ -1273,7 +1274,7 @@ void qd_flow_close(struct qd_flow *qf)
 	 * PSB+, whose time this flow did not read): at the time then */
 	c->timed = f->pending && (f->p_timed || f->has_time);
 	c->time = f->p_timed ? f->p_time : f->time;
-	c->cycles = 0;
+	c->cycles = c->cyc_next = 0;
 	/* a basic block goes on in the next buffer (its PSB+ is this one's
 	 * end), else it ends with the trace */
 	if (f->own < f->len && !f->lost && !f->stop) {
@@ -1292,7 +1293,7 @@ void qd_flow_close(struct qd_flow *qf)
 		if (f->pending && f->p_kind != QPT_BR_NR &&
 		    f->p_kind != QPT_BR_JMP && f->p_kind != QPT_BR_CALL)
 			qd_cyc_pass(f->cyc);
-		c->cycles = qd_cyc_rest(f->cyc, f->own);
+		c->cycles = qd_cyc_rest(f->cyc, f->own, &c->cyc_next);
 	}
 	qd_cyc_free(f->cyc);
 	qx86_cache_free(f->own_cache);

@@ -312,6 +312,7 @@ struct qd_carry {
 	uint64_t time;
 	bool branched;	/* out: the carried instruction was a taken branch */
 	uint64_t cycles; /* CYC cycles for the next taken branch */
+	uint64_t cyc_next; /* CYC cycles for the next decision */
 	/* QPT_WANT_COVERAGE: the basic block being walked (flowpriv.h) */
 	bool cov_open;
 	uint64_t cov_ip, cov_end;
@@ -422,11 +423,14 @@ void qd_cyc_pass(struct qd_cyc *c);
 /* The cycles of a taken branch: those passed on to it, and of its own
  * decision when @decision (not for direct jumps and calls). */
 uint64_t qd_cyc_take(struct qd_cyc *c, bool decision);
-/* Cycles a branch before the counter's start passed on to the next taken
- * branch (a flow carried over a cut). */
-void qd_cyc_give(struct qd_cyc *c, uint64_t cycles);
-/* The cycles not given to a branch yet, up to trace offset @end (the next
- * branch's, after a cut); the counter is done. */
-uint64_t qd_cyc_rest(struct qd_cyc *c, uint64_t end);
+/* What the counter before a cut left (a flow carried over it): @cycles
+ * that decisions before the counter's start passed on to the next taken
+ * branch, and @next counted since the last of them, the next decision's. */
+void qd_cyc_give(struct qd_cyc *c, uint64_t cycles, uint64_t next);
+/* The cycles not given to a branch yet: those decisions passed on
+ * (returned), and in @next those counted since the last decision up to
+ * trace offset @end (the cut: the next decision's, after it); the counter
+ * is done. */
+uint64_t qd_cyc_rest(struct qd_cyc *c, uint64_t end, uint64_t *next);
 
 #endif

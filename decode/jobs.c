@@ -684,7 +684,9 @@ int qd_session_decode_jobs(struct qd_session *s,
 	p.s = s;
 	p.sink = sink;
 	p.nw = nr_workers(s);
-	if (p.nw == 1 ||
+	/* a part's cycles (QPT_WANT_CYCLES) are carried over from the part
+	 * before up to the next taken branch, past the head: serial */
+	if (p.nw == 1 || (s->dec->opts.want & QPT_WANT_CYCLES) ||
 	    (s->nr_queues > PAR_QUEUES_MAX &&
 	     s->nr_queues > 2 * (size_t)p.nw) ||
 	    (!s->dec->opts.jobs &&

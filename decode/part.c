@@ -86,10 +86,6 @@ void qd_cutter_init(struct qd_cutter *c, const struct qd_session *s,
 	c->run = run;
 	c->pos = from;
 	c->end = to < run->len ? to : run->len;
-	/* a CYC's count runs on past a PSB into the next part: flows that
-	 * count cycles decode the range as one part (perf's counts at a
-	 * cut differed) */
-	c->whole = (s->dec->opts.want & QPT_WANT_CYCLES) != 0;
 }
 
 void qd_cutter_fini(struct qd_cutter *c)
@@ -163,7 +159,7 @@ int qd_cutter_next(struct qd_cutter *c, struct qd_part *part)
 {
 	uint64_t rest = c->end > c->pos ? c->end - c->pos : 0;
 	size_t have = c->nr_left, cap, cut;
-	size_t from = c->whole ? SIZE_MAX / 2 : QD_PART_MIN;
+	size_t from = QD_PART_MIN;
 	uint8_t *buf;
 	int err;
 

@@ -220,7 +220,6 @@ struct qd_cutter {
 	uint64_t end;	/* run offset where the parts end */
 	uint8_t *left;	/* the bytes read from @pos on */
 	size_t nr_left;
-	bool whole;	/* one part: cycle counts run across PSBs */
 };
 
 /* The parts of [@from, @to) of @run (run offsets: between two losses). */

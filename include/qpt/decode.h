@@ -93,8 +93,8 @@ struct qpt_decoder_opts {
 	void *progress_ctx;
 	unsigned flags;	 /* enum qpt_decode_flags bits */
 	/* Threads of qpt_decoder_run_file_jobs (0: the online cpus, or one
-	 * for a trace under 32 KiB, 512 KiB without QPT_WANT_INSN; at most
-	 * QPT_DECODE_MAX_JOBS). */
+	 * for a trace under 32 KiB, 512 KiB without QPT_WANT_INSN; one with
+	 * QPT_WANT_CYCLES; at most QPT_DECODE_MAX_JOBS). */
 	unsigned jobs;
 };
 

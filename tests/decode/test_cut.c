@@ -171,10 +171,123 @@ static void test_cut_same(void **state)
 	unlink(code_path);
 }
 
+/*
+ * jne 0x1206 (not taken); nop; nop; call 0x120c; nop; jne 0x120f
+ * (taken); nop; syscall.
+ */
+static const uint8_t cyc_code[] = {
+    0x75, 0x04, 0x90, 0x90, 0xe8, 0x01, 0x00, 0x00,
+    0x00, 0x90, 0x75, 0x01, 0x90, 0x0f, 0x05,
+};
+#define CYC_AT 0x1200
+#define CYC_BEFORE 1000 /* the first jne's */
+#define CYC_TAIL 100	/* after its TNT, before the PSB+ */
+#define CYC_AFTER 7	/* after the PSB+, before the second jne's TNT */
+
+/*
+ * In at 0x1200 with @pad PADs, the first jne's TNT, a PSB+ at the call
+ * (0x1204), the second jne's TNT and the syscall's TIP.PGD, CYCs as
+ * above.
+ */
+static size_t make_cyc_trace(uint8_t *buf, size_t size, unsigned pad)
+{
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	uint64_t off = 0;
+	unsigned i;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + size;
+	enc = pt_alloc_encoder(&cfg);
+	assert_non_null(enc);
+	psb_plus(enc, 0x1000, CYC_AT);
+	for (i = 0; i < pad; i++)
+		pkt(enc, ppt_pad, 0);
+	pkt(enc, ppt_cyc, CYC_BEFORE);
+	pkt(enc, ppt_tnt_8, 0);
+	pkt(enc, ppt_cyc, CYC_TAIL);
+	psb_plus(enc, 0x2000, CYC_AT + 4);
+	pkt(enc, ppt_cyc, CYC_AFTER);
+	pkt(enc, ppt_tnt_8, 1);
+	pkt(enc, ppt_cyc, 3);
+	pkt(enc, ppt_tip_pgd, 0);
+	assert_true(pt_enc_get_offset(enc, &off) >= 0);
+	pt_free_encoder(enc);
+	return (size_t)off;
+}
+
+struct cycles {
+	unsigned n;
+	uint64_t from[8], cycles[8];
+};
+
+static int collect_cycles(const struct qpt_item *it, void *ctx)
+{
+	struct cycles *c = ctx;
+
+	if (it->type != QPT_ITEM_BRANCH || it->kind == QPT_BR_TRACE_BEGIN ||
+	    it->kind == QPT_BR_TRACE_END)
+		return 0;
+	assert_true(c->n < 8);
+	c->from[c->n] = it->ip;
+	c->cycles[c->n++] = it->cycles;
+	return 0;
+}
+
+static void test_cut_cycles(void **state)
+{
+	static uint8_t trace[LONG_PAD + 512];
+	char code_path[64], path[64];
+	unsigned pads[] = {SHORT_PAD, LONG_PAD}, i, jobs;
+
+	(void)state;
+	ptf_write(code_path, cyc_code, sizeof(cyc_code));
+	for (i = 0; i < 2; i++) {
+		size_t len = make_cyc_trace(trace, sizeof(trace), pads[i]);
+		struct ptf *f = calloc(1, sizeof(*f));
+
+		assert_non_null(f);
+		f->times = f->mtc = true;
+		ptf_begin(f);
+		ptf_mmap2(f, PID, code_path, CYC_AT, sizeof(cyc_code),
+			  (uint32_t)-1);
+		ptf_auxtrace(f, trace, len, PID);
+		ptf_end(f, path);
+		free(f);
+		for (jobs = 1; jobs <= 2; jobs++) {
+			struct qpt_decoder_opts opts;
+			struct qpt_decoder *dec;
+			struct cycles c = {0};
+
+			qpt_decoder_opts_init(&opts);
+			opts.want = QPT_WANT_BRANCH | QPT_WANT_CYCLES;
+			opts.jobs = jobs;
+			assert_int_equal(qpt_decoder_new(&opts, &dec), 0);
+			assert_int_equal(
+			    qpt_decoder_run_file(dec, path, collect_cycles, &c),
+			    0);
+			qpt_decoder_free(dec);
+			print_message("%u PADs, -j%u: %u branches\n", pads[i],
+				      jobs, c.n);
+			/* the call: the first jne's cycles; the second jne:
+			 * those of its TNT, from both sides of the PSB+ */
+			assert_int_equal(c.n, 2);
+			assert_int_equal(c.from[0], CYC_AT + 4);
+			assert_int_equal(c.cycles[0], CYC_BEFORE);
+			assert_int_equal(c.from[1], CYC_AT + 10);
+			assert_int_equal(c.cycles[1], CYC_TAIL + CYC_AFTER);
+		}
+		unlink(path);
+	}
+	unlink(code_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cut_same),
+	    cmocka_unit_test(test_cut_cycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
