@@ -415,6 +415,17 @@ int qpt_reader_read_at(struct qpt_reader *r, uint64_t pos, uint64_t size,
 	return 0;
 }
 
+/* Pages let go at a time behind qpt_reader_next. */
+#define BEHIND_STEP (8u << 20)
+
+void qpt_reader_behind(struct qpt_reader *r, uint64_t pos)
+{
+	if (!r->map || pos < r->behind || pos - r->behind < BEHIND_STEP)
+		return;
+	qpt_reader_evict(r, r->behind, pos - r->behind);
+	r->behind = pos;
+}
+
 void qpt_reader_evict(struct qpt_reader *r, uint64_t pos, uint64_t size)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo, hi;

@@ -59,6 +59,7 @@ struct qpt_reader {
 	const uint8_t *buf;
 	uint64_t len;
 	void *map;	 /* mmap()ed, to munmap */
+	uint64_t behind; /* a map's pages before this were let go */
 	uint8_t *owned;	 /* read into memory, to free */
 	bool random_access;
 	/* streaming (reader_stream.c): owned holds [win_off, len) */
@@ -108,6 +109,10 @@ struct qpt_reader {
 /* reader.c */
 int qpt_reader_fail(struct qpt_reader *r, uint64_t pos, int err,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The next outer record starts at @pos: a mapped input's pages before it
+ * leave memory, some MiB at a time (qpt_reader_evict): one pass over a
+ * large file takes bounded memory. */
+void qpt_reader_behind(struct qpt_reader *r, uint64_t pos);
 /* A warning through the log callback (the CLI prints these). */
 void qpt_reader_warn(struct qpt_reader *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -205,6 +205,7 @@ static int outer_next(struct qpt_reader *r, struct qpt_record *rec)
 	if (r->cut)
 		return 0;
 	qpt_stream_consume(r, pos);
+	qpt_reader_behind(r, pos);
 	err = qpt_stream_view(r, pos, 8, &src);
 	if (err < 0)
 		return err;

@@ -17,9 +17,6 @@
 
 #include "decode/session.h"
 
-/* The input read so far leaves memory by steps of this many bytes. */
-#define EVICT_STEP (8u << 20)
-
 int qd_reserve(void *p, size_t *cap, size_t n, size_t size)
 {
 	void **arr = p;
@@ -729,7 +726,6 @@ static int run_file(struct qpt_decoder *dec, const char *path,
 	struct qpt_reader *r = NULL;
 	struct qpt_record rec;
 	struct qd_session s;
-	uint64_t evicted = 0;
 	int err;
 
 	qd_decoder_reset_results(dec);
@@ -760,11 +756,6 @@ static int run_file(struct qpt_decoder *dec, const char *path,
 		s.seq++;
 		if (err)
 			break;
-		if (rec.pos - evicted >= EVICT_STEP) {
-			/* what was read stays readable: bounded memory */
-			qpt_reader_evict(r, evicted, rec.pos - evicted);
-			evicted = rec.pos;
-		}
 	}
 	if (err < 0) {
 		err = fail(dec, r, err);

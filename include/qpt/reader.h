@@ -315,8 +315,10 @@ QPT_API int qpt_reader_read_at(struct qpt_reader *reader, uint64_t pos,
 /*
  * The pages of a mapped input that hold [@pos, @pos + @size) may leave
  * memory: touched again, they are read again from the file, so every
- * pointer handed out stays valid.  A one-pass reader of a large file
- * calls it behind itself to keep its memory bounded.  Other inputs: no-op.
+ * pointer handed out stays valid.  qpt_reader_next lets the pages before
+ * each record go, some MiB at a time, so one pass over a large file
+ * takes bounded memory; a caller that reads elsewhere
+ * (qpt_reader_read_at) may let those go too.  Other inputs: no-op.
  */
 QPT_API void qpt_reader_evict(struct qpt_reader *reader, uint64_t pos,
 			      uint64_t size);

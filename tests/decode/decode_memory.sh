@@ -3,8 +3,9 @@
 # at a time: its peak RSS stays far below the trace's size (a 96 MB
 # recording of AUXTRACE records of 64 KiB, mostly PT padding, from
 # bench/mkbig.py: 24 copies of the arcus-hello trace), and its branches
-# are those of perf script on one copy (expected/), 24 times; with -j2,
-# the lines of the parts in flight only are held (48 copies).
+# are those of perf script on one copy (expected/), 24 times, and its
+# --lbr's last record each thread's last branches; with -j2, the lines of
+# the parts in flight only are held (48 copies).
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
@@ -35,6 +36,18 @@ echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB"
 # (64 MiB: the issue's bound; the decode's tables, on huge pages, are
 # resident whole: 45-51 MiB under ASan, where a queue held would take 96)
 [ "$kib" -lt $((64 << 10)) ] || fail "peak RSS $kib KiB: grows with the trace"
+# --lbr's flows count cycles, carried from part to part like the rest,
+# and its pass over the file for samples lets the pages go: its memory is
+# a part's too (it held the queue whole, and the input's pages, before)
+kib=$(peak_kib "$tmp/lbr.json" decode --lbr=32 --json --sysroot "$d" \
+	-i "$tmp/big.data") || fail "qpt decode --lbr failed"
+echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB, --lbr=32"
+[ "$kib" -lt $((64 << 10)) ] || fail "--lbr peak RSS $kib KiB: grows with the trace"
+# one pass over the file (qpt dump: the reader lets the mapped input's
+# pages go behind it) takes no more either: 100 MiB when it held them
+kib=$(peak_kib /dev/null dump -i "$tmp/big.data") || fail "qpt dump failed"
+echo "peak RSS ${kib} KiB: qpt dump"
+[ "$kib" -lt $((64 << 10)) ] || fail "dump peak RSS $kib KiB: holds the input"
 # -j2 holds the lines of the parts in flight, not the decode's: on 48
 # copies with little padding, 7M instructions (345 MB of text), in less
 # than 160 MiB under ASan (about 100 MiB, 120 on a busy machine, where
@@ -56,3 +69,18 @@ for _ in $(seq 24); do cat "$tmp/one.txt"; done >"$tmp/perf.txt"
 ends <"$tmp/qpt.txt" | cmp -s "$tmp/perf.txt" - ||
 	fail "branches differ from perf script's (24 copies of its output)"
 echo "ok: $(wc -l <"$tmp/perf.txt") branches as perf script gives them"
+# the thread's last 32 branches, newest first: perf's last (not the trace's
+# ends, which are no branch)
+zcat "$d/expected/perf-script-be.txt.gz" | python3 -c '
+import json, sys
+want = []
+for line in sys.stdin:
+    f = line.split()
+    if "=>" in f and "tr" not in f:
+        i = f.index("=>")
+        want.append(("0x" + f[i - 1], "0x" + f[i + 1]))
+ends = [r for r in map(json.loads, open(sys.argv[1])) if r["point"] == "end"]
+got = [(e["from"], e["to"]) for e in ends[-1]["entries"]] if ends else []
+sys.exit(0 if len(ends) == 1 and got == want[::-1][:32] else 1)
+' "$tmp/lbr.json" || fail "--lbr=32's last record is not perf's last 32 branches"
+echo "ok: --lbr=32's last record holds perf's last 32 branches"
