@@ -4,6 +4,7 @@ file-mode perf.data without HEADER_AUXTRACE index, one AUXTRACE record),
 for benchmarks: every copy starts with a PSB, so decoders resync at each.
 
 Usage: mkbig.py IN OUT N [--pad BYTES] [--split BYTES] [--tail HEX]
+                 [--payload FILE]
 
 --pad BYTES puts that many PT PAD bytes (zeros) after each copy: a large
 file that decodes fast.  --split BYTES writes the trace as AUXTRACE
@@ -11,7 +12,9 @@ records of at most that many bytes (offsets following on), each followed
 by a FINISHED_ROUND record, as perf record writes a long recording: a
 queue's bytes are then not contiguous in the file.  Without them: one
 AUXTRACE record.  --tail HEX: these bytes after the last copy (a PSB cut
-short, say).  The output is written as it is made (any size)."""
+short, say).  --payload FILE: that file's bytes are the trace copied
+instead of IN's (a hand-made trace in IN's recording).  The output is
+written as it is made (any size)."""
 import argparse
 import struct
 
@@ -22,6 +25,7 @@ ap.add_argument('n', type=int)
 ap.add_argument('--pad', type=int, default=0)
 ap.add_argument('--split', type=int, default=0)
 ap.add_argument('--tail', default='')
+ap.add_argument('--payload')
 a = ap.parse_args()
 
 b = bytes(open(a.src, 'rb').read())
@@ -54,7 +58,9 @@ while pos < end:
         continue
     psize, offset = struct.unpack_from('<QQ', rec, 8)
     payload = b[pos + size:pos + size + psize]
-    total = (psize + a.pad) * a.n + len(bytes.fromhex(a.tail))
+    if a.payload:
+        payload = open(a.payload, 'rb').read()
+    total = (len(payload) + a.pad) * a.n + len(bytes.fromhex(a.tail))
     last = offset + total
     chunk = a.split or total
     buf = bytearray()

@@ -82,7 +82,10 @@ static int read_plan(struct split *sp, const char *path)
 	pt_config_init(&sp->s.cfg);
 	sp->s.reader = sp->r;
 	sp->s.stable = true;
-	sp->s.fd = -1; /* the runs' pieces are in the mapped input */
+	/* the runs' pieces read with pread, as the decode reads them: the
+	 * mapped input's pages stay out of memory (qpt_reader_next lets
+	 * them go behind it) */
+	sp->s.fd = open(path, O_RDONLY | O_CLOEXEC);
 	sp->s.put = &put;
 	while ((err = qpt_reader_next(sp->r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_MMAP ||
@@ -501,6 +504,8 @@ static void split_free(struct split *sp, bool failed)
 	}
 	free(sp->sh);
 	qd_session_fini(&sp->s);
+	if (sp->s.fd >= 0)
+		close(sp->s.fd);
 	qpt_reader_free(sp->r);
 	free(sp->puts);
 	free(sp->units);
@@ -528,6 +533,7 @@ int qpt_split_file(const char *path, const char *dir,
 	sp = calloc(1, sizeof(*sp));
 	if (!sp)
 		return -ENOMEM;
+	sp->s.fd = -1;
 	err = read_plan(sp, path);
 	if (!err)
 		err = split_plan(sp, o.shards);

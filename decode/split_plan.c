@@ -70,6 +70,87 @@ static int pends(enum pt_packet_type type)
 	}
 }
 
+/* The trace is scanned a window at a time, with bytes to spare after it:
+ * a packet that starts in the window ends in them, and a PSB+ there is
+ * read whole (psb_traced).  Memory stays a window's, whatever the run. */
+#define SCAN_WINDOW (1u << 20)
+#define SCAN_SPARE (64u << 10)
+
+/* Where a scan of a run's bytes stands between windows. */
+struct scan {
+	uint64_t from;	 /* the bytes scanned start here */
+	uint64_t start;	 /* the unit being read starts here */
+	uint64_t last;	 /* the last resynchronisation (0: none) */
+	bool first;	 /* no PSB read yet */
+	bool pending;	 /* a packet waits for a later one */
+	bool sync;	 /* the next window starts at no known packet */
+	bool done;	 /* no more PSBs to resynchronise at */
+};
+
+/*
+ * The packets of @buf (@n bytes of the run from @at) that start before
+ * @limit; returns where the next window starts (a packet boundary, or
+ * with sc->sync where to look for a PSB) or -errno.
+ */
+static int64_t scan_window(struct split *sp, size_t queue, size_t run,
+			   struct scan *sc, const uint8_t *buf, uint64_t at,
+			   size_t n, size_t limit)
+{
+	struct pt_packet_decoder *d;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	uint64_t off, end, next = at + limit;
+	int st, err = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = cfg.begin + n;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d)
+		return -ENOMEM;
+	st = sc->sync ? pt_pkt_sync_forward(d) : pt_pkt_sync_set(d, 0);
+	sc->sync = st < 0;
+	while (st >= 0) {
+		if (pt_pkt_get_offset(d, &off) < 0)
+			break;
+		if (off >= limit) { /* the next window's */
+			next = at + off;
+			break;
+		}
+		st = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (st >= 0 && pkt.type == ppt_psb && !sc->first &&
+		    at + off > sc->start && !sc->pending &&
+		    psb_traced(d, &end)) {
+			err = add_unit(sp, queue, run, sc->start, at + off,
+				       at + end, sc->start != sc->from);
+			if (err)
+				break;
+			sc->start = at + off;
+		}
+		if (st >= 0 && pkt.type == ppt_psb)
+			sc->first = false;
+		if (st >= 0 && pkt.type != ppt_psb && pends(pkt.type) >= 0)
+			sc->pending = pends(pkt.type) > 0;
+		if (st >= 0)
+			continue;
+		if (st == -pte_eos) { /* the last window's end */
+			sc->done = true;
+			break;
+		}
+		/* a packet libipt does not know: on at the next PSB */
+		st = pt_pkt_sync_forward(d);
+		sc->sync = st < 0;
+		if (st >= 0 && (pt_pkt_get_sync_offset(d, &off) < 0 ||
+				(at + off <= sc->last && sc->last))) {
+			sc->done = true;
+			break;
+		}
+		sc->last = at + off;
+	}
+	pt_pkt_free_decoder(d);
+	return err ? err : (int64_t)next;
+}
+
 /*
  * The units of bytes [from, to) of run @r: cut at each PSB but the first
  * (the decode skips what comes before that one) where tracing is on and
@@ -81,68 +162,41 @@ static int pends(enum pt_packet_type type)
 static int psb_units(struct split *sp, size_t queue, size_t run,
 		     const struct qd_run *r, uint64_t from, uint64_t to)
 {
-	struct pt_packet_decoder *d = NULL;
-	uint8_t *buf = NULL; /* the bytes, read from the run's pieces */
-	struct pt_config cfg;
-	struct pt_packet pkt;
-	uint64_t off, start = from, last = 0, end;
-	bool first = true, pending = false;
-	int st, err;
+	struct scan sc = {
+	    .from = from, .start = from, .first = true, .sync = true};
+	/* 8 bytes to spare: libipt may read past a PSB word at the end
+	 * (iptbuf.c) */
+	uint8_t *buf = to > from ? malloc(SCAN_WINDOW + SCAN_SPARE + 8) : NULL;
+	uint64_t at = from;
+	int64_t next;
+	int err = 0;
 
-	if (to > from) {
-		/* 8 bytes to spare: libipt may read past a PSB word at the
-		 * end (iptbuf.c) */
-		buf = to - from <= SIZE_MAX - 8 ? malloc((size_t)(to - from) + 8)
-						: NULL;
-		if (!buf)
-			return -ENOMEM;
-		memset(buf + (to - from), 0, 8);
-		err = qd_run_read(&sp->s, r, from - r->start, buf,
-				  (size_t)(to - from));
-		if (err) {
-			free(buf);
-			return err;
-		}
-		pt_config_init(&cfg);
-		cfg.begin = buf;
-		cfg.end = cfg.begin + (to - from);
-		d = pt_pkt_alloc_decoder(&cfg);
-		if (!d) {
-			free(buf);
-			return -ENOMEM;
-		}
-	}
-	for (st = d ? pt_pkt_sync_forward(d) : -pte_eos; st >= 0;) {
-		if (pt_pkt_get_offset(d, &off) < 0)
+	if (to > from && !buf)
+		return -ENOMEM;
+	while (at < to && !sc.done) {
+		size_t n = to - at < SCAN_WINDOW + SCAN_SPARE
+				   ? (size_t)(to - at)
+				   : SCAN_WINDOW + SCAN_SPARE;
+		bool last = at + n == to;
+
+		memset(buf + n, 0, 8);
+		err = qd_run_read(&sp->s, r, at - r->start, buf, n);
+		if (err)
 			break;
-		st = pt_pkt_next(d, &pkt, sizeof(pkt));
-		if (st >= 0 && pkt.type == ppt_psb && !first &&
-		    from + off > start && !pending && psb_traced(d, &end)) {
-			err = add_unit(sp, queue, run, start, from + off,
-				       from + end, start != from);
-			if (err) {
-				pt_pkt_free_decoder(d);
-				free(buf);
-				return err;
-			}
-			start = from + off;
-		}
-		if (st >= 0 && pkt.type == ppt_psb)
-			first = false;
-		if (st >= 0 && pkt.type != ppt_psb && pends(pkt.type) >= 0)
-			pending = pends(pkt.type) > 0;
-		if (st >= 0 || st == -pte_eos)
-			continue;
-		/* a packet libipt does not know: on at the next PSB */
-		st = pt_pkt_sync_forward(d);
-		if (st >= 0 && (pt_pkt_get_sync_offset(d, &off) < 0 ||
-				(off <= last && last)))
+		next = scan_window(sp, queue, run, &sc, buf, at, n,
+				   last ? n : SCAN_WINDOW);
+		if (next < 0) {
+			err = (int)next;
 			break;
-		last = off;
+		}
+		if (last)
+			break;
+		at = (uint64_t)next;
 	}
-	pt_pkt_free_decoder(d);
 	free(buf);
-	return add_unit(sp, queue, run, start, to, to, start != from);
+	return err ? err
+		   : add_unit(sp, queue, run, sc.start, to, to,
+			      sc.start != from);
 }
 
 /* A loss the decode tells before unit @u (the first queue to tell it). */

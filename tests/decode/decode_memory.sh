@@ -44,10 +44,18 @@ kib=$(peak_kib "$tmp/lbr.json" decode --lbr=32 --json --sysroot "$d" \
 echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB, --lbr=32"
 [ "$kib" -lt $((64 << 10)) ] || fail "--lbr peak RSS $kib KiB: grows with the trace"
 # one pass over the file (qpt dump: the reader lets the mapped input's
-# pages go behind it) takes no more either: 100 MiB when it held them
+# pages go behind it) and qpt split (its PSBs found a window at a time, the
+# trace read as the decode reads it) take no more either: 100 and 200 MiB
+# when they held the pages
 kib=$(peak_kib /dev/null dump -i "$tmp/big.data") || fail "qpt dump failed"
 echo "peak RSS ${kib} KiB: qpt dump"
 [ "$kib" -lt $((64 << 10)) ] || fail "dump peak RSS $kib KiB: holds the input"
+mkdir "$tmp/shards"
+kib=$(peak_kib /dev/null split -n 4 -o "$tmp/shards" -i "$tmp/big.data") ||
+	fail "qpt split failed"
+echo "peak RSS ${kib} KiB: qpt split"
+[ "$kib" -lt $((64 << 10)) ] || fail "split peak RSS $kib KiB: holds the input"
+rm -rf "$tmp/shards"
 # -j2 holds the lines of the parts in flight, not the decode's: on 48
 # copies with little padding, 7M instructions (345 MB of text), in less
 # than 160 MiB under ASan (about 100 MiB, 120 on a busy machine, where
