@@ -35,6 +35,7 @@ struct split {
 	size_t nr_puts, cap_puts;
 	struct split_unit *units; /* in the decode's order */
 	size_t nr_units, cap_units;
+	uint64_t min_unit; /* a unit's least bytes, but at a loss or end */
 	size_t *first_unit, *end_unit; /* per queue: its units */
 	size_t *lost_unit;    /* per loss cut in a flow: told before it */
 	uint32_t *lost_shard; /* per loss: the shard whose decode tells it */

@@ -119,7 +119,7 @@ static int64_t scan_window(struct split *sp, size_t queue, size_t run,
 		}
 		st = pt_pkt_next(d, &pkt, sizeof(pkt));
 		if (st >= 0 && pkt.type == ppt_psb && !sc->first &&
-		    at + off > sc->start && !sc->pending &&
+		    at + off - sc->start >= sp->min_unit && !sc->pending &&
 		    psb_traced(d, &end)) {
 			err = add_unit(sp, queue, run, sc->start, at + off,
 				       at + end, sc->start != sc->from);
@@ -329,7 +329,8 @@ static int lost_shards(struct split *sp)
 
 int split_plan(struct split *sp, uint32_t shards)
 {
-	size_t n = sp->s.nr_queues ? sp->s.nr_queues : 1, i;
+	size_t n = sp->s.nr_queues ? sp->s.nr_queues : 1, i, k;
+	uint64_t total = 0;
 	int err = 0;
 
 	qd_session_prepare(&sp->s);
@@ -342,6 +343,16 @@ int split_plan(struct split *sp, uint32_t shards)
 		return -ENOMEM;
 	for (i = 0; i < sp->s.nr_lost; i++)
 		sp->lost_unit[i] = SIZE_MAX;
+	/* units of at least a sixteenth of a shard's share: a shard's bytes
+	 * stay within that of the share, and the units' table within
+	 * 16 * @shards entries (and one for each loss), whatever the trace
+	 * (one for each PSB: 1% of it) */
+	for (i = 0; i < sp->s.nr_queues; i++)
+		for (k = 0; k < sp->s.queues[i].nr_runs; k++)
+			total += sp->s.queues[i].runs[k].len;
+	sp->min_unit = total / (16u * (uint64_t)shards);
+	if (!sp->min_unit)
+		sp->min_unit = 1;
 	for (i = 0; !err && i < sp->s.nr_queues; i++)
 		err = queue_units(sp, i);
 	if (err)

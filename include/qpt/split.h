@@ -47,7 +47,9 @@ static inline void qpt_split_opts_init(struct qpt_split_opts *opts)
 struct qpt_split_result {
 	size_t size;	  /* sizeof(struct qpt_split_result) */
 	uint32_t shards;  /* written: fewer than asked when fewer units */
-	uint64_t units;	  /* PSB-to-PSB stretches of the queues */
+	uint64_t units;	  /* PSB-to-PSB stretches of the queues (each at
+			   * least a sixteenth of a shard's share, but at a
+			   * loss or a queue's end) */
 	uint64_t errpos;  /* a failure's input offset (0: none known) */
 	char errmsg[160]; /* a failure in one line, or "" */
 };

@@ -7,10 +7,11 @@
 # the first window's end (the second starts after its PSB+, at 1048595),
 # one starts right at the second's end; and 1.1 MiB
 # of bytes libipt does not know, over the third's end (on at the next
-# PSB, in the fourth).  Each PSB starts
-# a unit, and with more shards asked than units each unit is a shard,
-# whose first AUXTRACE record starts at its PSB (or up to 7 bytes before:
-# records of whole 8-byte words).
+# PSB, in the fourth).  Each PSB starts a unit but one 48 bytes after
+# the one before (a unit is at least a sixteenth of a shard's share: with
+# 64 shards asked, 4 KiB), and with more shards asked than units each
+# unit is a shard, whose first AUXTRACE record starts at its PSB (or up
+# to 7 bytes before: records of whole 8-byte words).
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
 need_traces
@@ -21,6 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 # a TNT tells what it bound, PADs up to the next PSB; garbage (02 ff: no
 # such packet) in between
 psbs="0 200000 1048568 1048616 2097171 3300003 3800000"
+cuts="0 200000 1048568 2097171 3300003 3800000"
 python3 - "$tmp/trace.bin" $psbs <<'PY'
 import struct, sys
 out, psbs = sys.argv[1], [int(x) for x in sys.argv[2:]]
@@ -41,12 +43,12 @@ mkdir "$tmp/o"
 "$QPT" split -n 64 -i "$tmp/t.data" -o "$tmp/o" >"$tmp/list" \
 	2>"$tmp/err" || fail "split: $(cat "$tmp/err")"
 n=$(wc -l <"$tmp/list")
-want=$(echo $psbs | wc -w)
-[ "$n" = "$want" ] || fail "$n shards, want $want (one per PSB): $(cat "$tmp/err")"
+want=$(echo $cuts | wc -w)
+[ "$n" = "$want" ] || fail "$n shards, want $want (one per cut): $(cat "$tmp/err")"
 # each shard's first AUXTRACE record starts at its PSB, or less than 8
 # bytes before
 i=0
-for p in $psbs; do
+for p in $cuts; do
 	s=$(sed -n "$((i + 1))p" "$tmp/list")
 	off=$("$QPT" dump -i "$s" | awk '/PERF_RECORD_AUXTRACE / {
 		for (i = 1; i < NF; i++) if ($i == "offset:") { print $(i + 1); exit } }')
