@@ -3,10 +3,11 @@
  * A queue's trace is read from the input as it is decoded, a part at a
  * time, never held whole: each run (contiguous trace bytes of a queue)
  * is a list of pieces of AUXTRACE payloads, read with pread where the
- * input is a file (its pages never enter the process) or copied from
- * where the reader kept them.  A run is cut at PSBs into parts of at least
- * QD_PART_MIN bytes, which flows decode one after another, carrying the
- * pending instruction across each cut, or in parallel.
+ * input is a file (its pages never enter the process), from the spill
+ * file where they were not in one (spill.c), or copied from memory.  A
+ * run is cut at PSBs into parts of at least QD_PART_MIN bytes, which
+ * flows decode one after another, carrying the pending instruction
+ * across each cut, or in parallel.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,14 +37,15 @@ static bool piece_ends_by(const void *p, const void *off)
 static int piece_read(const struct qd_session *s, const struct qd_piece *p,
 		      uint64_t from, uint8_t *buf, size_t n)
 {
+	int fd = p->spilled ? s->spill.fd : s->fd;
 	ssize_t got;
 
-	if (s->fd < 0 || p->own) {
+	if (!p->spilled && (s->fd < 0 || p->own)) {
 		memcpy(buf, p->data + from, n);
 		return 0;
 	}
 	while (n) {
-		got = pread(s->fd, buf, n, (off_t)(p->pos + from));
+		got = pread(fd, buf, n, (off_t)(p->pos + from));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)

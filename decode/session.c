@@ -89,7 +89,8 @@ static struct qd_queue *queue_get(struct qd_session *s, uint32_t idx)
  * Append @n bytes of the payload of @rec from its byte @skip to @r: where
  * the payload stays (a mapped file, outside COMPRESSED records) a piece
  * names its place, joined to the piece before when they touch; else the
- * bytes are copied.
+ * bytes go to the spill file (spill.c), or where none can be made, are
+ * copied.
  */
 static int run_append(struct qd_session *s, struct qd_run *r,
 		      const struct qpt_record *rec, uint64_t skip, uint64_t n)
@@ -99,10 +100,19 @@ static int run_append(struct qd_session *s, struct qd_run *r,
 	struct qd_piece *p = r->nr_pieces ? &r->pieces[r->nr_pieces - 1]
 					  : NULL;
 
+	const uint8_t *data = (const uint8_t *)rec->aux + skip;
+	int spill = 1;
+
 	if (!n)
 		return 0;
-	if (stays && p && !p->own && p->pos + p->len == pos &&
-	    p->data + p->len == (const uint8_t *)rec->aux + skip) {
+	if (!stays) { /* into the spill file, else memory */
+		spill = qd_spill_put(&s->spill, data, n, &pos);
+		if (spill < 0)
+			return spill;
+	}
+	if (p && !p->own && p->pos + p->len == pos &&
+	    (spill ? stays && !p->spilled && p->data + p->len == data
+		   : p->spilled)) {
 		p->len += n;
 		r->len += n;
 		return 0;
@@ -114,8 +124,9 @@ static int run_append(struct qd_session *s, struct qd_run *r,
 	p->at = r->len;
 	p->pos = pos;
 	p->len = n;
-	p->data = (const uint8_t *)rec->aux + skip;
-	if (!stays) {
+	p->data = data;
+	p->spilled = !spill;
+	if (spill && !stays) {
 		if (n > SIZE_MAX || !(p->own = malloc((size_t)n)))
 			return -ENOMEM;
 		memcpy(p->own, p->data, (size_t)n);
@@ -644,6 +655,7 @@ void qd_session_fini(struct qd_session *s)
 		free(s->queues[i].marks);
 	}
 	free(s->queues);
+	qd_spill_fini(&s->spill);
 	qd_idmap_free(&s->qidx);
 	qd_idmap_free(&s->tid_pid);
 	free(s->aux);

@@ -17,10 +17,11 @@
  * stay, from a pipe or a COMPRESSED record). */
 struct qd_piece {
 	uint64_t at;  /* offset in the run */
-	uint64_t pos; /* input offset */
+	uint64_t pos; /* input offset, or the spill file's (spilled) */
 	uint64_t len;
 	const uint8_t *data;
 	uint8_t *own;
+	bool spilled; /* in the session's spill file */
 };
 
 struct qd_run { /* contiguous trace bytes of one queue */
@@ -85,11 +86,28 @@ struct qd_put {
 	uint64_t from, to;
 };
 
+/* spill.c: trace bytes kept in an unlinked temporary file (all zero:
+ * none made yet) */
+struct qd_spill {
+	int fd;
+	bool open;
+	bool none;    /* none could be made: bytes stay in memory */
+	uint64_t len; /* bytes written */
+};
+
+/* Append @n bytes of @buf to the spill file (made at the first bytes),
+ * at *@pos.  Returns 0, 1 when no file can be made (keep them in
+ * memory), or -errno (a write failed: a full disk, say). */
+int qd_spill_put(struct qd_spill *sp, const void *buf, uint64_t n,
+		 uint64_t *pos);
+void qd_spill_fini(struct qd_spill *sp);
+
 struct qd_session {
 	const struct qpt_reader *reader;
 	const struct qpt_features *feat;
 	struct qpt_decoder *dec;
 	int fd;	/* the input, for its AUX bytes (pread); -1: none */
+	struct qd_spill spill; /* AUX bytes that do not stay in the input */
 	struct qd_hist hist;
 	struct qd_op *ops;
 	size_t nr_ops, cap_ops;

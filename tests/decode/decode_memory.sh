@@ -21,12 +21,12 @@ python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" "$tmp/big.data" 24 \
 peak_kib() {
 	local out=$1
 	shift
-	ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 - \
-		"$QPT" "$@" 3>"$out" <<'PY'
-import os, resource, subprocess, sys
+	# (the script an argument: qpt reads this function's standard input)
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4" python3 -c '
+import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=3, stderr=subprocess.DEVNULL, check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
+' "$QPT" "$@" 3>"$out"
 }
 # the serial decode (-j1; the default is the cpus)
 kib=$(peak_kib "$tmp/qpt.txt" decode -j1 --branches --no-sym --sysroot "$d" \
@@ -36,6 +36,21 @@ echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB"
 # (64 MiB: the issue's bound; the decode's tables, on huge pages, are
 # resident whole: 45-51 MiB under ASan, where a queue held would take 96)
 [ "$kib" -lt $((64 << 10)) ] || fail "peak RSS $kib KiB: grows with the trace"
+# a pipe-mode stream on standard input (perf record -o - | qpt decode -i -):
+# the AUX bytes go to a spill file, read back as a file's (they were held
+# in memory: 158 MiB), and the lines are the file's; with no spill file to
+# be made (TMPDIR a missing directory) they are held, and still the same
+"$QPT" convert -i "$tmp/big.data" -o - >"$tmp/pipe.data" ||
+	fail "qpt convert -o - failed"
+kib=$(cat "$tmp/pipe.data" | peak_kib "$tmp/pipe.txt" decode -j1 --branches \
+	--no-sym --sysroot "$d" -i -) || fail "qpt decode -i - failed"
+echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB from a pipe"
+[ "$kib" -lt $((64 << 10)) ] || fail "pipe peak RSS $kib KiB: holds the trace"
+cmp -s "$tmp/qpt.txt" "$tmp/pipe.txt" || fail "a pipe's lines differ from the file's"
+TMPDIR=$tmp/none "$QPT" decode -j1 --branches --no-sym --sysroot "$d" -i - \
+	<"$tmp/pipe.data" | cmp -s "$tmp/qpt.txt" - ||
+	fail "without a spill file, a pipe's lines differ from the file's"
+rm "$tmp/pipe.data"
 # --lbr's flows count cycles, carried from part to part like the rest,
 # and its pass over the file for samples lets the pages go: its memory is
 # a part's too (it held the queue whole, and the input's pages, before)

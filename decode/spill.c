@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Trace bytes that do not stay where the reader found them (an input read
+ * from a pipe, a payload inside a COMPRESSED record) are kept in an
+ * unlinked temporary file, in $TMPDIR or /tmp, and read back with pread
+ * as a file input's are: a decode's memory does not grow with the trace,
+ * whatever its input.  The file is made at the first bytes; where none
+ * can be made, the caller keeps the bytes in memory instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "decode/session.h"
+
+static int spill_open(struct qd_spill *sp)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* a file system without O_TMPFILE */
+		if (snprintf(path, sizeof(path), "%s/qpt-spill-XXXXXX", dir) >=
+		    (int)sizeof(path))
+			return -ENAMETOOLONG;
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		unlink(path);
+	}
+	sp->fd = fd;
+	sp->open = true;
+	sp->len = 0;
+	return 0;
+}
+
+int qd_spill_put(struct qd_spill *sp, const void *buf, uint64_t n,
+		 uint64_t *pos)
+{
+	const uint8_t *p = buf;
+	int err;
+
+	if (sp->none)
+		return 1;
+	if (!sp->open && (err = spill_open(sp))) {
+		sp->none = true; /* the caller keeps bytes in memory */
+		return 1;
+	}
+	*pos = sp->len;
+	while (n) {
+		size_t k = n < (1u << 30) ? (size_t)n : 1u << 30;
+		ssize_t got = pwrite(sp->fd, p, k, (off_t)sp->len);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		p += got;
+		sp->len += (uint64_t)got;
+		n -= (uint64_t)got;
+	}
+	return 0;
+}
+
+void qd_spill_fini(struct qd_spill *sp)
+{
+	if (sp->open)
+		close(sp->fd);
+	sp->open = false;
+}
