@@ -107,8 +107,13 @@ static int run_append(struct qd_session *s, struct qd_run *r,
 		return 0;
 	if (!stays) { /* into the spill file, else memory */
 		spill = qd_spill_put(&s->spill, data, n, &pos);
-		if (spill < 0)
+		if (spill < 0) {
+			s->dec->errpos = rec->pos;
+			snprintf(s->dec->errmsg, sizeof(s->dec->errmsg),
+				 "the trace into a temporary file in %s: %s",
+				 qd_spill_dir(), strerror(-spill));
 			return spill;
+		}
 	}
 	if (p && !p->own && p->pos + p->len == pos &&
 	    (spill ? stays && !p->spilled && p->data + p->len == data

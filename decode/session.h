@@ -101,6 +101,8 @@ struct qd_spill {
 int qd_spill_put(struct qd_spill *sp, const void *buf, uint64_t n,
 		 uint64_t *pos);
 void qd_spill_fini(struct qd_spill *sp);
+/* Where spill files are made: $TMPDIR, or /tmp. */
+const char *qd_spill_dir(void);
 
 struct qd_session {
 	const struct qpt_reader *reader;

@@ -16,14 +16,19 @@
 
 #include "decode/session.h"
 
-static int spill_open(struct qd_spill *sp)
+const char *qd_spill_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+static int spill_open(struct qd_spill *sp)
+{
+	const char *dir = qd_spill_dir();
 	char path[PATH_MAX];
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) { /* a file system without O_TMPFILE */
 		if (snprintf(path, sizeof(path), "%s/qpt-spill-XXXXXX", dir) >=
