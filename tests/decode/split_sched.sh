@@ -27,6 +27,8 @@ f=$(split_first "$tmp")
 cd "$tmp" || fail "cd"
 if [ $has_par = 1 ]; then
 	cp "$f" big.data
+	# the vDSO's bytes beside it, as the recording keeps them
+	if [ -e "$f.vdso" ]; then cp "$f.vdso" big.data.vdso; fi
 	"$QPT" split -n 8 -i big.data -o shards |
 		parallel -k "$QPT" decode --insn --no-sort -i {} >par.txt ||
 		fail "split | parallel"
