@@ -9,7 +9,8 @@
 #
 # At the end, ratios in alternating pairs (PAIRS, default 9; medians):
 # --insn, --branches and --insn --json against perf script on one copy
-# and on N copies (goal 20x), /bin/true and qpt --version against perf
+# and on N copies (goal 20x), --insn and --branches on MANY (default
+# 400; 0 leaves them out) copies, /bin/true and qpt --version against perf
 # script on one copy (the ceiling of a one-copy ratio on this machine:
 # exec and exit alone), and --stats and --coverage against
 # libipt's block decoder alone (bench/blk_loop.c, built here) on the
@@ -193,6 +194,19 @@ fig_text() {
 			"$QPT" decode --insn --json --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
 			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym
 	done
+	# a larger trace still: MANY (default 400; 0 leaves it out) copies,
+	# 2.8 MB of trace and 59M instructions, where start-up is no part
+	if [ "${MANY:-400}" != 0 ]; then
+		python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" \
+			"$tmp/many.data" "${MANY:-400}"
+		pair_ratio "--insn --no-asm vs perf script (${MANY:-400} copies)" 20 \
+			"$QPT" decode --insn --no-asm --sysroot "$d" -i "$tmp/many.data" -- \
+			perf script -i "$tmp/many.data" --symfs="$d" --itrace=i0ns -F ip,sym
+		pair_ratio "--branches vs perf script (${MANY:-400} copies)" 20 \
+			"$QPT" decode --branches --sysroot "$d" -i "$tmp/many.data" -- \
+			perf script -i "$tmp/many.data" --symfs="$d" --itrace=b -F hw:tid,ip,addr,flags
+		rm -f "$tmp/many.data"
+	fi
 	# what no decoder passes on one copy here: a process that does
 	# nothing (its exec and exit alone), and qpt's own start
 	pair_ratio "/bin/true vs perf script --branches (1 copy)" 0 \
