@@ -73,6 +73,7 @@ static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
 	}
 	r->fd = -1;
 	r->own_fd = -1;
+	r->data_fd = -1;
 	r->log = o.log;
 	r->log_ctx = o.log_ctx;
 	r->no_decompress = o.no_decompress;
@@ -137,6 +138,7 @@ int qpt_reader_open_fd(int fd, const char *name,
 		r->buf = r->map;
 		r->len = (uint64_t)st.st_size;
 		r->random_access = true;
+		r->data_fd = fd;
 	} else {
 		err = qpt_stream_open(r, fd);
 		if (err)
@@ -159,8 +161,9 @@ int qpt_reader_open(const char *path, const struct qpt_reader_opts *opts,
 	if (fd < 0)
 		return -errno;
 	err = qpt_reader_open_fd(fd, path, opts, reader);
-	if (*reader && (*reader)->stream)
-		(*reader)->own_fd = fd; /* a FIFO: read on while iterating */
+	/* a FIFO read on while iterating, or a file read with pread */
+	if (*reader && ((*reader)->stream || (*reader)->data_fd == fd))
+		(*reader)->own_fd = fd;
 	else
 		close(fd);
 	return err;
@@ -230,6 +233,11 @@ bool qpt_reader_is_swapped(const struct qpt_reader *r)
 bool qpt_reader_is_stream(const struct qpt_reader *r)
 {
 	return r->stream;
+}
+
+int qpt_reader_data_fd(const struct qpt_reader *r)
+{
+	return r && !r->stream ? r->data_fd : -1;
 }
 
 bool qpt_reader_is_unfinished(const struct qpt_reader *r)

@@ -59,6 +59,7 @@ struct qpt_reader {
 	const uint8_t *buf;
 	uint64_t len;
 	void *map;	 /* mmap()ed, to munmap */
+	int data_fd;	 /* the mapped file's, to pread; -1: none */
 	uint64_t behind; /* a map's pages before this were let go */
 	uint8_t *owned;	 /* read into memory, to free */
 	bool random_access;

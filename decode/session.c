@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "auxfmt/tmpfile.h"
 #include "decode/session.h"
 
 int qd_reserve(void *p, size_t *cap, size_t n, size_t size)
@@ -111,7 +112,7 @@ static int run_append(struct qd_session *s, struct qd_run *r,
 			s->dec->errpos = rec->pos;
 			snprintf(s->dec->errmsg, sizeof(s->dec->errmsg),
 				 "the trace into a temporary file in %s: %s",
-				 qd_spill_dir(), strerror(-spill));
+				 qpt_tmpdir(), strerror(-spill));
 			return spill;
 		}
 	}
@@ -763,8 +764,8 @@ static int run_file(struct qpt_decoder *dec, const char *path,
 	}
 	s.stable = !qpt_reader_is_pipe(r) && !qpt_reader_is_stream(r);
 	s.reader = r;
-	if (s.stable && strcmp(path, "-"))
-		s.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s.stable) /* the file's, or standard input's (the reader's) */
+		s.fd = qpt_reader_data_fd(r);
 	dec->files.data_path = strcmp(path, "-") ? path : NULL;
 	set_cpu(&s, qpt_reader_feature_string(r, QPT_FEAT_CPUID));
 	while ((err = qpt_reader_next(r, &rec)) > 0) {
@@ -792,8 +793,6 @@ static int run_file(struct qpt_decoder *dec, const char *path,
 		err = qd_decoder_collect_missing(dec);
 out:
 	dec->files.data_path = NULL;
-	if (s.fd >= 0)
-		close(s.fd);
 	qpt_reader_free(r);
 	qd_session_fini(&s);
 	return err;

@@ -101,14 +101,12 @@ struct qd_spill {
 int qd_spill_put(struct qd_spill *sp, const void *buf, uint64_t n,
 		 uint64_t *pos);
 void qd_spill_fini(struct qd_spill *sp);
-/* Where spill files are made: $TMPDIR, or /tmp. */
-const char *qd_spill_dir(void);
 
 struct qd_session {
-	const struct qpt_reader *reader;
+	struct qpt_reader *reader;
 	const struct qpt_features *feat;
 	struct qpt_decoder *dec;
-	int fd;	/* the input, for its AUX bytes (pread); -1: none */
+	int fd;	/* the input's, for its AUX bytes (pread: the reader's); -1 */
 	struct qd_spill spill; /* AUX bytes that do not stay in the input */
 	struct qd_hist hist;
 	struct qd_op *ops;

@@ -8,37 +8,17 @@
  * can be made, the caller keeps the bytes in memory instead.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
+#include "auxfmt/tmpfile.h"
 #include "decode/session.h"
-
-const char *qd_spill_dir(void)
-{
-	const char *dir = getenv("TMPDIR");
-
-	return dir && *dir ? dir : "/tmp";
-}
 
 static int spill_open(struct qd_spill *sp)
 {
-	const char *dir = qd_spill_dir();
-	char path[PATH_MAX];
-	int fd;
+	int fd = qpt_tmpfile();
 
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) { /* a file system without O_TMPFILE */
-		if (snprintf(path, sizeof(path), "%s/qpt-spill-XXXXXX", dir) >=
-		    (int)sizeof(path))
-			return -ENAMETOOLONG;
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		unlink(path);
-	}
+	if (fd < 0)
+		return fd;
 	sp->fd = fd;
 	sp->open = true;
 	sp->len = 0;

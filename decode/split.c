@@ -85,7 +85,7 @@ static int read_plan(struct split *sp, const char *path)
 	/* the runs' pieces read with pread, as the decode reads them: the
 	 * mapped input's pages stay out of memory (qpt_reader_next lets
 	 * them go behind it) */
-	sp->s.fd = open(path, O_RDONLY | O_CLOEXEC);
+	sp->s.fd = qpt_reader_data_fd(sp->r);
 	sp->s.put = &put;
 	while ((err = qpt_reader_next(sp->r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_MMAP ||
@@ -504,8 +504,6 @@ static void split_free(struct split *sp, bool failed)
 	}
 	free(sp->sh);
 	qd_session_fini(&sp->s);
-	if (sp->s.fd >= 0)
-		close(sp->s.fd);
 	qpt_reader_free(sp->r);
 	free(sp->puts);
 	free(sp->units);

@@ -91,6 +91,15 @@ QPT_API bool qpt_reader_is_unfinished(const struct qpt_reader *reader);
  * payloads stay valid until free.
  */
 QPT_API bool qpt_reader_is_stream(const struct qpt_reader *reader);
+/*
+ * A descriptor on which the input's bytes can be read with pread at the
+ * offsets records give (pos, aux_pos): the mapped file's (a named file,
+ * or one given as a descriptor, standard input say); -1 where there is
+ * none (a pipe, memory).  Reading there leaves the mapping's
+ * pages alone, so a second pass over a large file takes no memory for
+ * them.  The reader's: valid until free, not to be closed.
+ */
+QPT_API int qpt_reader_data_fd(const struct qpt_reader *reader);
 /* The file header as read (host order); NULL in pipe mode. */
 QPT_API const struct qpt_file_header *
 qpt_reader_file_header(const struct qpt_reader *reader);

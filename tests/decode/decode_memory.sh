@@ -51,6 +51,13 @@ TMPDIR=$tmp/none "$QPT" decode -j1 --branches --no-sym --sysroot "$d" -i - \
 	<"$tmp/pipe.data" | cmp -s "$tmp/qpt.txt" - ||
 	fail "without a spill file, a pipe's lines differ from the file's"
 rm "$tmp/pipe.data"
+# the file on standard input: read with pread, as a named file is (its
+# mapped pages took 59 MiB when read through them)
+kib=$(peak_kib "$tmp/pipe.txt" decode -j1 --branches --no-sym --sysroot "$d" \
+	-i - <"$tmp/big.data") || fail "qpt decode -i - <FILE failed"
+echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB from standard input"
+[ "$kib" -lt $((64 << 10)) ] || fail "standard input peak RSS $kib KiB: holds the file"
+cmp -s "$tmp/qpt.txt" "$tmp/pipe.txt" || fail "standard input's lines differ"
 # --lbr's flows count cycles, carried from part to part like the rest,
 # and its pass over the file for samples lets the pages go: its memory is
 # a part's too (it held the queue whole, and the input's pages, before)
