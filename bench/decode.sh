@@ -174,6 +174,20 @@ raw_copies() { # N OUT
 qpt_images() { for f in "$d"/mem/*.bin; do printf -- '--image\n%s@0x%s\n' "$f" "$(basename "$f" .bin)"; done; }
 blk_images() { for f in "$d"/mem/*.bin; do printf '%s@0x%s\n' "$f" "$(basename "$f" .bin)"; done; }
 
+# text_pairs FILE LABEL: --insn and --branches against perf script on
+# $tmp/FILE.data
+text_pairs() {
+	pair_ratio "--insn --no-asm vs perf script ($2)" 20 \
+		"$QPT" decode --insn --no-asm --sysroot "$d" -i "$tmp/$1.data" -- \
+		perf script -i "$tmp/$1.data" --symfs="$d" --itrace=i0ns -F ip,sym
+	# perf's fields as qpt prints them (hw: its synthesized branches; -F
+	# without it also asks the PT event for addr, and perf refuses that
+	# on these files)
+	pair_ratio "--branches vs perf script ($2)" 20 \
+		"$QPT" decode --branches --sysroot "$d" -i "$tmp/$1.data" -- \
+		perf script -i "$tmp/$1.data" --symfs="$d" --itrace=b -F hw:tid,ip,addr,flags
+}
+
 # Text and JSON against perf script, on one copy and on $n copies.
 fig_text() {
 	local f label
@@ -181,15 +195,7 @@ fig_text() {
 	for f in one big; do
 		label="1 copy"
 		[ $f = big ] && label="$n copies"
-		pair_ratio "--insn --no-asm vs perf script ($label)" 20 \
-			"$QPT" decode --insn --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
-			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym
-		# perf's fields as qpt prints them (hw: its synthesized
-		# branches; -F without it also asks the PT event for addr, and
-		# perf refuses that on these files)
-		pair_ratio "--branches vs perf script ($label)" 20 \
-			"$QPT" decode --branches --sysroot "$d" -i "$tmp/$f.data" -- \
-			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=b -F hw:tid,ip,addr,flags
+		text_pairs $f "$label"
 		pair_ratio "--insn --json vs perf script ($label)" 0 \
 			"$QPT" decode --insn --json --no-asm --sysroot "$d" -i "$tmp/$f.data" -- \
 			perf script -i "$tmp/$f.data" --symfs="$d" --itrace=i0ns -F ip,sym
@@ -199,12 +205,7 @@ fig_text() {
 	if [ "${MANY:-400}" != 0 ]; then
 		python3 "$src/bench/mkbig.py" "$d/perf-noindex.data" \
 			"$tmp/many.data" "${MANY:-400}"
-		pair_ratio "--insn --no-asm vs perf script (${MANY:-400} copies)" 20 \
-			"$QPT" decode --insn --no-asm --sysroot "$d" -i "$tmp/many.data" -- \
-			perf script -i "$tmp/many.data" --symfs="$d" --itrace=i0ns -F ip,sym
-		pair_ratio "--branches vs perf script (${MANY:-400} copies)" 20 \
-			"$QPT" decode --branches --sysroot "$d" -i "$tmp/many.data" -- \
-			perf script -i "$tmp/many.data" --symfs="$d" --itrace=b -F hw:tid,ip,addr,flags
+		text_pairs many "${MANY:-400} copies"
 		rm -f "$tmp/many.data"
 	fi
 	# what no decoder passes on one copy here: a process that does

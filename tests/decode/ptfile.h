@@ -34,9 +34,8 @@ struct ptf {
 	size_t data_at;
 };
 
-/* One packet: an IP of TIP.PGE or FUP, a TSC, an MTC's or TMA's CTC, a
- * CYC's cycles, a one-bit TNT's bit; TIP.PGD suppresses its IP, MODE is
- * 64-bit exec. */
+/* One packet: an IP of TIP.PGE or FUP, a TSC, an MTC's or TMA's CTC;
+ * TIP.PGD suppresses its IP, MODE is 64-bit exec. */
 static inline void ptf_pkt(struct pt_encoder *enc, enum pt_packet_type type,
 			   uint64_t val)
 {
@@ -60,13 +59,6 @@ static inline void ptf_pkt(struct pt_encoder *enc, enum pt_packet_type type,
 		break;
 	case ppt_tma:
 		p.payload.tma.ctc = (uint16_t)val;
-		break;
-	case ppt_cyc:
-		p.payload.cyc.value = val;
-		break;
-	case ppt_tnt_8:
-		p.payload.tnt.bit_size = 1;
-		p.payload.tnt.payload = val & 1;
 		break;
 	case ppt_mode:
 		p.payload.mode.leaf = pt_mol_exec;

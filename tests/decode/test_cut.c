@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "decode/ptfile.h"
+#include "pt_packets.h"
 #include "qpt/decode.h"
 
 #define PID 100
@@ -53,16 +54,9 @@ static void psb_plus(struct pt_encoder *enc, uint64_t tsc, uint64_t ip)
 static size_t make_trace(uint8_t *buf, size_t size, unsigned pad,
 			 uint64_t *pad_end)
 {
-	struct pt_config cfg;
-	struct pt_encoder *enc;
-	uint64_t off = 0;
+	struct pt_encoder *enc = pt_open(buf, size);
 	unsigned i;
 
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + size;
-	enc = pt_alloc_encoder(&cfg);
-	assert_non_null(enc);
 	psb_plus(enc, 0x1000, CODE_AT);
 	pkt(enc, ppt_tip_pgd, 0);
 	for (i = 0; i < pad; i++)
@@ -75,9 +69,7 @@ static size_t make_trace(uint8_t *buf, size_t size, unsigned pad,
 	pkt(enc, ppt_pad, 0);
 	pkt(enc, ppt_mtc, 0x22);
 	pkt(enc, ppt_tip_pgd, 0);
-	assert_true(pt_enc_get_offset(enc, &off) >= 0);
-	pt_free_encoder(enc);
-	return (size_t)off;
+	return pt_end(enc);
 }
 
 /* A per-thread recording of @trace (@len bytes) over @code_path, into
@@ -191,30 +183,21 @@ static const uint8_t cyc_code[] = {
  */
 static size_t make_cyc_trace(uint8_t *buf, size_t size, unsigned pad)
 {
-	struct pt_config cfg;
-	struct pt_encoder *enc;
-	uint64_t off = 0;
+	struct pt_encoder *enc = pt_open(buf, size);
 	unsigned i;
 
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + size;
-	enc = pt_alloc_encoder(&cfg);
-	assert_non_null(enc);
 	psb_plus(enc, 0x1000, CYC_AT);
 	for (i = 0; i < pad; i++)
 		pkt(enc, ppt_pad, 0);
-	pkt(enc, ppt_cyc, CYC_BEFORE);
-	pkt(enc, ppt_tnt_8, 0);
-	pkt(enc, ppt_cyc, CYC_TAIL);
+	pt_put(enc, ppt_cyc, CYC_BEFORE);
+	pt_put(enc, ppt_tnt_8, 0);
+	pt_put(enc, ppt_cyc, CYC_TAIL);
 	psb_plus(enc, 0x2000, CYC_AT + 4);
-	pkt(enc, ppt_cyc, CYC_AFTER);
-	pkt(enc, ppt_tnt_8, 1);
-	pkt(enc, ppt_cyc, 3);
+	pt_put(enc, ppt_cyc, CYC_AFTER);
+	pt_put(enc, ppt_tnt_8, 1);
+	pt_put(enc, ppt_cyc, 3);
 	pkt(enc, ppt_tip_pgd, 0);
-	assert_true(pt_enc_get_offset(enc, &off) >= 0);
-	pt_free_encoder(enc);
-	return (size_t)off;
+	return pt_end(enc);
 }
 
 struct cycles {

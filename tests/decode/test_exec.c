@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "decode/ptfile.h"
+#include "pt_packets.h"
 #include "qpt/decode.h"
 
 #define PID 100
@@ -51,15 +52,9 @@ struct fx {
  * after (time 3000): each from CODE_AT to its syscall. */
 static void make_trace(struct fx *fx, bool tsc)
 {
-	struct pt_encoder *enc;
-	struct pt_config cfg;
+	struct pt_encoder *enc = pt_open(fx->trace, sizeof(fx->trace));
 	uint64_t off = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = fx->trace;
-	cfg.end = fx->trace + sizeof(fx->trace);
-	enc = pt_alloc_encoder(&cfg);
-	assert_non_null(enc);
 	pkt(enc, ppt_psb, 0);
 	if (tsc)
 		pkt(enc, ppt_tsc, 1000);
@@ -73,9 +68,7 @@ static void make_trace(struct fx *fx, bool tsc)
 		pkt(enc, ppt_tsc, 3000);
 	pkt(enc, ppt_tip_pge, CODE_AT);
 	pkt(enc, ppt_tip_pgd, 0);
-	pt_enc_get_offset(enc, &off);
-	fx->len = (size_t)off;
-	pt_free_encoder(enc);
+	fx->len = pt_end(enc);
 }
 
 static void comm_exec(struct ptf *f, uint64_t t, uint32_t cpu)
