@@ -74,6 +74,7 @@ static int reader_alloc(const char *name, const struct qpt_reader_opts *opts,
 	r->fd = -1;
 	r->own_fd = -1;
 	r->data_fd = -1;
+	r->spool_fd = -1;
 	r->log = o.log;
 	r->log_ctx = o.log_ctx;
 	r->no_decompress = o.no_decompress;
@@ -211,6 +212,8 @@ void qpt_reader_free(struct qpt_reader *r)
 	free(r->owned);
 	if (r->own_fd >= 0)
 		close(r->own_fd);
+	if (r->spool_fd >= 0)
+		close(r->spool_fd);
 	free(r->name);
 	free(r);
 }

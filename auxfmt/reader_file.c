@@ -47,6 +47,59 @@ static unsigned nr_features(const struct qpt_file_header *h)
 	return n;
 }
 
+/* The end of [@off, +@size), or 0 where it wraps or lies past 2^48 (no
+ * file is that large: the section is told bad later). */
+static uint64_t section_end(uint64_t off, uint64_t size)
+{
+	return off + size < off || off + size > 1ull << 48 ? 0 : off + size;
+}
+
+/* *@end moved to the end of the section whose entry is at @at of the
+ * copy, where that is further. */
+static void spool_section(struct qpt_reader *r, uint64_t at, uint64_t *end)
+{
+	struct qpt_file_section s;
+
+	if (qpt_stream_spool_read(r, at, &s, sizeof(s)))
+		return;
+	if (r->swap)
+		swap_section(&s);
+	if (section_end(s.offset, s.size) > *end)
+		*end = section_end(s.offset, s.size);
+}
+
+/*
+ * A finished file on a pipe: copied into a temporary file as far as its
+ * sections go, no further (the writer may keep the pipe open), and mapped:
+ * the header's, the attrs' ids sections and the feature table's (read
+ * from the copy once it holds the table).  Where no temporary file can
+ * be made, it is read into memory as it is parsed (0).
+ */
+static int spool_file(struct qpt_reader *r)
+{
+	const struct qpt_file_header *h = &r->hdr;
+	uint64_t table = section_end(h->data.offset, h->data.size), end, i, n;
+	int err;
+
+	end = section_end(h->attrs.offset, h->attrs.size);
+	if (table && table + 16ull * nr_features(h) > end)
+		end = table + 16ull * nr_features(h);
+	if ((err = qpt_stream_spool(r, end)))
+		return err < 0 ? err : 0;
+	/* each attr's ids section: the last 16 bytes of its entry */
+	n = h->attr_size >= 16 && h->attrs.size % h->attr_size == 0
+		    ? h->attrs.size / h->attr_size
+		    : 0;
+	for (i = 0; i < n && i < 65536; i++)
+		spool_section(r, h->attrs.offset + (i + 1) * h->attr_size - 16,
+			      &end);
+	for (i = 0; table && i < nr_features(h); i++)
+		spool_section(r, table + 16 * i, &end);
+	if ((err = qpt_stream_spool(r, end)) < 0)
+		return err;
+	return qpt_stream_spool_map(r);
+}
+
 /*
  * Data size 0: perf record and qpt's writer leave it so until they finish,
  * and write the feature section table and the features at the end.  The
@@ -110,6 +163,9 @@ static int read_header(struct qpt_reader *r)
 		return qpt_reader_fail(r, 8, -QPT_E_UNSUPPORTED,
 				       "header size %llu (expected %zu)",
 				       (unsigned long long)h->size, sizeof(*h));
+	/* a finished file on a pipe: read from a copy on disk */
+	if (r->stream && h->data.size && (err = spool_file(r)))
+		return err;
 	if ((err = section_ok(r, &h->attrs, 24, "attrs")) ||
 	    (err = section_ok(r, &h->data, 40, "data")) ||
 	    (err = is_unfinished(r, &r->unfinished)))

@@ -60,6 +60,8 @@ struct qpt_reader {
 	uint64_t len;
 	void *map;	 /* mmap()ed, to munmap */
 	int data_fd;	 /* the mapped file's, to pread; -1: none */
+	int spool_fd;	 /* a pipe's copy (qpt_stream_spool), to close */
+	uint64_t spool_len;
 	uint64_t behind; /* a map's pages before this were let go */
 	uint8_t *owned;	 /* read into memory, to free */
 	bool random_access;
@@ -157,6 +159,20 @@ int qpt_stream_open(struct qpt_reader *r, int fd);
 /* Read on until the input holds [0, @end) or ends (file mode over a pipe
  * reads what its header names, no more). */
 int qpt_stream_need(struct qpt_reader *r, uint64_t end);
+/*
+ * A file-mode file on a pipe, copied into an unlinked temporary file
+ * (tmpfile.h) instead of memory: qpt_stream_spool copies the input on up
+ * to @end bytes (or its end; never asks for more, the writer may keep
+ * the pipe open), qpt_stream_spool_read reads the copy, and
+ * qpt_stream_spool_map maps it, the input read from then on as a mapped
+ * file is.  Spool: 0, 1 when no temporary file can be made (the caller
+ * reads into memory as before), -errno (a full disk, say: said).
+ */
+int qpt_stream_spool(struct qpt_reader *r, uint64_t end);
+/* 0, or 1 when the copy does not hold [@off, @off + @n). */
+int qpt_stream_spool_read(struct qpt_reader *r, uint64_t off, void *buf,
+			  size_t n);
+int qpt_stream_spool_map(struct qpt_reader *r);
 /* [pos, pos + n) of the input: 0 and *p, 1 when the input ends first. */
 int qpt_stream_view(struct qpt_reader *r, uint64_t pos, uint64_t n,
 		    const uint8_t **p);

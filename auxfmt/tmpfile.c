@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,4 +34,23 @@ int qpt_tmpfile(void)
 		return -errno;
 	unlink(path);
 	return fd;
+}
+
+int qpt_tmpfile_put(int fd, const void *buf, uint64_t n, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		size_t k = n < (1u << 30) ? (size_t)n : 1u << 30;
+		ssize_t got = pwrite(fd, p, k, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		p += got;
+		off += (uint64_t)got;
+		n -= (uint64_t)got;
+	}
+	return 0;
 }

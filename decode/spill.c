@@ -28,7 +28,6 @@ static int spill_open(struct qd_spill *sp)
 int qd_spill_put(struct qd_spill *sp, const void *buf, uint64_t n,
 		 uint64_t *pos)
 {
-	const uint8_t *p = buf;
 	int err;
 
 	if (sp->none)
@@ -38,19 +37,10 @@ int qd_spill_put(struct qd_spill *sp, const void *buf, uint64_t n,
 		return 1;
 	}
 	*pos = sp->len;
-	while (n) {
-		size_t k = n < (1u << 30) ? (size_t)n : 1u << 30;
-		ssize_t got = pwrite(sp->fd, p, k, (off_t)sp->len);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return got < 0 ? -errno : -EIO;
-		p += got;
-		sp->len += (uint64_t)got;
-		n -= (uint64_t)got;
-	}
-	return 0;
+	err = qpt_tmpfile_put(sp->fd, buf, n, sp->len);
+	if (!err)
+		sp->len += n;
+	return err;
 }
 
 void qd_spill_fini(struct qd_spill *sp)

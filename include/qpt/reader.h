@@ -94,8 +94,9 @@ QPT_API bool qpt_reader_is_stream(const struct qpt_reader *reader);
 /*
  * A descriptor on which the input's bytes can be read with pread at the
  * offsets records give (pos, aux_pos): the mapped file's (a named file,
- * or one given as a descriptor, standard input say); -1 where there is
- * none (a pipe, memory).  Reading there leaves the mapping's
+ * or one given as a descriptor, standard input say, or the temporary
+ * copy of a file-mode file that came on a pipe); -1 where there is none
+ * (a pipe-mode stream, memory).  Reading there leaves the mapping's
  * pages alone, so a second pass over a large file takes no memory for
  * them.  The reader's: valid until free, not to be closed.
  */

@@ -51,6 +51,17 @@ TMPDIR=$tmp/none "$QPT" decode -j1 --branches --no-sym --sysroot "$d" -i - \
 	<"$tmp/pipe.data" | cmp -s "$tmp/qpt.txt" - ||
 	fail "without a spill file, a pipe's lines differ from the file's"
 rm "$tmp/pipe.data"
+# the file-mode file on a pipe: copied into a temporary file as far as
+# its sections go, and mapped (it was read into memory whole: 120 MiB);
+# with no temporary file to be made, read into memory, the same lines
+kib=$(cat "$tmp/big.data" | peak_kib "$tmp/pipe.txt" decode -j1 --branches \
+	--no-sym --sysroot "$d" -i -) || fail "qpt decode -i - (file mode) failed"
+echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB in file mode from a pipe"
+[ "$kib" -lt $((64 << 10)) ] || fail "file-mode pipe peak RSS $kib KiB: holds the file"
+cmp -s "$tmp/qpt.txt" "$tmp/pipe.txt" || fail "a file-mode pipe's lines differ"
+cat "$tmp/big.data" | TMPDIR=$tmp/none "$QPT" decode -j1 --branches --no-sym \
+	--sysroot "$d" -i - | cmp -s "$tmp/qpt.txt" - ||
+	fail "without a temporary file, a file-mode pipe's lines differ"
 # the file on standard input: read with pread, as a named file is (its
 # mapped pages took 59 MiB when read through them)
 kib=$(peak_kib "$tmp/pipe.txt" decode -j1 --branches --no-sym --sysroot "$d" \
