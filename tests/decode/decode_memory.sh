@@ -36,32 +36,30 @@ echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB"
 # (64 MiB: the issue's bound; the decode's tables, on huge pages, are
 # resident whole: 45-51 MiB under ASan, where a queue held would take 96)
 [ "$kib" -lt $((64 << 10)) ] || fail "peak RSS $kib KiB: grows with the trace"
-# a pipe-mode stream on standard input (perf record -o - | qpt decode -i -):
-# the AUX bytes go to a spill file, read back as a file's (they were held
-# in memory: 158 MiB), and the lines are the file's; with no spill file to
-# be made (TMPDIR a missing directory) they are held, and still the same
+# piped FILE WHAT: FILE through a pipe into qpt decode -i -, its peak RSS
+# under 64 MiB and its lines the named file's; and with no temporary file
+# to be made (TMPDIR a missing directory: the bytes held in memory) the
+# same lines
+piped() {
+	kib=$(cat "$1" | peak_kib "$tmp/pipe.txt" decode -j1 --branches \
+		--no-sym --sysroot "$d" -i -) || fail "qpt decode -i - ($2) failed"
+	echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB, $2"
+	[ "$kib" -lt $((64 << 10)) ] || fail "$2: peak RSS $kib KiB: holds the trace"
+	cmp -s "$tmp/qpt.txt" "$tmp/pipe.txt" || fail "$2: the lines differ"
+	cat "$1" | TMPDIR=$tmp/none "$QPT" decode -j1 --branches --no-sym \
+		--sysroot "$d" -i - | cmp -s "$tmp/qpt.txt" - ||
+		fail "$2 without a temporary file: the lines differ"
+}
+# a pipe-mode stream (perf record -o - | qpt decode -i -): the AUX bytes
+# go to a spill file, read back as a file's (they were held in memory:
+# 158 MiB)
 "$QPT" convert -i "$tmp/big.data" -o - >"$tmp/pipe.data" ||
 	fail "qpt convert -o - failed"
-kib=$(cat "$tmp/pipe.data" | peak_kib "$tmp/pipe.txt" decode -j1 --branches \
-	--no-sym --sysroot "$d" -i -) || fail "qpt decode -i - failed"
-echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB from a pipe"
-[ "$kib" -lt $((64 << 10)) ] || fail "pipe peak RSS $kib KiB: holds the trace"
-cmp -s "$tmp/qpt.txt" "$tmp/pipe.txt" || fail "a pipe's lines differ from the file's"
-TMPDIR=$tmp/none "$QPT" decode -j1 --branches --no-sym --sysroot "$d" -i - \
-	<"$tmp/pipe.data" | cmp -s "$tmp/qpt.txt" - ||
-	fail "without a spill file, a pipe's lines differ from the file's"
+piped "$tmp/pipe.data" "a pipe-mode stream"
 rm "$tmp/pipe.data"
 # the file-mode file on a pipe: copied into a temporary file as far as
-# its sections go, and mapped (it was read into memory whole: 120 MiB);
-# with no temporary file to be made, read into memory, the same lines
-kib=$(cat "$tmp/big.data" | peak_kib "$tmp/pipe.txt" decode -j1 --branches \
-	--no-sym --sysroot "$d" -i -) || fail "qpt decode -i - (file mode) failed"
-echo "peak RSS ${kib} KiB decoding $((size >> 20)) MiB in file mode from a pipe"
-[ "$kib" -lt $((64 << 10)) ] || fail "file-mode pipe peak RSS $kib KiB: holds the file"
-cmp -s "$tmp/qpt.txt" "$tmp/pipe.txt" || fail "a file-mode pipe's lines differ"
-cat "$tmp/big.data" | TMPDIR=$tmp/none "$QPT" decode -j1 --branches --no-sym \
-	--sysroot "$d" -i - | cmp -s "$tmp/qpt.txt" - ||
-	fail "without a temporary file, a file-mode pipe's lines differ"
+# its sections go, and mapped (it was read into memory whole: 120 MiB)
+piped "$tmp/big.data" "a file-mode file on a pipe"
 # the file on standard input: read with pread, as a named file is (its
 # mapped pages took 59 MiB when read through them)
 kib=$(peak_kib "$tmp/pipe.txt" decode -j1 --branches --no-sym --sysroot "$d" \
