@@ -6,10 +6,10 @@
  * file-mode file arriving on a pipe is read as far as its header and
  * sections name (they point anywhere), no further: into a temporary file
  * that is then mapped, or where none can be made into the window; an
- * unfinished one's records come incrementally.  Nothing is read past the 16 bytes
- * that hold the magic before it is checked.  The window only grows when it
- * is full of bytes actually read, so its size stays within twice the input
- * seen.
+ * unfinished one's records come incrementally.  Nothing is read past the
+ * 16 bytes that hold the magic before it is checked.  The window only
+ * grows when it is full of bytes actually read, so its size stays within
+ * twice the input seen.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -8,7 +8,6 @@
  * and replay.c decodes the queues.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +99,6 @@ static int run_append(struct qd_session *s, struct qd_run *r,
 	uint64_t pos = rec->aux_pos + skip;
 	struct qd_piece *p = r->nr_pieces ? &r->pieces[r->nr_pieces - 1]
 					  : NULL;
-
 	const uint8_t *data = (const uint8_t *)rec->aux + skip;
 	int spill = 1;
 

@@ -106,7 +106,7 @@ struct qd_session {
 	struct qpt_reader *reader;
 	const struct qpt_features *feat;
 	struct qpt_decoder *dec;
-	int fd;	/* the input's, for its AUX bytes (pread: the reader's); -1 */
+	int fd;	/* the reader's, to pread the AUX bytes at; -1: none */
 	struct qd_spill spill; /* AUX bytes that do not stay in the input */
 	struct qd_hist hist;
 	struct qd_op *ops;
