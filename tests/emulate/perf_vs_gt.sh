@@ -4,7 +4,8 @@
 # for each test program (dynamic and static), `perf script --itrace=i0ns`
 # on the recording must list, per thread, exactly the instruction addresses
 # gt_step sees, and perf must report no decode error.  Both runs get the
-# same environment (env -i), arguments and ASLR off.
+# same environment (env -i), arguments and ASLR off, and the same pids (each
+# run in a new pid namespace where the host allows it).
 # Args: [--inherit] [--tsc|--timeless] [--no-perf] GT_STEP PROG_DIR CMD...
 #   --inherit: children too; --tsc: TSC packets alone (-e intel_pt/tsc/u;
 #   the default, as perf's, has MTC too); --timeless: no timing packets;
@@ -27,6 +28,8 @@ GT=$1 DIR=$2
 shift 2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=tests/shell/pidns.sh
+. "$(dirname "$0")/../shell/pidns.sh"
 
 # perf's decode of recording $1 against $tmp/want, with no decode error
 perf_agrees() {
@@ -54,8 +57,9 @@ for p in "$@"; do
 		if [ -e "$DIR/$w" ]; then cmd+=("$DIR/$w"); else cmd+=("$w"); fi
 	done
 	data=$tmp/${p//[^a-z0-9_]/_}.data
-	env -i QPT_TEST=1 "$GT" $gtf "$tmp/gt.txt" -- "${cmd[@]}" >/dev/null 2>&1
-	env -i QPT_TEST=1 "$QPT" record -q --emulate $qf ${ev:+-e "$ev"} \
+	in_pidns env -i QPT_TEST=1 "$GT" $gtf "$tmp/gt.txt" -- "${cmd[@]}" \
+		>/dev/null 2>&1
+	in_pidns env -i QPT_TEST=1 "$QPT" record -q --emulate $qf ${ev:+-e "$ev"} \
 		-o "$data" -- "${cmd[@]}" >/dev/null 2>"$tmp/rec.err"
 	rc=$?
 	if [ $rc -ne 0 ] && [ -s "$tmp/rec.err" ]; then
