@@ -670,15 +670,15 @@ static void test_flow_timing(void **state)
 	}                                                                      \
 	PROG_TEST_STATIC(n)
 
-/* Linked both ways: ld.so's start, the PLT and a library's calls; the
- * programs whose subject is the breakpoint engine's native loops, static
- * only (emulate_loops, emulate_ways and emulate_perf_vs_gt run both
- * against perf and the ground truth: ld.so's code is that of the others
- * here). */
+/* emu_flow linked both ways: ld.so's start, the PLT and a library's
+ * calls.  The others static only: their subjects (signals, a crash,
+ * threads, the breakpoint engine's native loops) are the engines' own
+ * code, and emulate_perf_vs_gt, emulate_fast_vs_step, emulate_loops and
+ * emulate_ways run their dynamic builds against the ground truth too. */
 PROG_TEST(flow)
-PROG_TEST(sig)
-PROG_TEST(crash)
-PROG_TEST(threads)
+PROG_TEST_STATIC(sig)
+PROG_TEST_STATIC(crash)
+PROG_TEST_STATIC(threads)
 PROG_TEST_STATIC(loops)
 PROG_TEST_STATIC(ways)
 
@@ -870,11 +870,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_flow_noretcomp),
 	    cmocka_unit_test(test_flow_small_psb),
 	    cmocka_unit_test(test_flow_timing),
-	    cmocka_unit_test(test_sig),
 	    cmocka_unit_test(test_sig_static),
-	    cmocka_unit_test(test_crash),
 	    cmocka_unit_test(test_crash_static),
-	    cmocka_unit_test(test_threads),
 	    cmocka_unit_test(test_threads_static),
 	    cmocka_unit_test(test_cpuid_static),
 	    cmocka_unit_test(test_loops_static),

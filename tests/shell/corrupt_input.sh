@@ -75,12 +75,12 @@ corrupt() {
 		head -c "$cut" "$tmp/orig" >"$tmp/t"
 		run 1 "$tmp/t" dump
 	done
-	# byte flips: 64 positions, denser in the first 256 bytes (headers)
-	for i in $(seq 0 63); do
+	# byte flips: 48 positions, denser in the first 256 bytes (headers)
+	for i in $(seq 0 47); do
 		if [ "$i" -lt 24 ]; then
 			off=$(( i * 11 % 256 ))
 		else
-			off=$(( (size * (i - 24)) / 40 + i * 5 ))
+			off=$(( (size * (i - 24)) / 24 + i * 5 ))
 		fi
 		[ "$off" -lt "$size" ] || continue
 		cp "$tmp/orig" "$tmp/f"
