@@ -73,6 +73,7 @@ struct par_job {
 	struct printer *p;
 	char *buf;
 	size_t len, cap;
+	uint64_t base; /* the output's bytes dropped before buf[0] */
 };
 
 /* Room for at least @n more bytes in @j's buffer (doubled as needed;
@@ -173,6 +174,7 @@ static void *par_open(void *ctx, unsigned worker)
 	if (!j && !(j = calloc(1, sizeof(*j))))
 		return NULL;
 	j->len = 0;
+	j->base = 0;
 	j->par = par;
 	j->p = par->pr[worker];
 	j->p->w.spill = par_spill;
@@ -197,7 +199,7 @@ static uint64_t par_tell(void *job)
 {
 	struct par_job *j = job;
 
-	return j->len + j->p->w.len;
+	return j->base + j->len + j->p->w.len;
 }
 
 static void par_finish(void *job)
@@ -212,8 +214,25 @@ static int par_write(void *job, uint64_t from, uint64_t to, void *ctx)
 
 	if (to <= from) /* a part with no lines may have no buffer */
 		return 0;
-	out_raw(&par->main->w, j->buf + from, (size_t)(to - from));
+	out_raw(&par->main->w, j->buf + (from - j->base), (size_t)(to - from));
 	return par->main->w.err;
+}
+
+/* The bytes before @upto are written: the part's next lines take their
+ * room (its worker waits meanwhile: its printer is ours to move). */
+static void par_drop(void *job, uint64_t upto)
+{
+	struct par_job *j = job;
+	size_t keep;
+
+	out_flush(&j->p->w); /* its window's bytes into j->len */
+	if (upto <= j->base || upto > j->base + j->len)
+		return;
+	keep = (size_t)(j->base + j->len - upto);
+	memmove(j->buf, j->buf + (upto - j->base), keep);
+	j->base = upto;
+	j->len = keep;
+	par_window(j); /* no growth: the room is there */
 }
 
 static void par_close(void *job, void *ctx)
@@ -250,6 +269,22 @@ static void par_free(struct par *par)
 		printer_free(par->mem[i]);
 }
 
+/* QPT_JOBS_HOLD: the bytes of lines a part holds before its thread waits
+ * for its turn (the library's default where unset or not a number): tests
+ * make it small, so that every part waits. */
+static uint64_t jobs_hold(void)
+{
+	const char *v = getenv("QPT_JOBS_HOLD");
+	unsigned long long n;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || *end ? 0 : n;
+}
+
 bool decode_jobs_wanted(unsigned jobs, const struct printer *o)
 {
 	return jobs != 1 && o->mode != MODE_CALLS && !o->last && !o->period;
@@ -266,6 +301,7 @@ int decode_jobs_run(struct qpt_decoder *dec, const char *name,
 	    .finish = par_finish,
 	    .write = par_write,
 	    .close = par_close,
+	    .drop = par_drop,
 	    .serial = item,
 	    .serial_ctx = o,
 	};
@@ -278,6 +314,7 @@ int decode_jobs_run(struct qpt_decoder *dec, const char *name,
 	par->main = o;
 	par->item = item;
 	sink.ctx = par;
+	sink.hold = jobs_hold();
 	err = qpt_decoder_run_file_jobs(dec, name, &sink);
 	par_free(par);
 	free(par);

@@ -112,8 +112,9 @@ struct qd_part_env {
 	qpt_item_fn fn;
 	void *fn_ctx;
 	/* after each step: qd_flow_step's value, the time of the latest
-	 * items (@has_time) */
-	void (*mark)(void *arg, int ret, bool has_time, uint64_t time);
+	 * items (@has_time); 0 goes on, a negative value ends the part
+	 * (qd_cursor_part returns it) */
+	int (*mark)(void *arg, int ret, bool has_time, uint64_t time);
 	void *mark_arg;
 };
 

@@ -15,6 +15,15 @@
  * calling thread makes the head again with the carried state
  * (QD_HEAD_ONLY), a few items, and writes it before the rest.  Every
  * step of the part is the same as in a serial run, so the output is.
+ *
+ * A part's lines wait in memory for their turn, and a part of a few KiB
+ * of trace can say hundreds of MiB of them (a loop's TNT bits): a worker
+ * whose part holds OUT_PAUSE bytes not yet written waits (paused) until
+ * the calling thread has written them and the sink dropped them
+ * (qpt_job_sink.drop), so that the memory the run takes is bounded by
+ * the parts in flight, whatever the trace says.  Where every worker
+ * waits so and the part the calling thread needs is still to be taken,
+ * the calling thread decodes it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +47,9 @@
  * more than its decode, and a file with thousands of short queues made
  * one for each. */
 #define INLINE_MAX (4u << 10)
+/* A worker's part holding this many bytes of output not yet written
+ * waits for its turn (a sink that can drop them; qpt_job_sink.hold 0). */
+#define OUT_PAUSE (2u << 20)
 
 struct mark {	      /* the end of a step */
 	uint64_t pos; /* of the output */
@@ -50,6 +62,8 @@ struct out { /* a sink context and its steps */
 	void *ctx;
 	struct mark *m;
 	size_t n, cap;
+	size_t sealed;	 /* steps the calling thread may have consumed */
+	uint64_t resumed; /* the output's size when it last went on */
 	bool nomem;
 };
 
@@ -60,6 +74,8 @@ struct job {
 	struct qd_part part;
 	bool first; /* of its stretch: decoded whole (no head) */
 	bool done;  /* by its worker */
+	bool taken; /* by a worker (under the lock) */
+	bool paused; /* its worker waits for its output to be written */
 	int err;
 	struct out o;
 	struct qd_carry carry;
@@ -97,11 +113,13 @@ struct pool {
 	struct qd_session *s;
 	const struct qpt_job_sink *sink;
 	pthread_mutex_t mu;
-	pthread_cond_t todo_cv, done_cv;
+	pthread_cond_t todo_cv, done_cv, resume_cv;
 	struct job *todo, *todo_tail;
 	bool stop;
 	struct worker *w;
 	unsigned nw;
+	unsigned nr_paused; /* workers waiting in wait_turn() */
+	uint64_t hold;	    /* output a part holds before it waits */
 	size_t inflight; /* jobs handed out and not yet closed */
 	struct pq *q;
 	size_t nq;
@@ -121,7 +139,8 @@ static void mark(struct out *o, int ret, bool has_time, uint64_t time)
 {
 	struct mark *m = o->n ? &o->m[o->n - 1] : NULL;
 
-	if (o->n > QD_PRIME_STEPS && !m->has_time && m->ret > 0) {
+	if (o->n > QD_PRIME_STEPS && o->n > o->sealed && !m->has_time &&
+	    m->ret > 0) {
 		m->ret = ret;
 		m->has_time = has_time;
 		m->time = time;
@@ -145,28 +164,68 @@ static void mark(struct out *o, int ret, bool has_time, uint64_t time)
 	m->pos = 0;
 }
 
-struct out_env { /* an output and the sink that tells its size */
+struct out_env { /* an output, the sink that tells its size, and the
+		 * job whose worker may pause (NULL: the calling thread's) */
 	struct out *o;
 	const struct qpt_job_sink *sink;
+	struct pool *p;
+	struct job *j;
 };
 
-static void mark_env(void *arg, int ret, bool has_time, uint64_t time)
+/*
+ * @j's worker waits until the calling thread has consumed the steps so
+ * far, written them and had the sink drop them (or the run stops:
+ * -ECANCELED).  The steps so far are sealed: no later one joins them.
+ */
+static int wait_turn(struct pool *p, struct job *j)
+{
+	bool stop;
+
+	pthread_mutex_lock(&p->mu);
+	j->o.sealed = j->o.n;
+	j->paused = true;
+	p->nr_paused++;
+	pthread_cond_broadcast(&p->done_cv);
+	while (j->paused && !p->stop)
+		pthread_cond_wait(&p->resume_cv, &p->mu);
+	p->nr_paused--;
+	stop = p->stop;
+	pthread_mutex_unlock(&p->mu);
+	return stop ? -ECANCELED : 0;
+}
+
+static int mark_env(void *arg, int ret, bool has_time, uint64_t time)
 {
 	struct out_env *e = arg;
+	struct out *o = e->o;
+	uint64_t pos;
 
-	mark(e->o, ret, has_time, time);
-	if (!e->o->nomem)
-		e->o->m[e->o->n - 1].pos = e->sink->tell(e->o->ctx);
+	mark(o, ret, has_time, time);
+	if (o->nomem)
+		return 0;
+	pos = e->sink->tell(o->ctx);
+	o->m[o->n - 1].pos = pos;
+	if (e->j && ret > 0 && pos - o->resumed >= e->p->hold)
+		return wait_turn(e->p, e->j);
+	return 0;
+}
+
+/* Whether @j's worker is done with it (then what it wrote is seen):
+ * read without the lock by the calling thread. */
+static bool is_done(const struct job *j)
+{
+	return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
 }
 
 /* Decode @j's part into a context of its own (a worker, or with
- * QD_HEAD_ONLY the calling thread's redo of its head). */
+ * QD_HEAD_ONLY the calling thread's redo of its head): on a worker
+ * (@paused), pausing where its output waits. */
 static int decode_part(struct pool *p, struct job *j, struct out *o,
 		       unsigned worker, const struct qd_tables *tab,
 		       struct qpt_decode_stats *st, enum qd_head head,
-		       struct qd_carry *carry, bool *head_done)
+		       struct qd_carry *carry, bool *head_done, bool paused)
 {
-	struct out_env e = {o, p->sink};
+	struct out_env e = {o, p->sink, p, paused && p->sink->drop ? j : NULL};
 	struct qd_part_env env;
 	int err;
 
@@ -183,9 +242,12 @@ static int decode_part(struct pool *p, struct job *j, struct out *o,
 	env.mark = mark_env;
 	env.mark_arg = &e;
 	err = qd_cursor_part(&j->pq->c, &j->part, &env);
-	if (head != QD_HEAD_DROP) { /* no head left to make: its bytes are
-				     * done (a part of sparse trace can be
-				     * MiBs) */
+	if (head == QD_HEAD_EMIT ||
+	    (head == QD_HEAD_ONLY && is_done(j))) { /* no head left to make
+						    * and no worker on it:
+						    * its bytes are done (a
+						    * part of sparse trace
+						    * can be MiBs) */
 		free(j->part.buf);
 		j->part.buf = NULL;
 	}
@@ -206,9 +268,10 @@ static void decode_job(struct pool *p, struct job *j, unsigned worker,
 	memset(&none, 0, sizeof(none));
 	j->err = decode_part(p, j, &j->o, worker, tab, st,
 			     j->first ? QD_HEAD_EMIT : QD_HEAD_DROP, &none,
-			     &j->head_done);
+			     &j->head_done, worker < p->nw);
 	j->carry = none;
 }
+
 
 static int worker_init(struct worker *w);
 
@@ -225,6 +288,7 @@ static void *work(void *arg)
 			pthread_cond_wait(&p->todo_cv, &p->mu);
 		j = p->todo;
 		if (j) {
+			j->taken = true;
 			p->todo = j->todo;
 			if (!p->todo)
 				p->todo_tail = NULL;
@@ -318,13 +382,6 @@ static void close_out(struct pool *p, struct out *o)
 		p->sink->close(o->ctx, p->sink->ctx);
 	free(o->m);
 	memset(o, 0, sizeof(*o));
-}
-
-/* Whether @j's worker is done with it (then what it wrote is seen):
- * read without the lock by the calling thread. */
-static bool is_done(const struct job *j)
-{
-	return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
 }
 
 /* Write what was consumed of @j: its head made again, then its own. */
@@ -446,22 +503,87 @@ static int redo(struct pool *p, struct job *j)
 	memset(&scratch, 0, sizeof(scratch));
 	j->redone = true;
 	err = decode_part(p, j, &j->r, p->nw, &p->here, &scratch,
-			  QD_HEAD_ONLY, &c, &cut);
+			  QD_HEAD_ONLY, &c, &cut, false);
 	j->rcarry = c;
 	if (c.branched)
 		p->s->dec->stats.branches++;
 	return err;
 }
 
-static int wait_done(struct pool *p, struct job *j)
+/* Take @j, not yet taken by a worker, out of the list of those waiting
+ * for one (under the lock). */
+static void untodo(struct pool *p, struct job *j)
 {
+	struct job **pp = &p->todo, *prev = NULL;
+
+	while (*pp != j) {
+		prev = *pp;
+		pp = &(*pp)->todo;
+	}
+	*pp = j->todo;
+	if (p->todo_tail == j)
+		p->todo_tail = prev;
+	j->taken = true;
+}
+
+/*
+ * @j's steps so far are consumed and its worker waits: write them (those
+ * of the parts before too), have the sink drop them and let the worker
+ * go on.  A held queue's output is not written yet: it stays, and the
+ * worker goes on (the queue's first steps only are held).
+ */
+static int resume(struct pool *p, struct pq *q, struct job *j)
+{
+	int err = 0;
+
+	if (!q->holding) {
+		err = flush(p, q);
+		if (!err && j->o.n)
+			p->sink->drop(j->o.ctx, j->o.m[j->o.n - 1].pos);
+	}
+	if (j->o.n)
+		j->o.resumed = j->o.m[j->o.n - 1].pos;
+	pthread_mutex_lock(&p->mu);
+	j->paused = false;
+	pthread_cond_broadcast(&p->resume_cv);
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
+/*
+ * Wait until @j (of queue @q) has steps to consume: its worker is done
+ * with it, or waits (paused) with steps not yet consumed.  A worker
+ * waiting with every step consumed goes on (resume); a part no worker has
+ * taken while every worker waits is decoded here.
+ */
+static int wait_ready(struct pool *p, struct pq *q, struct job *j)
+{
+	int err;
+
 	if (is_done(j)) /* each step of a part asks: no lock once done */
 		return j->err;
 	pthread_mutex_lock(&p->mu);
-	while (!j->done)
-		pthread_cond_wait(&p->done_cv, &p->mu);
+	for (;;) {
+		while (!j->done && !j->paused &&
+		       (j->taken || p->nr_paused < p->nw))
+			pthread_cond_wait(&p->done_cv, &p->mu);
+		if (j->done || j->step < j->o.n)
+			break;
+		if (!j->taken) { /* every worker waits for its turn */
+			untodo(p, j);
+			pthread_mutex_unlock(&p->mu);
+			decode_job(p, j, p->nw, &p->here, &p->s->dec->stats);
+			__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+			return j->err;
+		}
+		pthread_mutex_unlock(&p->mu);
+		err = resume(p, q, j);
+		if (err)
+			return err;
+		pthread_mutex_lock(&p->mu);
+	}
 	pthread_mutex_unlock(&p->mu);
-	return j->err;
+	return j->done ? j->err : 0;
 }
 
 /* @j was consumed: its bytes are decoded (the workers tell nothing). */
@@ -508,7 +630,7 @@ static int step(void *arg, size_t i, uint64_t *time, const uint64_t *limit)
 	} else if ((err = fill(p, q))) {
 		return err;
 	}
-	err = wait_done(p, j);
+	err = wait_ready(p, q, j);
 	if (!err && !j->first && !j->redone)
 		err = redo(p, j);
 	if (err)
@@ -524,7 +646,7 @@ static int step(void *arg, size_t i, uint64_t *time, const uint64_t *limit)
 		if (m->has_time)
 			*time = m->time;
 	} while (limit && ret >= 0 && j->step < j->o.n && *time <= *limit);
-	if (j->step == j->o.n) {
+	if (j->step == j->o.n && is_done(j)) {
 		q->carry = j->first || j->head_done ? j->carry : j->rcarry;
 		q->nr_jobs--;
 		tell_progress(p, j);
@@ -550,6 +672,7 @@ static void pool_stop(struct pool *p)
 	pthread_mutex_lock(&p->mu);
 	p->stop = true;
 	pthread_cond_broadcast(&p->todo_cv);
+	pthread_cond_broadcast(&p->resume_cv);
 	pthread_mutex_unlock(&p->mu);
 	for (k = 0; k < p->nw; k++)
 		if (p->w[k].running)
@@ -639,6 +762,7 @@ static void pool_free(struct pool *p)
 	free(p->q);
 	pthread_cond_destroy(&p->todo_cv);
 	pthread_cond_destroy(&p->done_cv);
+	pthread_cond_destroy(&p->resume_cv);
 	pthread_mutex_destroy(&p->mu);
 }
 
@@ -684,6 +808,7 @@ int qd_session_decode_jobs(struct qd_session *s,
 	p.s = s;
 	p.sink = sink;
 	p.nw = nr_workers(s);
+	p.hold = sink->hold ? sink->hold : OUT_PAUSE;
 	/* a part's cycles (QPT_WANT_CYCLES) are carried over from the part
 	 * before up to the next taken branch, past the head: serial */
 	if (p.nw == 1 || (s->dec->opts.want & QPT_WANT_CYCLES) ||
@@ -697,6 +822,7 @@ int qd_session_decode_jobs(struct qd_session *s,
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.todo_cv, NULL);
 	pthread_cond_init(&p.done_cv, NULL);
+	pthread_cond_init(&p.resume_cv, NULL);
 	p.here.hist = &s->hist;
 	p.here.cache = qd_decoder_caches(s->dec);
 	p.here.runs = s->dec->runs;

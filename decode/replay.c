@@ -607,10 +607,15 @@ int qd_cursor_part(const struct qd_cursor *c, const struct qd_part *part,
 		return ret;
 	do {
 		bool has;
+		int stop;
 
 		ret = qd_flow_step(flow);
 		has = qd_flow_time(flow, &t);
-		env->mark(env->mark_arg, ret, has, t);
+		stop = env->mark(env->mark_arg, ret, has, t);
+		if (stop) {
+			qd_flow_close(flow);
+			return stop;
+		}
 	} while (ret > 0);
 	qd_flow_close(flow);
 	env->carry = fc.carry;

@@ -332,6 +332,16 @@ struct qpt_job_sink {
 	void (*finish)(void *job);
 	int (*write)(void *job, uint64_t from, uint64_t to, void *ctx);
 	void (*close)(void *job, void *ctx);
+	/* The bytes before @upto (a position @tell gave) are written and
+	 * will not be asked for again: their room may take the part's next
+	 * lines.  Called on the calling thread while the part's thread waits
+	 * (a part can say hundreds of MiB of lines: its thread waits for its
+	 * turn once it holds a few MiB); NULL: the contexts keep every byte
+	 * until @close. */
+	void (*drop)(void *job, uint64_t upto);
+	/* With @drop: the bytes of a part's output not yet written at which
+	 * its thread waits (0: 2 MiB) */
+	uint64_t hold;
 	/* Where the items go, as qpt_decoder_run_file gives them, when the
 	 * run decodes on the calling thread alone (see
 	 * qpt_decoder_run_file_jobs). */

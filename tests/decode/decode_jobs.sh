@@ -9,7 +9,8 @@
 # -j3, on a file of three parts (3 copies of arcus-hello), and a few
 # modes on the others (most of them one part per queue), all of them
 # on one at least, and files of many short queues; instructions without
-# their text where there are many
+# their text where there are many; and again with every part's thread
+# waiting for its turn after each step
 # (the -j printers are -j1's: the checks are the parts' stitching).
 # shellcheck source=tests/decode/common.sh
 . "$(dirname "$0")/common.sh"
@@ -104,4 +105,13 @@ if [ -x "$E/emu_threads" ] && "$QPT" record --help 2>&1 | grep -q -- --emulate; 
 		same "$tmp" zstd.data 2 ZSTD
 	fi
 fi
+# every part's thread waits for its turn after each step (QPT_JOBS_HOLD:
+# the lines a part holds before; 2 MiB otherwise, which a loop's trace
+# passes): queues in turn, merged by time, and one queue in parts
+export QPT_JOBS_HOLD=1
+same "$tmp" big.data "2 3" BIG3 --sysroot "$TRACES/arcus-hello"
+for f in threads.data tthreads.data zstd.data; do
+	[ -e "$tmp/$f" ] && same "$tmp" $f "2 3" LIGHT
+done
+unset QPT_JOBS_HOLD
 echo "ok: $n decodes the same with -j2 (and -j3) as with -j1"
