@@ -49,7 +49,7 @@
 #define INLINE_MAX (4u << 10)
 /* A worker's part holding this many bytes of output not yet written
  * waits for its turn (a sink that can drop them; qpt_job_sink.hold 0). */
-#define OUT_PAUSE (2u << 20)
+#define OUT_PAUSE (8u << 20)
 
 struct mark {	      /* the end of a step */
 	uint64_t pos; /* of the output */

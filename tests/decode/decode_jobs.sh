@@ -106,7 +106,7 @@ if [ -x "$E/emu_threads" ] && "$QPT" record --help 2>&1 | grep -q -- --emulate; 
 	fi
 fi
 # every part's thread waits for its turn after each step (QPT_JOBS_HOLD:
-# the lines a part holds before; 2 MiB otherwise, which a loop's trace
+# the lines a part holds before; 8 MiB otherwise, which a loop's trace
 # passes): queues in turn, merged by time, and one queue in parts
 export QPT_JOBS_HOLD=1
 same "$tmp" big.data "2 3" BIG3 --sysroot "$TRACES/arcus-hello"
