@@ -5,6 +5,8 @@
 # qpt decode, list per thread the same instructions, and the same decode
 # errors where code cannot be decoded (anonymous JIT code has no file);
 # the command's output and exit status are those of a run without qpt.
+# The two recordings run in new pid namespaces (the same pids: a shell's
+# path depends on its parent's pid's digits).
 # With TSC and no MTC: where perf cannot decode (JIT code) it starts again
 # at the next timing packet, and MTCs fall at other places in the two
 # engines' streams (the time between stops differs).
@@ -19,6 +21,8 @@ shift 2
 # shellcheck source=tests/emulate/common.sh
 . "$(dirname "$0")/common.sh"
 
+# shellcheck source=tests/shell/pidns.sh
+. "$(dirname "$0")/../shell/pidns.sh"
 # shellcheck source=tests/emulate/views.sh
 . "$(dirname "$0")/views.sh"
 
@@ -32,9 +36,9 @@ for p in "$@"; do
 		echo "exit $?" >>"$tmp/plain.out"
 	) 2>/dev/null
 	for m in step fast; do
-		env -i QPT_TEST=1 "$QPT" record --emulate=$m $qf -e intel_pt/mtc=0/u \
-			-o "$tmp/$m.data" -- "${cmd[@]}" >"$tmp/$m.out" \
-			2>"$tmp/$m.err"
+		in_pidns env -i QPT_TEST=1 "$QPT" record --emulate=$m $qf \
+			-e intel_pt/mtc=0/u -o "$tmp/$m.data" -- "${cmd[@]}" \
+			>"$tmp/$m.out" 2>"$tmp/$m.err"
 		echo "exit $?" >>"$tmp/$m.out"
 		perf_view "$tmp/$m.data" >"$tmp/$m.perf"
 		qpt_view "$tmp/$m.data" >"$tmp/$m.qpt"
