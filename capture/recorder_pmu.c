@@ -228,8 +228,19 @@ static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 		err = rec_uprobe_fire(rec);
 	if (err < 0)
 		return err;
-	if (!done)
+	if (!done) {
 		done = target_done(rec);
+		/* it ended after the drain: what it wrote before it ended
+		 * (its uprobe hits: their snapshots) is this poll's, not the
+		 * stop's */
+		if (done > 0) {
+			err = drain_all(rec);
+			if (!err)
+				err = rec_uprobe_fire(rec);
+			if (err < 0)
+				return err;
+		}
+	}
 	if (done < 0)
 		return done;
 	err = rings_ended(rec, done);
