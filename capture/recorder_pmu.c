@@ -222,27 +222,18 @@ static int pmu_poll(struct qpt_recorder *rec, int timeout_ms)
 		err = wait_rings(rec, timeout_ms);
 		if (err < 0)
 			return err;
+		/* asked before the drain: what a target wrote before it
+		 * ended (its uprobe hits: their snapshots) is this poll's,
+		 * not the stop's */
+		done = target_done(rec);
+		if (done < 0)
+			return done;
 	}
 	err = drain_all(rec);
 	if (!err)
 		err = rec_uprobe_fire(rec);
 	if (err < 0)
 		return err;
-	if (!done) {
-		done = target_done(rec);
-		/* it ended after the drain: what it wrote before it ended
-		 * (its uprobe hits: their snapshots) is this poll's, not the
-		 * stop's */
-		if (done > 0) {
-			err = drain_all(rec);
-			if (!err)
-				err = rec_uprobe_fire(rec);
-			if (err < 0)
-				return err;
-		}
-	}
-	if (done < 0)
-		return done;
 	err = rings_ended(rec, done);
 	return err < 0 ? err : done || err;
 }
