@@ -219,13 +219,14 @@ static bool is_done(const struct job *j)
 
 /* Decode @j's part into a context of its own (a worker, or with
  * QD_HEAD_ONLY the calling thread's redo of its head): on a worker
- * (@paused), pausing where its output waits. */
+ * (@may_wait), waiting for its turn where its output is held. */
 static int decode_part(struct pool *p, struct job *j, struct out *o,
 		       unsigned worker, const struct qd_tables *tab,
 		       struct qpt_decode_stats *st, enum qd_head head,
-		       struct qd_carry *carry, bool *head_done, bool paused)
+		       struct qd_carry *carry, bool *head_done, bool may_wait)
 {
-	struct out_env e = {o, p->sink, p, paused && p->sink->drop ? j : NULL};
+	struct out_env e = {o, p->sink, p,
+			    may_wait && p->sink->drop ? j : NULL};
 	struct qd_part_env env;
 	int err;
 
@@ -272,7 +273,6 @@ static void decode_job(struct pool *p, struct job *j, unsigned worker,
 	j->carry = none;
 }
 
-
 static int worker_init(struct worker *w);
 
 static void *work(void *arg)
@@ -307,14 +307,12 @@ static void *work(void *arg)
 	}
 }
 
-/* Decode the first part of a stretch @j on the calling thread, as a
- * worker would: 1 or -errno. */
-static int decode_here(struct pool *p, struct job *j)
+/* Decode @j on the calling thread, as a worker would (its error in
+ * j->err). */
+static void decode_here(struct pool *p, struct job *j)
 {
-	p->inflight++;
 	decode_job(p, j, p->nw, &p->here, &p->s->dec->stats);
-	j->done = true;
-	return 1;
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 }
 
 /* Cut the next part of queue @q and hand it out (or decode it here): 1,
@@ -347,8 +345,11 @@ static int submit(struct pool *p, struct pq *q)
 		q->head = j;
 	q->tail = j;
 	q->nr_jobs++;
-	if (j->first && j->part.len <= INLINE_MAX)
-		return decode_here(p, j);
+	if (j->first && j->part.len <= INLINE_MAX) {
+		p->inflight++;
+		decode_here(p, j);
+		return 1;
+	}
 	pthread_mutex_lock(&p->mu);
 	p->inflight++;
 	if (p->todo_tail)
@@ -572,8 +573,7 @@ static int wait_ready(struct pool *p, struct pq *q, struct job *j)
 		if (!j->taken) { /* every worker waits for its turn */
 			untodo(p, j);
 			pthread_mutex_unlock(&p->mu);
-			decode_job(p, j, p->nw, &p->here, &p->s->dec->stats);
-			__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+			decode_here(p, j);
 			return j->err;
 		}
 		pthread_mutex_unlock(&p->mu);
