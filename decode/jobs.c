@@ -120,6 +120,8 @@ struct pool {
 	unsigned nw;
 	unsigned nr_paused; /* workers waiting in wait_turn() */
 	uint64_t hold;	    /* output a part holds before it waits */
+	bool untimed; /* no order by time between queues: one queue, or
+		       * --no-sort (a step's time orders nothing) */
 	size_t inflight; /* jobs handed out and not yet closed */
 	struct pq *q;
 	size_t nq;
@@ -131,16 +133,19 @@ struct pool {
 /*
  * Note a step's end in @o (its position set by the caller).  A step that
  * gave no time is one with the next (the calling thread would step on
- * anyway: order.c), past a part's first QD_PRIME_STEPS (where a queue's
- * first steps may be held and counted): a trace without timestamps makes
- * a few marks a part, not one for each block.
+ * anyway: order.c), and so is every step where times order nothing
+ * (@untimed), past a part's first QD_PRIME_STEPS (where a queue's first
+ * steps may be held and counted): a trace without timestamps, or with
+ * one queue, makes a few marks a part, not one for each block (a loop's
+ * part with MTCs made millions).
  */
-static void mark(struct out *o, int ret, bool has_time, uint64_t time)
+static void mark(struct out *o, int ret, bool has_time, uint64_t time,
+		 bool untimed)
 {
 	struct mark *m = o->n ? &o->m[o->n - 1] : NULL;
 
-	if (o->n > QD_PRIME_STEPS && o->n > o->sealed && !m->has_time &&
-	    m->ret > 0) {
+	if (o->n > QD_PRIME_STEPS && o->n > o->sealed &&
+	    (untimed || !m->has_time) && m->ret > 0) {
 		m->ret = ret;
 		m->has_time = has_time;
 		m->time = time;
@@ -200,7 +205,7 @@ static int mark_env(void *arg, int ret, bool has_time, uint64_t time)
 	struct out *o = e->o;
 	uint64_t pos;
 
-	mark(o, ret, has_time, time);
+	mark(o, ret, has_time, time, e->p->untimed);
 	if (o->nomem)
 		return 0;
 	pos = e->sink->tell(o->ctx);
@@ -463,7 +468,7 @@ static int lost_job(struct pool *p, struct pq *q)
 		return -ENOMEM;
 	err = qd_cursor_lost(&q->c, p->sink->item, j->o.ctx);
 	p->sink->finish(j->o.ctx);
-	mark(&j->o, 1, false, 0);
+	mark(&j->o, 1, false, 0, false);
 	if (!j->o.nomem)
 		j->o.m[0].pos = p->sink->tell(j->o.ctx);
 	if (!j->o.nomem && !j->o.m[0].pos) { /* most queues lost nothing */
@@ -837,6 +842,7 @@ int qd_session_decode_jobs(struct qd_session *s,
 		err = qd_cursor_init(&p.q[n].c, s, &s->queues[n], &li,
 				     p.here.cache, sink->item, NULL);
 	p.nq = n;
+	p.untimed = n == 1 || (s->dec->opts.flags & QPT_DECODE_NO_SORT);
 	if (!err)
 		err = pool_start(&p);
 	if (!err)
