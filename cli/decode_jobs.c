@@ -15,19 +15,21 @@
 #include "cli/decode_jobs.h"
 
 #define PRINTER_ALIGN _Alignof(struct printer)
-/* The room a worker's printer writes into (in its part's buffer): as
- * much as the part's lines so far, from PAR_WINDOW_MIN (a part of a few
- * lines, as each of many short queues has, takes little memory while it
- * waits for its turn) up to PAR_WINDOW_MAX (a spill every that many
- * bytes). */
+/* The least room a worker's printer writes into (in its part's last
+ * chunk): less left there starts a new chunk. */
 #define PAR_WINDOW_MIN (2 * OUT_RESERVE_MAX)
-#define PAR_WINDOW_MAX (64u << 10)
-/* The buffers kept for reuse with @n printers: one for each (a new one
- * costs little more: its pages are huge where they can be, bigmem.h). */
-#define PAR_KEEP(n) (n)
+/* A part's lines are kept in a list of chunks: its first of
+ * CHUNK_FIRST bytes (malloc's: a part of a few lines, as each of many
+ * short queues has, takes little memory while it waits for its turn),
+ * the next ones of CHUNK_BIG (on huge pages where they can be, bigmem.h),
+ * handed back to the run's pool as soon as their lines are written and
+ * taken from it again: a part's lines are never copied to grow or to
+ * drop, and a loop's parts of tens of MiB each do not fault (the kernel
+ * zeroing) fresh pages for each. */
+#define CHUNK_FIRST (64u << 10)
+#define CHUNK_BIG (2u << 20)
 
 #define PRINTER_BYTES (sizeof(struct printer) + PRINTER_ALIGN)
-
 /* A printer zeroed, on huge pages where it can be (its caches are
  * touched all over: bigmem.h), and aligned as its line cache wants;
  * *@mem is what printer_free takes. */
@@ -48,8 +50,8 @@ void printer_free(void *mem)
 /*
  * -j: the parts of the trace are decoded on worker threads, and printed
  * there too, each worker with a printer of its own (the same options)
- * writing a part's lines into the part's buffer; the library hands the
- * buffers back in order to the main printer.  A line depends on its item
+ * writing a part's lines into the part's chunks; the library hands the
+ * parts back in order to the main printer.  A line depends on its item
  * only (no --calls depth, no --last ring), so the output is -j1's.
  */
 struct par {
@@ -59,67 +61,109 @@ struct par {
 	 * its first part on that thread: no thread writes another's entry */
 	struct printer *pr[QPT_DECODE_MAX_JOBS + 1];
 	void *mem[QPT_DECODE_MAX_JOBS + 1];
-	/* buffers of closed parts, for the next ones (their pages stay
-	 * mapped: no fault for each line of each part) */
 	pthread_mutex_t mu;
-	struct par_job *free;
-	unsigned nr_free;
-	unsigned nr_pr; /* printers made (PAR_KEEP: the buffers kept) */
+	struct chunk *free; /* CHUNK_BIG ones written, for the next lines */
+};
+
+struct chunk {
+	struct chunk *next;
+	size_t cap, used;
+	uint64_t pos; /* of data[0] in its part's output */
+	char data[];
 };
 
 struct par_job {
-	struct par_job *next; /* in par->free */
 	struct par *par;
 	struct printer *p;
-	char *buf;
-	size_t len, cap;
-	uint64_t base; /* the output's bytes dropped before buf[0] */
+	struct chunk *head, *tail; /* the lines not yet written, and the
+				    * chunk the printer writes into */
 };
 
-/* Room for at least @n more bytes in @j's buffer (doubled as needed;
- * large ones on huge pages: bigmem.h). */
-static int par_grow(struct par_job *j, size_t n)
+static void chunk_put(struct par *par, struct chunk *c)
 {
-	size_t cap = j->cap ? j->cap : 4096;
-	char *buf;
+	if (c->cap + sizeof(*c) != CHUNK_BIG) {
+		free(c);
+		return;
+	}
+	pthread_mutex_lock(&par->mu);
+	c->next = par->free;
+	par->free = c;
+	pthread_mutex_unlock(&par->mu);
+}
 
-	if (n <= j->cap - j->len)
-		return 0;
-	while (n > cap - j->len)
-		if (cap > SIZE_MAX / 2)
-			return -ENOMEM;
-		else
-			cap *= 2;
-	buf = bigmem_zalloc(cap);
-	if (!buf)
+/* A chunk after @j's last (its first: CHUNK_FIRST bytes). */
+static int chunk_add(struct par_job *j)
+{
+	struct par *par = j->par;
+	struct chunk *c = NULL;
+	size_t size = j->tail ? CHUNK_BIG : CHUNK_FIRST;
+
+	if (size == CHUNK_BIG) {
+		pthread_mutex_lock(&par->mu);
+		c = par->free;
+		if (c)
+			par->free = c->next;
+		pthread_mutex_unlock(&par->mu);
+		if (!c)
+			c = bigmem_zalloc(CHUNK_BIG);
+	} else {
+		c = malloc(CHUNK_FIRST);
+	}
+	if (!c)
 		return -ENOMEM;
-	if (j->len)
-		memcpy(buf, j->buf, j->len);
-	bigmem_free(j->buf, j->cap);
-	j->buf = buf;
-	j->cap = cap;
+	c->next = NULL;
+	c->cap = size - sizeof(*c);
+	c->used = 0;
+	c->pos = j->tail ? j->tail->pos + j->tail->used : 0;
+	if (j->tail)
+		j->tail->next = c;
+	else
+		j->head = c;
+	j->tail = c;
 	return 0;
+}
+
+/* The output's bytes of @j so far, but those in its printer's window. */
+static uint64_t par_end(const struct par_job *j)
+{
+	return j->tail ? j->tail->pos + j->tail->used : 0;
+}
+
+/* The chunks wholly before @upto handed back (not the last: the
+ * printer's window is there). */
+static void par_release(struct par_job *j, uint64_t upto)
+{
+	struct chunk *c;
+
+	while ((c = j->head) != j->tail && c->pos + c->used <= upto) {
+		j->head = c->next;
+		chunk_put(j->par, c);
+	}
 }
 
 static void par_job_free(struct par_job *j)
 {
-	bigmem_free(j->buf, j->cap);
+	struct chunk *c, *next;
+
+	for (c = j->head; c; c = next) {
+		next = c->next;
+		chunk_put(j->par, c);
+	}
 	free(j);
 }
 
-/* The worker's printer writes straight into @j's buffer, from its end
- * on: no copy of each line from the printer's buffer into the part's. */
+/* The worker's printer writes straight into @j's last chunk, from its
+ * end on: no copy of each line from the printer's buffer into the
+ * part's. */
 static int par_window(struct par_job *j)
 {
-	size_t room = j->len < PAR_WINDOW_MIN	? PAR_WINDOW_MIN
-		      : j->len > PAR_WINDOW_MAX ? PAR_WINDOW_MAX
-						: j->len;
-	int err = par_grow(j, room);
+	int err;
 
-	if (err)
+	if ((!j->tail || j->tail->cap - j->tail->used < PAR_WINDOW_MIN) &&
+	    (err = chunk_add(j)))
 		return err;
-	j->p->w.buf = j->buf + j->len;
-	j->p->w.cap = j->cap - j->len;
+	j->p->w.buf = j->tail->data + j->tail->used;
+	j->p->w.cap = j->tail->cap - j->tail->used;
 	return 0;
 }
 
@@ -128,15 +172,27 @@ static int par_window(struct par_job *j)
 static int par_spill(void *arg, const char *p, size_t n)
 {
 	struct par_job *j = arg;
+	struct chunk *c = j->tail;
 	int err;
 
-	if (p != j->buf + j->len) {
-		err = par_grow(j, n);
-		if (err)
-			return err;
-		memcpy(j->buf + j->len, p, n);
+	if (p == c->data + c->used) {
+		c->used += n;
+		return par_window(j);
 	}
-	j->len += n;
+	while (n) {
+		size_t k;
+
+		if (c->used == c->cap) {
+			if ((err = chunk_add(j)))
+				return err;
+			c = j->tail;
+		}
+		k = c->cap - c->used < n ? c->cap - c->used : n;
+		memcpy(c->data + c->used, p, k);
+		c->used += k;
+		p += k;
+		n -= k;
+	}
 	return par_window(j);
 }
 
@@ -152,7 +208,6 @@ static int par_printer(struct par *par, unsigned worker)
 	p->nr_samplers = 0;
 	decode_print_init(p);
 	par->pr[worker] = p;
-	__atomic_add_fetch(&par->nr_pr, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -164,17 +219,9 @@ static void *par_open(void *ctx, unsigned worker)
 	if (worker > QPT_DECODE_MAX_JOBS ||
 	    (!par->pr[worker] && par_printer(par, worker)))
 		return NULL;
-	pthread_mutex_lock(&par->mu);
-	j = par->free;
-	if (j) {
-		par->free = j->next;
-		par->nr_free--;
-	}
-	pthread_mutex_unlock(&par->mu);
-	if (!j && !(j = calloc(1, sizeof(*j))))
+	j = calloc(1, sizeof(*j));
+	if (!j)
 		return NULL;
-	j->len = 0;
-	j->base = 0;
 	j->par = par;
 	j->p = par->pr[worker];
 	j->p->w.spill = par_spill;
@@ -199,7 +246,7 @@ static uint64_t par_tell(void *job)
 {
 	struct par_job *j = job;
 
-	return j->base + j->len + j->p->w.len;
+	return par_end(j) + j->p->w.len;
 }
 
 static void par_finish(void *job)
@@ -207,51 +254,52 @@ static void par_finish(void *job)
 	out_flush(&((struct par_job *)job)->p->w);
 }
 
+/* The lines of [@from, @to) to the main printer (the library writes a
+ * part's in order, each once): the chunks written go back to the pool.
+ * Lines past the last chunk's are in the printer's window: the part's
+ * worker waits in it (a part done had its window flushed), so the
+ * printer is the part's to flush. */
 static int par_write(void *job, uint64_t from, uint64_t to, void *ctx)
 {
 	struct par_job *j = job;
 	struct par *par = ctx;
+	const struct chunk *c;
 
-	if (to <= from) /* a part with no lines may have no buffer */
-		return 0;
-	out_raw(&par->main->w, j->buf + (from - j->base), (size_t)(to - from));
+	if (to > par_end(j))
+		out_flush(&j->p->w);
+	for (c = j->head; c && from < to; c = c->next) {
+		uint64_t end = c->pos + c->used;
+
+		if (from >= end)
+			continue;
+		if (from < c->pos) /* a range before the first chunk kept */
+			return -EINVAL;
+		end = end < to ? end : to;
+		out_raw(&par->main->w, c->data + (from - c->pos),
+			(size_t)(end - from));
+		from = end;
+	}
+	if (from < to)
+		return -EINVAL;
+	par_release(j, to);
 	return par->main->w.err;
 }
 
-/* The bytes before @upto are written: the part's next lines take their
- * room (its worker waits meanwhile: its printer is ours to move). */
+/* The bytes before @upto are written: their chunks go back to the pool
+ * (its worker waits meanwhile: its printer is ours to flush). */
 static void par_drop(void *job, uint64_t upto)
 {
 	struct par_job *j = job;
-	size_t keep;
 
-	out_flush(&j->p->w); /* its window's bytes into j->len */
-	if (upto <= j->base || upto > j->base + j->len)
-		return;
-	keep = (size_t)(j->base + j->len - upto);
-	memmove(j->buf, j->buf + (upto - j->base), keep);
-	j->base = upto;
-	j->len = keep;
-	par_window(j); /* no growth: the room is there */
+	out_flush(&j->p->w); /* its window's bytes into the last chunk */
+	par_release(j, upto);
+	par_window(j); /* a new chunk only where the last is full */
 }
 
 static void par_close(void *job, void *ctx)
 {
-	struct par_job *j = job;
-	struct par *par = ctx;
-
-	pthread_mutex_lock(&par->mu);
-	if (par->nr_free < PAR_KEEP(__atomic_load_n(&par->nr_pr,
-						    __ATOMIC_RELAXED))) {
-		j->next = par->free;
-		par->free = j;
-		par->nr_free++;
-		j = NULL;
-	}
-	pthread_mutex_unlock(&par->mu);
-	if (j) {
-		par_job_free(j);
-	}
+	(void)ctx;
+	par_job_free(job);
 }
 
 static void par_free(struct par *par)
@@ -259,10 +307,10 @@ static void par_free(struct par *par)
 	unsigned i;
 
 	while (par->free) {
-		struct par_job *j = par->free;
+		struct chunk *c = par->free;
 
-		par->free = j->next;
-		par_job_free(j);
+		par->free = c->next;
+		bigmem_free(c, CHUNK_BIG);
 	}
 	pthread_mutex_destroy(&par->mu);
 	for (i = 0; i <= QPT_DECODE_MAX_JOBS; i++)
