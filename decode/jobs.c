@@ -18,7 +18,8 @@
  *
  * A part's lines wait in memory for their turn, and a part of a few KiB
  * of trace can say hundreds of MiB of them (a loop's TNT bits): a worker
- * whose part holds OUT_PAUSE bytes not yet written waits (paused) until
+ * whose part holds its share of OUT_BUDGET (bytes not yet written: the
+ * budget split between the parts in flight) waits (paused) until
  * the calling thread has written them and the sink dropped them
  * (qpt_job_sink.drop), so that the memory the run takes is bounded by
  * the parts in flight, whatever the trace says.  Where every worker
@@ -47,9 +48,15 @@
  * more than its decode, and a file with thousands of short queues made
  * one for each. */
 #define INLINE_MAX (4u << 10)
-/* A worker's part holding this many bytes of output not yet written
- * waits for its turn (a sink that can drop them; qpt_job_sink.hold 0). */
-#define OUT_PAUSE (8u << 20)
+/* The output not yet written that the parts in flight (one for each
+ * worker and one more) hold at most, in equal shares: a worker's part
+ * holding its share waits for its turn (a sink that can drop them;
+ * qpt_job_sink.hold 0).  8 MiB each with 2 workers, where 2 MiB each made
+ * -j2 a third slower on parts that print 7 MiB each (the worker runs
+ * ahead of the writes by its share only); with many workers the shares
+ * are smaller, and the lines held stay bounded. */
+#define OUT_BUDGET (24u << 20)
+#define OUT_SHARE_MIN (1u << 20)
 
 struct mark {	      /* the end of a step */
 	uint64_t pos; /* of the output */
@@ -813,7 +820,9 @@ int qd_session_decode_jobs(struct qd_session *s,
 	p.s = s;
 	p.sink = sink;
 	p.nw = nr_workers(s);
-	p.hold = sink->hold ? sink->hold : OUT_PAUSE;
+	p.hold = sink->hold ? sink->hold : OUT_BUDGET / (p.nw + 1);
+	if (!sink->hold && p.hold < OUT_SHARE_MIN)
+		p.hold = OUT_SHARE_MIN;
 	/* a part's cycles (QPT_WANT_CYCLES) are carried over from the part
 	 * before up to the next taken branch, past the head: serial */
 	if (p.nw == 1 || (s->dec->opts.want & QPT_WANT_CYCLES) ||

@@ -340,7 +340,9 @@ struct qpt_job_sink {
 	 * until @close. */
 	void (*drop)(void *job, uint64_t upto);
 	/* With @drop: the bytes of a part's output not yet written at which
-	 * its thread waits (0: 8 MiB) */
+	 * its thread waits (0: a share of 24 MiB between the parts in
+	 * flight, one for each thread and one more: 8 MiB with 2 threads,
+	 * 1 MiB at least) */
 	uint64_t hold;
 	/* Where the items go, as qpt_decoder_run_file gives them, when the
 	 * run decodes on the calling thread alone (see
