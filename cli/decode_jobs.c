@@ -2,7 +2,8 @@
 /*
  * qpt decode -j: the library decodes parts of the trace on worker
  * threads (qpt_decoder_run_file_jobs) and the lines are printed there
- * too, into each part's buffer, which the library hands back in order.
+ * too, into each part's chunks (chunks.c), which the library hands back
+ * in order.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,24 +12,11 @@
 #include <string.h>
 
 #include "auxfmt/bigmem.h"
+#include "cli/chunks.h"
 #include "cli/cli.h"
 #include "cli/decode_jobs.h"
 
 #define PRINTER_ALIGN _Alignof(struct printer)
-/* The least room a worker's printer writes into (in its part's last
- * chunk): less left there starts a new chunk. */
-#define PAR_WINDOW_MIN (2 * OUT_RESERVE_MAX)
-/* A part's lines are kept in a list of chunks: its first of
- * CHUNK_FIRST bytes (malloc's: a part of a few lines, as each of many
- * short queues has, takes little memory while it waits for its turn),
- * the next ones of CHUNK_BIG (on huge pages where they can be, bigmem.h),
- * handed back to the run's pool as soon as their lines are written and
- * taken from it again: a part's lines are never copied to grow or to
- * drop, and a loop's parts of tens of MiB each do not fault (the kernel
- * zeroing) fresh pages for each. */
-#define CHUNK_FIRST (64u << 10)
-#define CHUNK_BIG (2u << 20)
-
 #define PRINTER_BYTES (sizeof(struct printer) + PRINTER_ALIGN)
 /* A printer zeroed, on huge pages where it can be (its caches are
  * touched all over: bigmem.h), and aligned as its line cache wants;
@@ -61,139 +49,30 @@ struct par {
 	 * its first part on that thread: no thread writes another's entry */
 	struct printer *pr[QPT_DECODE_MAX_JOBS + 1];
 	void *mem[QPT_DECODE_MAX_JOBS + 1];
-	pthread_mutex_t mu;
-	struct chunk *free; /* CHUNK_BIG ones written, for the next lines */
-};
-
-struct chunk {
-	struct chunk *next;
-	size_t cap, used;
-	uint64_t pos; /* of data[0] in its part's output */
-	char data[];
+	struct chunk_pool pool; /* the parts' chunks */
 };
 
 struct par_job {
 	struct par *par;
 	struct printer *p;
-	struct chunk *head, *tail; /* the lines not yet written, and the
-				    * chunk the printer writes into */
+	struct chunk_list c; /* the lines not yet written */
 };
-
-static void chunk_put(struct par *par, struct chunk *c)
-{
-	if (c->cap + sizeof(*c) != CHUNK_BIG) {
-		free(c);
-		return;
-	}
-	pthread_mutex_lock(&par->mu);
-	c->next = par->free;
-	par->free = c;
-	pthread_mutex_unlock(&par->mu);
-}
-
-/* A chunk after @j's last (its first: CHUNK_FIRST bytes). */
-static int chunk_add(struct par_job *j)
-{
-	struct par *par = j->par;
-	struct chunk *c = NULL;
-	size_t size = j->tail ? CHUNK_BIG : CHUNK_FIRST;
-
-	if (size == CHUNK_BIG) {
-		pthread_mutex_lock(&par->mu);
-		c = par->free;
-		if (c)
-			par->free = c->next;
-		pthread_mutex_unlock(&par->mu);
-		if (!c)
-			c = bigmem_zalloc(CHUNK_BIG);
-	} else {
-		c = malloc(CHUNK_FIRST);
-	}
-	if (!c)
-		return -ENOMEM;
-	c->next = NULL;
-	c->cap = size - sizeof(*c);
-	c->used = 0;
-	c->pos = j->tail ? j->tail->pos + j->tail->used : 0;
-	if (j->tail)
-		j->tail->next = c;
-	else
-		j->head = c;
-	j->tail = c;
-	return 0;
-}
-
-/* The output's bytes of @j so far, but those in its printer's window. */
-static uint64_t par_end(const struct par_job *j)
-{
-	return j->tail ? j->tail->pos + j->tail->used : 0;
-}
-
-/* The chunks wholly before @upto handed back (not the last: the
- * printer's window is there). */
-static void par_release(struct par_job *j, uint64_t upto)
-{
-	struct chunk *c;
-
-	while ((c = j->head) != j->tail && c->pos + c->used <= upto) {
-		j->head = c->next;
-		chunk_put(j->par, c);
-	}
-}
 
 static void par_job_free(struct par_job *j)
 {
-	struct chunk *c, *next;
-
-	for (c = j->head; c; c = next) {
-		next = c->next;
-		chunk_put(j->par, c);
-	}
+	chunks_free(&j->c);
 	free(j);
 }
 
 /* The worker's printer writes straight into @j's last chunk, from its
  * end on: no copy of each line from the printer's buffer into the
  * part's. */
-static int par_window(struct par_job *j)
-{
-	int err;
-
-	if ((!j->tail || j->tail->cap - j->tail->used < PAR_WINDOW_MIN) &&
-	    (err = chunk_add(j)))
-		return err;
-	j->p->w.buf = j->tail->data + j->tail->used;
-	j->p->w.cap = j->tail->cap - j->tail->used;
-	return 0;
-}
-
-/* What the printer wrote: in place (its window), or bytes to copy (a
- * string longer than the window). */
 static int par_spill(void *arg, const char *p, size_t n)
 {
 	struct par_job *j = arg;
-	struct chunk *c = j->tail;
-	int err;
+	int err = chunks_spill(&j->c, p, n);
 
-	if (p == c->data + c->used) {
-		c->used += n;
-		return par_window(j);
-	}
-	while (n) {
-		size_t k;
-
-		if (c->used == c->cap) {
-			if ((err = chunk_add(j)))
-				return err;
-			c = j->tail;
-		}
-		k = c->cap - c->used < n ? c->cap - c->used : n;
-		memcpy(c->data + c->used, p, k);
-		c->used += k;
-		p += k;
-		n -= k;
-	}
-	return par_window(j);
+	return err ? err : chunks_window(&j->c, &j->p->w);
 }
 
 /* Thread @worker's printer, like the main one. */
@@ -224,11 +103,12 @@ static void *par_open(void *ctx, unsigned worker)
 		return NULL;
 	j->par = par;
 	j->p = par->pr[worker];
+	chunks_init(&j->c, &par->pool);
 	j->p->w.spill = par_spill;
 	j->p->w.spill_arg = j;
 	j->p->w.len = 0;
 	j->p->w.err = 0;
-	if (par_window(j)) {
+	if (chunks_window(&j->c, &j->p->w)) {
 		par_job_free(j);
 		return NULL;
 	}
@@ -246,7 +126,7 @@ static uint64_t par_tell(void *job)
 {
 	struct par_job *j = job;
 
-	return par_end(j) + j->p->w.len;
+	return chunks_end(&j->c) + j->p->w.len;
 }
 
 static void par_finish(void *job)
@@ -256,33 +136,20 @@ static void par_finish(void *job)
 
 /* The lines of [@from, @to) to the main printer (the library writes a
  * part's in order, each once): the chunks written go back to the pool.
- * Lines past the last chunk's are in the printer's window: the part's
- * worker waits in it (a part done had its window flushed), so the
- * printer is the part's to flush. */
+ * Lines past the chunks' are in the printer's window: the part's worker
+ * waits in it (a part done had its window flushed), so the printer is
+ * the part's to flush. */
 static int par_write(void *job, uint64_t from, uint64_t to, void *ctx)
 {
 	struct par_job *j = job;
 	struct par *par = ctx;
-	const struct chunk *c;
+	int err;
 
-	if (to > par_end(j))
+	if (to > chunks_end(&j->c))
 		out_flush(&j->p->w);
-	for (c = j->head; c && from < to; c = c->next) {
-		uint64_t end = c->pos + c->used;
-
-		if (from >= end)
-			continue;
-		if (from < c->pos) /* a range before the first chunk kept */
-			return -EINVAL;
-		end = end < to ? end : to;
-		out_raw(&par->main->w, c->data + (from - c->pos),
-			(size_t)(end - from));
-		from = end;
-	}
-	if (from < to)
-		return -EINVAL;
-	par_release(j, to);
-	return par->main->w.err;
+	err = chunks_write(&j->c, from, to, &par->main->w);
+	chunks_release(&j->c, to);
+	return err;
 }
 
 /* The bytes before @upto are written: their chunks go back to the pool
@@ -292,8 +159,7 @@ static void par_drop(void *job, uint64_t upto)
 	struct par_job *j = job;
 
 	out_flush(&j->p->w); /* its window's bytes into the last chunk */
-	par_release(j, upto);
-	par_window(j); /* a new chunk only where the last is full */
+	chunks_release(&j->c, upto);
 }
 
 static void par_close(void *job, void *ctx)
@@ -306,13 +172,7 @@ static void par_free(struct par *par)
 {
 	unsigned i;
 
-	while (par->free) {
-		struct chunk *c = par->free;
-
-		par->free = c->next;
-		bigmem_free(c, CHUNK_BIG);
-	}
-	pthread_mutex_destroy(&par->mu);
+	chunk_pool_fini(&par->pool);
 	for (i = 0; i <= QPT_DECODE_MAX_JOBS; i++)
 		printer_free(par->mem[i]);
 }
@@ -358,7 +218,7 @@ int decode_jobs_run(struct qpt_decoder *dec, const char *name,
 
 	if (!par)
 		return -ENOMEM;
-	pthread_mutex_init(&par->mu, NULL);
+	chunk_pool_init(&par->pool);
 	par->main = o;
 	par->item = item;
 	sink.ctx = par;
