@@ -17,7 +17,8 @@
 # same raw stream (with BENCH_IR=1 also by callgrind's counts); then
 # --insn and --branches against perf script and --stats against qpt's
 # libipt engine on an emulated recording with perf's default timing
-# packets (TSC, TMA, MTC; the arcus traces have none).
+# packets (TSC, TMA, MTC; the arcus traces have none), with qpt's peak
+# RSS there at -j1 and the default -j.
 #
 # With BENCH_IR=1 (needs valgrind) it also counts the instructions each
 # side executes (callgrind) on 1 and 4 copies and prints the ratio of the
@@ -279,6 +280,19 @@ fig_timed() {
 	pair_ratio "--stats vs --stats --engine=libipt (timed)" 0 \
 		"$QPT" decode --stats -i "$tmp/timed.data" -- \
 		"$QPT" decode --stats --engine=libipt -i "$tmp/timed.data"
+	# a loop's parts print hundreds of MiB each: what the workers hold
+	# until their turn is bounded (goal: 64 MiB)
+	local m jobs
+	for m in "--insn --no-asm" --branches; do
+		for jobs in -j1 ""; do
+			# shellcheck disable=SC2086 # $m: options; $jobs: none or one
+			/usr/bin/time -f '%M' -o "$tmp/timed.kib" "$QPT" decode \
+				$jobs $m -i "$tmp/timed.data" >/dev/null 2>&1
+			printf '%-44s %7.1f MiB\n' \
+				"peak RSS $m ${jobs:--j$(nproc)} (timed)" \
+				"$(awk '{ print $1 / 1024 }' "$tmp/timed.kib")"
+		done
+	done
 }
 
 echo "ratios (peer time / qpt time):"
