@@ -145,8 +145,8 @@ static int par_write(void *job, uint64_t from, uint64_t to, void *ctx)
 	struct par *par = ctx;
 	int err;
 
-	if (to > chunks_end(&j->c))
-		out_flush(&j->p->w);
+	if (to > chunks_end(&j->c) && (err = out_flush(&j->p->w)))
+		return err; /* no memory for a chunk */
 	err = chunks_write(&j->c, from, to, &par->main->w);
 	chunks_release(&j->c, to);
 	return err;
