@@ -135,20 +135,6 @@ struct printer {
 	struct thread_depth *depths;
 	size_t nr_depths, cap_depths;
 	int call_depth;
-	struct {
-		const char *s;
-		size_t len;
-		bool plain;
-	} syms[SYM_CACHE];
-	/* formatted 16-wide addresses, by address */
-	struct {
-		uint64_t v;
-		char s[16];
-	} hex16[16384];
-	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
-	struct line_ent lines[LINE_SETS];
-	struct br_ent br_lines[BR_SETS];
-	struct run_ent runs[RUN_SETS];
 	/* the run whose lines are being kept (run_rec: its entry) and the
 	 * lines of it still to come */
 	struct run_ent *run_rec;
@@ -164,11 +150,32 @@ struct printer {
 	unsigned pfx_flags;
 	int32_t pfx_tid, pfx_cpu;
 	uint64_t pfx_time;
+	/* progress on a terminal */
+	struct cli_meter meter;
 	/* standard output */
 	struct out w;
 	char buf[1 << 16];
-	/* progress on a terminal */
-	struct cli_meter meter;
+	/*
+	 * The caches, in the order a small trace's lines touch them: what
+	 * every mode uses first and the branches' lines, then the
+	 * instructions' (runs after lines), the instructions' text last.
+	 * On huge pages (printer_new) each 2 MiB touched is a fault that
+	 * zeroes it (~0.9 ms in some VMs): a few branches touch one.
+	 */
+	struct {
+		const char *s;
+		size_t len;
+		bool plain;
+	} syms[SYM_CACHE];
+	/* formatted 16-wide addresses, by address */
+	struct {
+		uint64_t v;
+		char s[16];
+	} hex16[16384];
+	struct br_ent br_lines[BR_SETS];
+	struct line_ent lines[LINE_SETS];
+	struct run_ent runs[RUN_SETS];
+	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
 };
 
 /* Prepare the writer (standard output) and the tables the printers use
