@@ -4,7 +4,8 @@
 # real trace (whose -j1 decodes the other tests hold to perf, ptxed and
 # libipt) and on multi-thread emulated recordings with and without
 # timestamps (emu_threads and zstd -T2, which decode_emulated and
-# decode_order hold to the ground truth and perf).  Every mode (--insn,
+# decode_order hold to the ground truth and perf) and a one-thread one
+# with them (emu_loops).  Every mode (--insn,
 # --branches, --calls, JSON, --events, --no-sort) with -j2, some with
 # -j3, on a file of three parts (3 copies of arcus-hello), and a few
 # modes on the others (most of them one part per queue), all of them
@@ -93,6 +94,13 @@ if [ -x "$E/emu_threads" ] && "$QPT" record --help 2>&1 | grep -q -- --emulate; 
 	env -i QPT_TEST=1 "$QPT" record -q --emulate \
 		-o "$tmp/tthreads.data" -- "$E/emu_threads" >/dev/null 2>&1
 	same "$tmp" tthreads.data 2 FEW
+	# one queue with timing packets (an MTC between most TNTs), in ~10
+	# parts: times order nothing there, so a part's steps are one
+	# mark past its first few
+	env -i QPT_TEST=1 "$QPT" record -q --emulate \
+		-o "$tmp/loops.data" -- "$E/emu_loops_static" >/dev/null 2>&1
+	LOOPS=("--insn --no-asm" "--branches" "--branches --json")
+	same "$tmp" loops.data "2 3" LOOPS
 	if command -v zstd >/dev/null; then
 		seq 1 2000 >"$tmp/in.txt"
 		env -i QPT_TEST=1 "$QPT" record -q --emulate \
@@ -110,7 +118,7 @@ fi
 # passes): queues in turn, merged by time, and one queue in parts
 export QPT_JOBS_HOLD=1
 same "$tmp" big.data "2 3" BIG3 --sysroot "$TRACES/arcus-hello"
-for f in threads.data tthreads.data zstd.data; do
+for f in threads.data tthreads.data zstd.data loops.data; do
 	[ -e "$tmp/$f" ] && same "$tmp" $f "2 3" LIGHT
 done
 unset QPT_JOBS_HOLD
