@@ -6,7 +6,6 @@
  * in order.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

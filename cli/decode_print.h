@@ -159,8 +159,9 @@ struct printer {
 	 * The caches, in the order a small trace's lines touch them: what
 	 * every mode uses first and the branches' lines, then the
 	 * instructions' (runs after lines), the instructions' text last.
-	 * On huge pages (printer_new) each 2 MiB touched is a fault that
-	 * zeroes it (~0.9 ms in some VMs): a few branches touch one.
+	 * On huge pages (printer_new) each 2 MiB touched is resident
+	 * whole: the text cache, unused with --no-asm and by branches,
+	 * shares none with the caches those use.
 	 */
 	struct {
 		const char *s;

@@ -318,10 +318,11 @@ QPT_API int qpt_decoder_run_file(struct qpt_decoder *dec, const char *path,
  * bytes, at any point between items), and is told by @finish that the part
  * is done.  The run then hands the contexts' outputs back in the order a
  * serial run (qpt_decoder_run_file, same options) would give the items, a
- * range at a time (@write, on the calling thread), and @close-s them.  So a
- * sink whose output of an item depends on that item only (not on the items
- * before it) writes what a serial run writes.  A negative value from @item
- * or @write stops the run (returned).
+ * range at a time (@write, on the calling thread: each context's bytes
+ * once and in order, every range starting where its last one ended), and
+ * @close-s them.  So a sink whose output of an item depends on that item
+ * only (not on the items before it) writes what a serial run writes.  A
+ * negative value from @item or @write stops the run (returned).
  */
 struct qpt_job_sink {
 	size_t size; /* sizeof(struct qpt_job_sink) */
