@@ -375,6 +375,8 @@ static const struct line_ent *line_find(struct printer *o,
 {
 	const struct line_ent *e = line_at(o, it->ip);
 
+	if (o->mode == MODE_BRANCHES) /* its runs are where the lines are */
+		return NULL;
 	if (e->len && e->ip == it->ip && e->sym == it->sym &&
 	    e->symoff == it->symoff && e->size == it->size &&
 	    e->mode == it->mode && !memcmp(e->raw, it->raw, sizeof(e->raw)))
@@ -388,7 +390,7 @@ static void line_keep(struct printer *o, const struct qpt_item *it,
 {
 	struct line_ent *e = line_at(o, it->ip);
 
-	if (n > LINE_TEXT)
+	if (n > LINE_TEXT || o->mode == MODE_BRANCHES)
 		return;
 	e->ip = it->ip;
 	e->sym = it->sym;

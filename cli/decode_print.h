@@ -162,7 +162,8 @@ struct printer {
 	/*
 	 * The caches, in the order a small trace's lines touch them: what
 	 * every mode uses first and the branches' lines, then the
-	 * instructions' (runs after lines), the instructions' text last.
+	 * instructions' lines or the branches' runs (which share their
+	 * place), the instructions' text last.
 	 * On huge pages (printer_new) each 2 MiB touched is resident
 	 * whole: the text cache, unused with --no-asm and by branches,
 	 * shares none with the caches those use.
@@ -178,8 +179,12 @@ struct printer {
 		char s[16];
 	} hex16[16384];
 	struct br_ent br_lines[BR_SETS];
-	struct line_ent lines[LINE_SETS];
-	struct run_ent runs[RUN_SETS];
+	/* one mode uses one of the two: the runs --branches' text (see
+	 * print_run), the lines any other (line_at) */
+	union {
+		struct line_ent lines[LINE_SETS];
+		struct run_ent runs[RUN_SETS];
+	};
 	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
 };
 
