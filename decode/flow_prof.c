@@ -10,44 +10,6 @@
 
 #include "decode/flowpriv.h"
 
-/* Where symbol lookups of @m's file give what they give at @link: the
- * link-time range [*lo, *hi) and the symbol (NULL: none). */
-static const struct qd_sym *sym_range(const struct qd_map *m, uint64_t link,
-				      uint64_t *lo, uint64_t *hi)
-{
-	const struct qd_file *file = m->file;
-	size_t a = 0, b = file->nr_syms, first;
-	const struct qd_sym *s;
-	uint64_t next;
-
-	while (a < b) { /* the symbols at or below @link: [0, a) */
-		size_t mid = a + (b - a) / 2;
-
-		if (file->syms[mid].addr <= link)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	next = a < file->nr_syms ? file->syms[a].addr : UINT64_MAX;
-	*hi = next;
-	if (!a) {
-		*lo = 0;
-		return NULL;
-	}
-	first = a - 1;
-	while (first && file->syms[first - 1].addr == file->syms[first].addr)
-		first--;
-	s = &file->syms[first];
-	if (s->size && link >= s->addr + s->size) {
-		*lo = s->addr + s->size;
-		return NULL;
-	}
-	*lo = s->addr;
-	if (s->size && s->addr + s->size < next)
-		*hi = s->addr + s->size;
-	return s;
-}
-
 /* The function of @ip, and the range of addresses that share it. */
 static struct qpt_profile_func *find_fn(struct flow *f, uint64_t ip,
 					uint64_t *plo, uint64_t *phi)
@@ -64,7 +26,7 @@ static struct qpt_profile_func *find_fn(struct flow *f, uint64_t ip,
 	if (m && m->has_bias && m->file->nr_syms) {
 		uint64_t b = (uint64_t)m->sym_bias, slo, shi;
 
-		s = sym_range(m, ip - b, &slo, &shi);
+		s = qd_file_sym_range(m->file, ip - b, &slo, &shi);
 		if (slo + b > lo)
 			lo = slo + b;
 		if (shi != UINT64_MAX && shi + b < hi)
