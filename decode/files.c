@@ -286,6 +286,141 @@ static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
 	return 0;
 }
 
+/* A GOT slot and the symbol its dynamic relocation names. */
+struct got_name {
+	uint64_t got;
+	const char *name;
+};
+
+static int got_cmp(const void *a, const void *b)
+{
+	const struct got_name *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* At most this many relocations are read to name .plt.got's slots. */
+#define GOT_NAMES_MAX (1u << 20)
+
+/* The named relocations of @elf's SHT_RELA sections, sorted by the slot
+ * they fill, into *@out (malloc'd); their number, or -ENOMEM. */
+static long got_names(Elf *elf, struct got_name **out)
+{
+	struct got_name *g = NULL;
+	Elf_Scn *scn = NULL;
+	size_t n = 0, cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *rdata, *ddata;
+		GElf_Shdr sh, dsh;
+		Elf_Scn *dyn;
+		size_t i, k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize || !(dyn = elf_getscn(elf, sh.sh_link)) ||
+		    !gelf_getshdr(dyn, &dsh) ||
+		    !(rdata = elf_getdata(scn, NULL)) ||
+		    !(ddata = elf_getdata(dyn, NULL)))
+			continue;
+		k = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < k && n < GOT_NAMES_MAX; i++) {
+			const char *name;
+			GElf_Rela r;
+			GElf_Sym sym;
+
+			if (!gelf_getrela(rdata, (int)i, &r))
+				break;
+			if (!GELF_R_SYM(r.r_info) ||
+			    !gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info),
+					 &sym) ||
+			    !(name = elf_strptr(elf, dsh.sh_link,
+						sym.st_name)) ||
+			    !*name)
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				struct got_name *ng = realloc(g, nc * sizeof(*g));
+
+				if (!ng) {
+					free(g);
+					return -ENOMEM;
+				}
+				g = ng;
+				cap = nc;
+			}
+			g[n].got = r.r_offset;
+			g[n++].name = name;
+		}
+	}
+	if (n)
+		qsort(g, n, sizeof(*g), got_cmp);
+	*out = g;
+	return (long)n;
+}
+
+/* The GOT entry that the jmp *disp32(%rip) in the @size bytes at @b (at
+ * @addr) reads, or 0 where there is none. */
+static uint64_t slot_got(const uint8_t *b, size_t size, uint64_t addr)
+{
+	size_t k;
+
+	for (k = 0; k + 6 <= size; k++)
+		if (b[k] == 0xff && b[k + 1] == 0x25)
+			return addr + k + 6 +
+			       (uint64_t)(int64_t)(int32_t)(
+				       (uint32_t)b[k + 2] |
+				       (uint32_t)b[k + 3] << 8 |
+				       (uint32_t)b[k + 4] << 16 |
+				       (uint32_t)b[k + 5] << 24);
+	return 0;
+}
+
+/*
+ * NAME@plt for each slot of .plt.got, as objdump and gdb name them: a
+ * slot jumps through the GOT entry that NAME's dynamic relocation fills
+ * (jmp *disp32(%rip), after an endbr64 or a prefix).  perf 6.1 gives them
+ * the name of the symbol before them instead (_init+0x40).
+ */
+static int load_plt_got(struct qd_file *file, Elf *elf, struct symbuf *sb)
+{
+	struct got_name *g = NULL, key, *hit;
+	Elf_Scn *scn = NULL, *pg = NULL;
+	size_t shstrndx, ent, i;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	long n;
+	int err = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while (!pg && (scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".plt.got"))
+			pg = scn;
+	}
+	if (!pg || !(data = elf_getdata(pg, NULL)) || !data->d_buf ||
+	    data->d_size < sh.sh_size)
+		return 0;
+	ent = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 8;
+	n = got_names(elf, &g);
+	if (n < 0)
+		return (int)n;
+	for (i = 0; n && i + ent <= sh.sh_size && !err; i += ent) {
+		key.got = slot_got((const uint8_t *)data->d_buf + i, ent,
+				   sh.sh_addr + i);
+		hit = key.got ? bsearch(&key, g, (size_t)n, sizeof(*g), got_cmp)
+			      : NULL;
+		if (hit)
+			err = add_sym(file, sb, sh.sh_addr + i, ent, 0,
+				      hit->name, "@plt");
+	}
+	free(g);
+	return err;
+}
+
 static void read_build_id(struct qd_file *file, Elf *elf, Elf_Scn *scn)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -422,6 +557,8 @@ static int load_elf(const struct qd_files *files, struct qd_file *file,
 		}
 	}
 	err = load_plt(file, elf, &sb);
+	if (!err)
+		err = load_plt_got(file, elf, &sb);
 	if (err)
 		goto out;
 	for (i = 0; i < file->nr_syms; i++)

@@ -5,8 +5,9 @@
 # `perf script --itrace=b -F ip,sym,symoff,addr` (which names the target
 # too), trace starts and ends included ([unknown] at address 0).  Branches
 # into or out of a PLT stub are left out: perf 6.1 names the stubs after
-# the nearest symbol (_init+0x30) where qpt, objdump and gdb say NAME@plt,
-# and qpt leaves .plt.got's stubs unnamed.
+# the nearest symbol (_init+0x30) where qpt, objdump and gdb say NAME@plt.
+# The stubs of .plt.got (__cxa_finalize's, called at exit) are checked
+# against objdump's names instead.
 # The text output shows the same names (the target's after "=>").
 # Args: PROG
 # shellcheck source=tests/decode/common.sh
@@ -38,4 +39,20 @@ paste -d'|' "$tmp/perf" "$tmp/qpt" | awk -F'|' '
 # the text: the target's name after "=>"
 "$QPT" decode --branches -i "$tmp/rec.data" | grep -m1 ' call .*=> *[0-9a-f]* main+0x0$' >/dev/null ||
 	fail "no call of main+0x0 in the text output"
+# .plt.got's stubs as objdump names them, where the trace calls them
+bias=$("$QPT" dump -i "$tmp/rec.data" | sed -n \
+	"s|.*: \[0x\([0-9a-f]*\)(0x[0-9a-f]*) @ \([0-9a-fx]*\) .*r-xp $1\$|\1 \2|p" |
+	head -1 | { read -r a o && printf '%x' $((0x$a - o)); })
+[ -n "$bias" ] || fail "no executable mapping of $1"
+"$QPT" decode --branches -i "$tmp/rec.data" >"$tmp/text"
+stubs=0
+while read -r addr name; do
+	at=$(printf '%x' $((0x$bias + 0x$addr)))
+	grep -q "=> *$at " "$tmp/text" || continue
+	grep -q "=> *$at $name+0x0\$" "$tmp/text" ||
+		fail "$name at $at: qpt says $(grep -m1 -o "=> *$at .*" "$tmp/text")"
+	stubs=$((stubs + 1))
+done < <(objdump -d --section=.plt.got "$1" | sed -n 's/^0*\([0-9a-f]*\) <\(.*\)>:$/\1 \2/p')
+[ "$stubs" -gt 0 ] || fail "no call of a .plt.got stub in the trace"
+echo "$stubs .plt.got stubs named as objdump names them"
 echo "ok"

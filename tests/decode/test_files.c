@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,6 +77,53 @@ static void test_symbols_vs_nm(void **state)
 	}
 	pclose(nm);
 	assert_true(checked > 10);
+	qd_files_free(&files);
+}
+
+/* The PLT stubs of this program (.plt's and .plt.got's, which it has:
+ * __cxa_finalize's at least) by the names objdump gives them. */
+static void test_plt_stubs_vs_objdump(void **state)
+{
+	struct qd_files files = { 0 };
+	unsigned checked = 0, got = 0;
+	char cmd[PATH_MAX + 96], line[1024];
+	bool in_got = false;
+	struct qd_file *f;
+	FILE *od;
+
+	(void)state;
+	f = qd_files_get(&files, self, NULL, 0, false);
+	assert_non_null(f);
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d --section=.plt --section=.plt.got '%s' 2>/dev/null",
+		 self);
+	od = popen(cmd, "r");
+	if (!od)
+		skip();
+	while (fgets(line, sizeof(line), od)) {
+		unsigned long long addr;
+		char name[512];
+		const struct qd_sym *s;
+		size_t n;
+
+		if (!strncmp(line, "Disassembly of section ", 23))
+			in_got = !strncmp(line + 23, ".plt.got:", 9);
+		if (sscanf(line, "%llx <%511[^>]>:", &addr, name) != 2)
+			continue;
+		n = strlen(name);
+		if (n < 4 || strcmp(name + n - 4, "@plt"))
+			continue;
+		s = qd_file_sym(f, addr);
+		assert_non_null(s);
+		assert_int_equal(s->addr, addr);
+		assert_string_equal(s->name, name);
+		checked++;
+		got += in_got;
+	}
+	pclose(od);
+	if (!checked)
+		skip(); /* no objdump */
+	assert_true(got > 0);
 	qd_files_free(&files);
 }
 
@@ -258,6 +306,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols_vs_nm),
+		cmocka_unit_test(test_plt_stubs_vs_objdump),
 		cmocka_unit_test(test_sysroot_and_buildid),
 		cmocka_unit_test(test_raw_and_space),
 	};
