@@ -83,7 +83,8 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
  * those already set; without either, a usage error (QPT_EXIT_USAGE). */
 int cli_debuginfod(const char *cmd, const char *urls);
 /* Whether symbol @name is function @want: the same, or @want followed by
- * a demangled name's parameters or a symbol version ("f(int)", "f@@V"). */
+ * a demangled name's parameters or a symbol version ("f(int)", "f@@V");
+ * not its PLT stub ("f@plt"). */
 bool cli_sym_is(const char *name, const char *want);
 /*
  * cli_parse_u64 for the value @s of option @opt of command @cmd: returns

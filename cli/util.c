@@ -218,7 +218,8 @@ bool cli_sym_is(const char *name, const char *want)
 	size_t n = strlen(want);
 
 	return name && !strncmp(name, want, n) &&
-	       (!name[n] || name[n] == '(' || name[n] == '@');
+	       (!name[n] || name[n] == '(' ||
+		(name[n] == '@' && strcmp(name + n, "@plt")));
 }
 
 int cli_number(const char *cmd, const char *opt, const char *s, uint64_t min,

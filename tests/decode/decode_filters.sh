@@ -13,6 +13,10 @@ run --insn >"$tmp/all" || fail "--insn"
 run --insn --sym malloc >"$tmp/sym" || fail "--sym"
 grep ' malloc+0x' "$tmp/all" | cmp - "$tmp/sym" || fail "--sym malloc"
 [ -s "$tmp/sym" ] || fail "--sym: nothing"
+# ... and its PLT stub (libc's, in .plt.got) only when asked for by name
+run --insn --sym malloc@plt >"$tmp/sym" || fail "--sym malloc@plt"
+grep ' malloc@plt+0x' "$tmp/all" | cmp - "$tmp/sym" || fail "--sym malloc@plt"
+[ -s "$tmp/sym" ] || fail "--sym malloc@plt: nothing"
 # --last N: the last N records of the (single) thread
 run --insn --last 1000 >"$tmp/last" || fail "--last"
 tail -n 1000 "$tmp/all" | cmp - "$tmp/last" || fail "--last 1000 != tail"
