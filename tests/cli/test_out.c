@@ -168,6 +168,41 @@ static void test_numbers(void **state)
 			    "007   42 00abff    1.235");
 }
 
+/* out_fmt_dec against snprintf: every number of 1 to 20 digits (random
+ * ones, fixed seed; and each power of ten and the one below), each width
+ * from 0 to 24, both pads. */
+static void test_dec_vs_snprintf(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull, v, p10 = 1;
+	char got[64], want[64];
+	int i, w, k;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = i % 20; /* digits */
+		if (i % 3 == 0) {
+			if (k == 0)
+				p10 = 1;
+			v = k % 2 ? p10 - 1 : p10;
+			if (k < 19)
+				p10 *= 10;
+		} else {
+			v = k == 19 ? x : x % 10000000000000000000ull;
+			for (w = 19; w > k + 1; w--)
+				v /= 10;
+		}
+		for (w = 0; w <= 24; w++) {
+			*out_fmt_dec(got, v, w, w % 2 ? '0' : ' ') = '\0';
+			snprintf(want, sizeof(want), w % 2 ? "%0*llu" : "%*llu",
+				 w, (unsigned long long)v);
+			assert_string_equal(got, want);
+		}
+	}
+}
+
 static void test_pad(void **state)
 {
 	struct sink *s = *state;
@@ -291,6 +326,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
 	    cmocka_unit_test(test_measure),
 	    cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
+	    cmocka_unit_test(test_dec_vs_snprintf),
 	    cmocka_unit_test_setup_teardown(test_pad, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_structure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_large, setup, teardown),
