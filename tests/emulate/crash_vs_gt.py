@@ -2,7 +2,8 @@
 """qpt crash --json against the single-step ground truth of the same
 program (another run of it, ASLR off, so the same addresses).
 
-The crashing thread is the K-th thread of the ground truth (by tid).  From
+The crashing thread is the K-th thread of the ground truth (by tid, in the
+order the kernel gave them out: they wrap at pid_max).  From
 its instructions ("TID IP" hex, the retired ones), with the lengths and the
 branch classes from perf's own decoder (perf script -F
 tid,ip,insnlen,flags on the recording; nothing from qpt's classifier):
@@ -26,7 +27,7 @@ usage: crash_vs_gt.py GT.txt PERF_ILEN.txt CRASH.json K SIGNAME CODE
 import json
 import sys
 
-from lbr_vs_gt import compare, read_ilen
+from lbr_vs_gt import compare, read_ilen, tid_order
 
 
 def frames_of(ips, ilen, calls, rets):
@@ -48,7 +49,7 @@ def main():
         f = line.split()
         if len(f) >= 2:
             threads.setdefault(int(f[0]), []).append(int(f[1], 16))
-    ips = threads[sorted(threads)[int(k)]]
+    ips = threads[tid_order(threads)[int(k)]]
     ilen, uncond = read_ilen(ilen_path)
     calls, rets = set(), set()
     for line in open(ilen_path):
