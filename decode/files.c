@@ -228,68 +228,13 @@ static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
-/*
- * NAME@plt for each .rela.plt entry, as perf synthesizes them: entry i is
- * the (i+1)th 16-byte slot of .plt (the first is the resolver stub).
- */
-static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
-{
-	Elf_Scn *scn = NULL, *plt = NULL, *rela = NULL;
-	GElf_Shdr psh, rsh, dsh;
-	Elf_Data *rdata, *ddata;
-	size_t shstrndx, i, n;
-	int err;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
-		if (!strcmp(name, ".plt"))
-			plt = scn;
-		else if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA)
-			rela = scn;
-	}
-	if (!plt || !rela || !gelf_getshdr(plt, &psh) ||
-	    !gelf_getshdr(rela, &rsh) || !rsh.sh_entsize)
-		return 0;
-	scn = elf_getscn(elf, rsh.sh_link);
-	rdata = elf_getdata(rela, NULL);
-	if (!scn || !rdata || !gelf_getshdr(scn, &dsh))
-		return 0;
-	ddata = elf_getdata(scn, NULL);
-	n = rsh.sh_size / rsh.sh_entsize;
-	for (i = 0; i < n && (i + 2) * 16 <= psh.sh_size; i++) {
-		const char *name = "";
-		GElf_Rela r;
-		GElf_Sym sym;
-
-		if (!gelf_getrela(rdata, (int)i, &r))
-			break;
-		if (ddata && GELF_R_SYM(r.r_info) &&
-		    gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info), &sym)) {
-			name = elf_strptr(elf, dsh.sh_link, sym.st_name);
-			if (!name)
-				name = "";
-		}
-		err = add_sym(file, sb, psh.sh_addr + (i + 1) * 16, 16, 0,
-			      name, "@plt");
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* A GOT slot and the symbol its dynamic relocation names. */
+/* A GOT entry and what its dynamic relocation names: a symbol, or
+ * (none) an address, the addend. */
 struct got_name {
 	uint64_t got;
-	const char *name;
+	const char *name; /* NULL: *ABS*+ADDEND */
+	uint64_t addend;
 };
 
 static int got_cmp(const void *a, const void *b)
@@ -299,11 +244,12 @@ static int got_cmp(const void *a, const void *b)
 	return x->got < y->got ? -1 : x->got > y->got;
 }
 
-/* At most this many relocations are read to name .plt.got's slots. */
+/* At most this many relocations are read to name the PLT's slots. */
 #define GOT_NAMES_MAX (1u << 20)
 
-/* The named relocations of @elf's SHT_RELA sections, sorted by the slot
- * they fill, into *@out (malloc'd); their number, or -ENOMEM. */
+/* The relocations of @elf's SHT_RELA sections that name a symbol of a
+ * table or none (IRELATIVE, RELATIVE), sorted by the GOT entry they fill,
+ * into *@out (malloc'd); their number, or -ENOMEM. */
 static long got_names(Elf *elf, struct got_name **out)
 {
 	struct got_name *g = NULL;
@@ -324,18 +270,18 @@ static long got_names(Elf *elf, struct got_name **out)
 			continue;
 		k = sh.sh_size / sh.sh_entsize;
 		for (i = 0; i < k && n < GOT_NAMES_MAX; i++) {
-			const char *name;
+			const char *name = NULL;
 			GElf_Rela r;
 			GElf_Sym sym;
 
 			if (!gelf_getrela(rdata, (int)i, &r))
 				break;
-			if (!GELF_R_SYM(r.r_info) ||
-			    !gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info),
-					 &sym) ||
-			    !(name = elf_strptr(elf, dsh.sh_link,
-						sym.st_name)) ||
-			    !*name)
+			if (GELF_R_SYM(r.r_info) &&
+			    (!gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info),
+					  &sym) ||
+			     !(name = elf_strptr(elf, dsh.sh_link,
+						 sym.st_name)) ||
+			     !*name))
 				continue;
 			if (n == cap) {
 				size_t nc = cap ? 2 * cap : 64;
@@ -349,7 +295,8 @@ static long got_names(Elf *elf, struct got_name **out)
 				cap = nc;
 			}
 			g[n].got = r.r_offset;
-			g[n++].name = name;
+			g[n].name = name;
+			g[n++].addend = (uint64_t)r.r_addend;
 		}
 	}
 	if (n)
@@ -375,47 +322,81 @@ static uint64_t slot_got(const uint8_t *b, size_t size, uint64_t addr)
 	return 0;
 }
 
-/*
- * NAME@plt for each slot of .plt.got, as objdump and gdb name them: a
- * slot jumps through the GOT entry that NAME's dynamic relocation fills
- * (jmp *disp32(%rip), after an endbr64 or a prefix).  perf 6.1 gives them
- * the name of the symbol before them instead (_init+0x40).
- */
-static int load_plt_got(struct qd_file *file, Elf *elf, struct symbuf *sb)
+/* NAME@plt (or *ABS*+0xADDEND@plt) for each @ent-byte slot of section
+ * @scn (@sh) from byte @first on whose jmp reads a GOT entry of @g. */
+static int name_slots(struct qd_file *file, struct symbuf *sb,
+		      Elf_Scn *scn, const GElf_Shdr *sh, size_t first,
+		      size_t ent, const struct got_name *g, size_t n)
 {
-	struct got_name *g = NULL, key, *hit;
-	Elf_Scn *scn = NULL, *pg = NULL;
-	size_t shstrndx, ent, i;
-	Elf_Data *data;
-	GElf_Shdr sh;
-	long n;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	struct got_name key = { 0 };
+	const struct got_name *hit;
+	char abs[32];
+	size_t i;
+	int err = 0;
+
+	if (!data || !data->d_buf || data->d_size < sh->sh_size)
+		return 0;
+	for (i = first; i + ent <= sh->sh_size && !err; i += ent) {
+		key.got = slot_got((const uint8_t *)data->d_buf + i, ent,
+				   sh->sh_addr + i);
+		hit = key.got ? bsearch(&key, g, n, sizeof(*g), got_cmp) : NULL;
+		if (!hit)
+			continue;
+		if (!hit->name)
+			snprintf(abs, sizeof(abs), "*ABS*+0x%llx",
+				 (unsigned long long)hit->addend);
+		err = add_sym(file, sb, sh->sh_addr + i, ent, 0,
+			      hit->name ? hit->name : abs, "@plt");
+	}
+	return err;
+}
+
+/*
+ * NAME@plt for the stubs of .plt (after the first slot, the resolver's),
+ * .plt.sec and .plt.got, as objdump and gdb name them: a stub jumps
+ * through the GOT entry that NAME's dynamic relocation fills (jmp
+ * *disp32(%rip), after an endbr64 or a prefix); *ABS*+0xADDEND@plt where
+ * it names no symbol (an IFUNC's IRELATIVE).  perf 6.1 takes .rela.plt's
+ * entries for .plt's slots in order instead, which is wrong where they
+ * are not (libc's IRELATIVE ones), and does not name .plt.got's.
+ */
+static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
+{
+	static const struct {
+		const char *name;
+		size_t first, ent; /* 0: the section's entry size, or 8 */
+	} kinds[] = { { ".plt", 16, 16 }, { ".plt.sec", 0, 16 },
+		      { ".plt.got", 0, 0 } };
+	struct got_name *g = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i;
+	long n = -1;
 	int err = 0;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
-	while (!pg && (scn = elf_nextscn(elf, scn))) {
+	while (!err && (scn = elf_nextscn(elf, scn))) {
 		const char *name;
+		GElf_Shdr sh;
+		size_t ent;
 
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".plt.got"))
-			pg = scn;
-	}
-	if (!pg || !(data = elf_getdata(pg, NULL)) || !data->d_buf ||
-	    data->d_size < sh.sh_size)
-		return 0;
-	ent = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 8;
-	n = got_names(elf, &g);
-	if (n < 0)
-		return (int)n;
-	for (i = 0; n && i + ent <= sh.sh_size && !err; i += ent) {
-		key.got = slot_got((const uint8_t *)data->d_buf + i, ent,
-				   sh.sh_addr + i);
-		hit = key.got ? bsearch(&key, g, (size_t)n, sizeof(*g), got_cmp)
-			      : NULL;
-		if (hit)
-			err = add_sym(file, sb, sh.sh_addr + i, ent, 0,
-				      hit->name, "@plt");
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (!strcmp(name, kinds[i].name))
+				break;
+		if (i == sizeof(kinds) / sizeof(kinds[0]))
+			continue;
+		if (n < 0 && (n = got_names(elf, &g)) < 0)
+			return (int)n;
+		ent = kinds[i].ent ? kinds[i].ent
+		      : sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize
+								  : 8;
+		if (n > 0)
+			err = name_slots(file, sb, scn, &sh, kinds[i].first,
+					 ent, g, (size_t)n);
 	}
 	free(g);
 	return err;
@@ -557,8 +538,6 @@ static int load_elf(const struct qd_files *files, struct qd_file *file,
 		}
 	}
 	err = load_plt(file, elf, &sb);
-	if (!err)
-		err = load_plt_got(file, elf, &sb);
 	if (err)
 		goto out;
 	for (i = 0; i < file->nr_syms; i++)
