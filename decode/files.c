@@ -228,7 +228,6 @@ static int load_symtab(struct qd_file *file, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
-
 /* A GOT entry and what its dynamic relocation names: a symbol, or
  * (none) an address, the addend. */
 struct got_name {
@@ -279,13 +278,14 @@ static long got_names(Elf *elf, struct got_name **out)
 			if (GELF_R_SYM(r.r_info) &&
 			    (!gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info),
 					  &sym) ||
-			     !(name = elf_strptr(elf, dsh.sh_link,
-						 sym.st_name)) ||
+			     !(name =
+				   elf_strptr(elf, dsh.sh_link, sym.st_name)) ||
 			     !*name))
 				continue;
 			if (n == cap) {
 				size_t nc = cap ? 2 * cap : 64;
-				struct got_name *ng = realloc(g, nc * sizeof(*g));
+				struct got_name *ng =
+				    realloc(g, nc * sizeof(*g));
 
 				if (!ng) {
 					free(g);
@@ -309,27 +309,27 @@ static long got_names(Elf *elf, struct got_name **out)
  * @addr) reads, or 0 where there is none. */
 static uint64_t slot_got(const uint8_t *b, size_t size, uint64_t addr)
 {
+	uint32_t disp;
 	size_t k;
 
-	for (k = 0; k + 6 <= size; k++)
-		if (b[k] == 0xff && b[k + 1] == 0x25)
-			return addr + k + 6 +
-			       (uint64_t)(int64_t)(int32_t)(
-				       (uint32_t)b[k + 2] |
-				       (uint32_t)b[k + 3] << 8 |
-				       (uint32_t)b[k + 4] << 16 |
-				       (uint32_t)b[k + 5] << 24);
+	for (k = 0; k + 6 <= size; k++) {
+		if (b[k] != 0xff || b[k + 1] != 0x25)
+			continue;
+		disp = (uint32_t)b[k + 2] | (uint32_t)b[k + 3] << 8 |
+		       (uint32_t)b[k + 4] << 16 | (uint32_t)b[k + 5] << 24;
+		return addr + k + 6 + (uint64_t)(int64_t)(int32_t)disp;
+	}
 	return 0;
 }
 
 /* NAME@plt (or *ABS*+0xADDEND@plt) for each @ent-byte slot of section
  * @scn (@sh) from byte @first on whose jmp reads a GOT entry of @g. */
-static int name_slots(struct qd_file *file, struct symbuf *sb,
-		      Elf_Scn *scn, const GElf_Shdr *sh, size_t first,
-		      size_t ent, const struct got_name *g, size_t n)
+static int name_slots(struct qd_file *file, struct symbuf *sb, Elf_Scn *scn,
+		      const GElf_Shdr *sh, size_t first, size_t ent,
+		      const struct got_name *g, size_t n)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	struct got_name key = { 0 };
+	struct got_name key = {0};
 	const struct got_name *hit;
 	char abs[32];
 	size_t i;
@@ -366,8 +366,7 @@ static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
 	static const struct {
 		const char *name;
 		size_t first, ent; /* 0: the section's entry size, or 8 */
-	} kinds[] = { { ".plt", 16, 16 }, { ".plt.sec", 0, 16 },
-		      { ".plt.got", 0, 0 } };
+	} kinds[] = {{".plt", 16, 16}, {".plt.sec", 0, 16}, {".plt.got", 0, 0}};
 	struct got_name *g = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, i;
@@ -392,8 +391,9 @@ static int load_plt(struct qd_file *file, Elf *elf, struct symbuf *sb)
 		if (n < 0 && (n = got_names(elf, &g)) < 0)
 			return (int)n;
 		ent = kinds[i].ent ? kinds[i].ent
-		      : sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize
-								  : 8;
+		      : sh.sh_entsize >= 8 && sh.sh_entsize <= 64
+			  ? sh.sh_entsize
+			  : 8;
 		if (n > 0)
 			err = name_slots(file, sb, scn, &sh, kinds[i].first,
 					 ent, g, (size_t)n);
