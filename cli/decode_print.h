@@ -179,8 +179,8 @@ struct printer {
 		char s[16];
 	} hex16[16384];
 	struct br_ent br_lines[BR_SETS];
-	/* one mode uses one of the two: the runs --branches' text (see
-	 * print_run), the lines any other (line_at) */
+	/* a printer uses one of the two: the runs with --branches (see
+	 * print_run), the lines in any other mode (line_at) */
 	union {
 		struct line_ent lines[LINE_SETS];
 		struct run_ent runs[RUN_SETS];
