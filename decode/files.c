@@ -247,8 +247,10 @@ static int got_cmp(const void *a, const void *b)
 #define GOT_NAMES_MAX (1u << 20)
 
 /* The relocations of @elf's SHT_RELA sections that name a symbol of a
- * table or none (IRELATIVE, RELATIVE), sorted by the GOT entry they fill,
- * into *@out (malloc'd); their number, or -ENOMEM. */
+ * table, or an IFUNC's resolver (IRELATIVE: no symbol), sorted by the GOT
+ * entry they fill, into *@out (malloc'd); their number, or -ENOMEM.  The
+ * other relocations without a symbol (RELATIVE: thousands in a C++
+ * library) fill no entry a PLT stub jumps through. */
 static long got_names(Elf *elf, struct got_name **out)
 {
 	struct got_name *g = NULL;
@@ -275,6 +277,9 @@ static long got_names(Elf *elf, struct got_name **out)
 
 			if (!gelf_getrela(rdata, (int)i, &r))
 				break;
+			if (!GELF_R_SYM(r.r_info) &&
+			    GELF_R_TYPE(r.r_info) != R_X86_64_IRELATIVE)
+				continue;
 			if (GELF_R_SYM(r.r_info) &&
 			    (!gelf_getsym(ddata, (int)GELF_R_SYM(r.r_info),
 					  &sym) ||
