@@ -76,9 +76,10 @@ static int add(struct chunk_list *l)
 		c = pool->free;
 		if (c)
 			pool->free = c->next;
-		else if ((c = bigmem_zalloc(CHUNKS_BIG)))
-			pool->nr_big++;
 		pthread_mutex_unlock(&pool->mu);
+		/* a new one mapped outside the lock (the other lists go on) */
+		if (!c && (c = bigmem_zalloc(CHUNKS_BIG)))
+			__atomic_add_fetch(&pool->nr_big, 1, __ATOMIC_RELAXED);
 	} else {
 		c = malloc(CHUNKS_FIRST);
 	}

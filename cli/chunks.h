@@ -28,7 +28,7 @@ struct chunk;
 struct chunk_pool {
 	pthread_mutex_t mu;
 	struct chunk *free; /* CHUNKS_BIG ones, written */
-	size_t nr_big;	    /* CHUNKS_BIG ones made, for tests */
+	size_t nr_big;	    /* CHUNKS_BIG ones made (atomic adds), for tests */
 };
 
 struct chunk_list {
