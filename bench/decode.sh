@@ -274,9 +274,12 @@ fig_timed() {
 	pair_ratio "--insn --no-asm vs perf script (timed)" 20 \
 		"$QPT" decode --insn --no-asm -i "$tmp/timed.data" -- \
 		perf script -i "$tmp/timed.data" --itrace=i0ns -F ip,sym
+	# perf prints the lines qpt does: nanoseconds, both ends' symbols
+	# (hw: perf's synthesized branches refuse fields without it)
 	pair_ratio "--branches vs perf script (timed)" 20 \
 		"$QPT" decode --branches -i "$tmp/timed.data" -- \
-		perf script -i "$tmp/timed.data" --itrace=b -F hw:tid,ip,addr,flags
+		perf script -i "$tmp/timed.data" --ns --itrace=b \
+		-F hw:tid,time,flags,ip,sym,symoff,addr
 	pair_ratio "--stats vs --stats --engine=libipt (timed)" 0 \
 		"$QPT" decode --stats -i "$tmp/timed.data" -- \
 		"$QPT" decode --stats --engine=libipt -i "$tmp/timed.data"
