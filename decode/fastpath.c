@@ -3,8 +3,9 @@
  * The fast block decoder's side of the path cache (flow_path.c): the
  * window of TNT bits that can be consumed with nothing else happening
  * (the bits left in the TNT packet at hand, then those of the TNT
- * packets right after it, PADs between them, less the last bit of the
- * run: consuming that one reads what follows), whether the next block
+ * packets right after it, PADs between them; less the last bit of the
+ * run unless a plain TIP follows: consuming that one may find an event
+ * or the end next), whether the next block
  * is one a path may hold, and the decoder's state at a path's end, set
  * again when the path is taken from the cache.
  */
@@ -64,6 +65,7 @@ static bool scan(struct qd_fpt *d)
 	} else if (fq_read_pkt(d, p, &k) ||
 		   (k.type != FP_TNT && k.type != FP_PAD)) {
 		d->win_end = true;
+		d->win_tip = p < d->end && k.type == FP_TIP;
 		return false;
 	}
 	if (k.type == FP_TNT &&
@@ -81,6 +83,7 @@ unsigned qd_fpt_window(struct qd_fpt *d, unsigned need, uint64_t *w)
 		d->win_bits = 0;
 		d->win_n = 0;
 		d->win_end = false;
+		d->win_tip = false;
 		if (d->tnt_index) /* the bits left in the packet at hand */
 			add_bits(&d->win_bits, &d->win_n,
 				 d->tnt & (d->tnt_index * 2 - 1),
@@ -92,8 +95,11 @@ unsigned qd_fpt_window(struct qd_fpt *d, unsigned need, uint64_t *w)
 	while (d->win_n <= need && !d->win_end && scan(d))
 		;
 	n = d->win_n;
-	if (d->win_end && n)
-		n--; /* the run's last bit: its query reads what follows */
+	/* the run's last bit is one too when a TIP that no event waits for
+	 * follows (the status after it is as before it), else its query
+	 * says what follows (an event pending, the end) */
+	if (d->win_end && n && !(d->win_tip && !d->evq[FB_TIP].n))
+		n--;
 	*w = n < 64 ? d->win_bits & ((1ull << n) - 1) : d->win_bits;
 	return n;
 }

@@ -111,6 +111,7 @@ struct qd_fpt {
 	uint64_t win_tnti, win_bits;
 	unsigned win_n;
 	bool win_end; /* the run ends at win_scan */
+	bool win_tip; /* ... where a TIP is */
 };
 
 /* fastpt.c: libipt's queries (pt_qry_*), their status bits, -pte_eos,
