@@ -111,17 +111,18 @@ int qd_fpt_skip_bits(struct qd_fpt *d, unsigned n);
 unsigned qd_fpt_ret_depth(const struct qd_fpt *d);
 void qd_fpt_ret_top(const struct qd_fpt *d, uint64_t *ret, unsigned n);
 /* The state a path ends in (the next block's start, the instruction
- * reached last), and setting it again with the return addresses the
- * path pushed. */
+ * reached last), and setting it again: the return address it returned
+ * to without calling taken off the stack (@pop 1; as a compressed
+ * return takes it), then those it pushed and left on. */
 void qd_fpt_path_end(const struct qd_fpt *d, uint64_t *ip, uint64_t *li_ip,
 		     uint64_t *li_target, uint8_t *li_len, uint8_t *li_cls);
 void qd_fpt_path_set(struct qd_fpt *d, uint64_t ip, uint64_t li_ip,
 		     uint64_t li_target, uint8_t li_len, uint8_t li_cls,
-		     const uint64_t *push, unsigned n);
+		     unsigned pop, const uint64_t *push, unsigned n);
 /*
- * Whether the next block may be part of a path (@own: return addresses
- * the path pushed so far; @bit: the next TNT bit, -1 when the path may
- * use no more): the bits it uses (0 or 1), or -1 (it needs a TIP, a
+ * Whether the next block may be part of a path (@own: the return
+ * addresses on the stack the path may return to, those it pushed and
+ * its key's; @bit: the next TNT bit, -1 when the path may use no more): the bits it uses (0 or 1), or -1 (it needs a TIP, a
  * return address the path did not push, ...).
  */
 int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit);

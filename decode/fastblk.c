@@ -198,16 +198,6 @@ static int add_insns(struct pt_block *b, uint32_t n, uint64_t last_ip,
 	return 0;
 }
 
-static void ret_push(struct qd_fpt *d, uint64_t ip)
-{
-	d->ret_top = (d->ret_top + 1) & 63;
-	d->ret[d->ret_top] = ip;
-	if (d->ret_n < 64)
-		d->ret_n++;
-	if (d->ret_fresh < 64)
-		d->ret_fresh++;
-}
-
 /* Remember the instruction reached (the run's last when @k is its last). */
 static void reach(struct qd_fpt *d, const struct qd_run_ent *r, uint64_t ip,
 		  uint32_t k)
@@ -239,11 +229,11 @@ static int step_over(struct qd_fpt *d)
 		return 2;
 	case QX86_CALL:
 		if (d->li_target != next)
-			ret_push(d, next);
+			fq_ret_push(d, next);
 		d->ip = d->li_target;
 		return 2;
 	case QX86_CALL_IND:
-		ret_push(d, next);
+		fq_ret_push(d, next);
 		d->ip = d->li_ip;
 		return 0;
 	default:
@@ -336,13 +326,7 @@ static int with_trace(struct qd_fpt *d)
 		if (st >= 0) {
 			if (!taken || !d->ret_n)
 				return QD_FAST_BAIL;
-			d->ip = d->ret[d->ret_top];
-			d->ret_top = (d->ret_top + 63) & 63;
-			d->ret_n--;
-			if (d->ret_fresh)
-				d->ret_fresh--;
-			else /* hardware compresses no such return */
-				d->stale = true;
+			d->ip = fq_ret_pop(d);
 			d->status = st;
 			return 0;
 		}

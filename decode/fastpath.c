@@ -162,23 +162,19 @@ void qd_fpt_path_end(const struct qd_fpt *d, uint64_t *ip, uint64_t *li_ip,
 
 void qd_fpt_path_set(struct qd_fpt *d, uint64_t ip, uint64_t li_ip,
 		     uint64_t li_target, uint8_t li_len, uint8_t li_cls,
-		     const uint64_t *push, unsigned n)
+		     unsigned pop, const uint64_t *push, unsigned n)
 {
 	unsigned i;
 
+	if (pop && d->ret_n)
+		fq_ret_pop(d);
 	d->ip = ip;
 	d->li_ip = li_ip;
 	d->li_target = li_target;
 	d->li_len = li_len;
 	d->li_cls = li_cls;
-	for (i = 0; i < n; i++) {
-		d->ret_top = (d->ret_top + 1) & 63;
-		d->ret[d->ret_top] = push[i];
-		if (d->ret_n < 64)
-			d->ret_n++;
-		if (d->ret_fresh < 64)
-			d->ret_fresh++;
-	}
+	for (i = 0; i < n; i++)
+		fq_ret_push(d, push[i]);
 }
 
 int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit)

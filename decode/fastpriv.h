@@ -132,4 +132,30 @@ int fq_status(const struct qd_fpt *d);
  * differently or not at all. */
 const struct qd_run_ent *fq_run_at(struct qd_fpt *d, uint64_t ip);
 
+/* The return stack (64 deep, the oldest lost): a call's push, and a
+ * compressed return's pop (the stack not empty), which marks the
+ * decoder stale when it takes an address pushed before the last PSB. */
+static inline void fq_ret_push(struct qd_fpt *d, uint64_t ip)
+{
+	d->ret_top = (d->ret_top + 1) & 63;
+	d->ret[d->ret_top] = ip;
+	if (d->ret_n < 64)
+		d->ret_n++;
+	if (d->ret_fresh < 64)
+		d->ret_fresh++;
+}
+
+static inline uint64_t fq_ret_pop(struct qd_fpt *d)
+{
+	uint64_t ip = d->ret[d->ret_top];
+
+	d->ret_top = (d->ret_top + 63) & 63;
+	d->ret_n--;
+	if (d->ret_fresh)
+		d->ret_fresh--;
+	else /* hardware compresses no such return */
+		d->stale = true;
+	return ip;
+}
+
 #endif

@@ -5,8 +5,9 @@
  * QPT_WANT_CYCLES): where the fast decoder stands in a run of TNT
  * packets (nothing but TNT bits and PADs up to the run's last bit: no
  * time, event or address space can change there), the blocks up to the
- * next indirect branch, or a return the path did not call, are steered
- * by the TNT bits alone.  The first time a start and its bits are met,
+ * next indirect branch, or a return the path did not call (but for one
+ * to the return address on top of the stack, which the key holds), are
+ * steered by the TNT bits alone.  The first time a start and its bits are met,
  * the flow decodes the path as always and records what it counted
  * (instructions, taken branches, each function's instructions and
  * calls, coverage blocks and edges), the taken branches it told, and
@@ -31,6 +32,7 @@
 struct path_rec {
 	struct qd_path h;
 	unsigned depth0; /* return addresses when the path started */
+	int low;	 /* the fewest since, less depth0 (-1: it popped one) */
 	bool full;	 /* an array is full: the path ends here */
 	struct qd_path_fn fn[PATH_FNS];
 	uint64_t push[64];
@@ -133,7 +135,8 @@ static void save(struct flow *f, struct path_rec *r, uint64_t insns,
 	h->insns = fc->stats->insns - insns;
 	h->branches = fc->stats->branches - branches;
 	h->cov_ops = f->n_cov - cov_ops;
-	h->nr_push = depth - r->depth0;
+	h->pop = (unsigned)-r->low;
+	h->nr_push = depth + h->pop - r->depth0;
 	qd_fpt_ret_top(f->fast, r->push, h->nr_push);
 	qd_fpt_path_end(f->fast, &h->end_ip, &h->li_ip, &h->li_target,
 			&h->li_len, &h->li_cls);
@@ -156,18 +159,20 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 	uint64_t insns = fc->stats->insns, branches = fc->stats->branches;
 	uint64_t cov_ops = f->n_cov;
 	struct path_rec r;
-	unsigned blocks = 0, depth;
-	int need, err;
+	unsigned blocks = 0;
+	int need, err, depth;
 
 	memset(&r.h, 0, sizeof(r.h));
 	r.h.key = *k;
 	r.depth0 = qd_fpt_ret_depth(f->fast);
+	r.low = 0;
 	r.full = false;
 	f->rec = &r;
 	for (;;) {
-		depth = qd_fpt_ret_depth(f->fast) - r.depth0;
+		/* the key's return address, and those the path pushed */
+		depth = (int)qd_fpt_ret_depth(f->fast) - (int)r.depth0;
 		need = qd_fpt_peek(
-		    f->fast, depth,
+		    f->fast, (unsigned)(depth + (int)k->nret),
 		    r.h.used < k->nbits ? (int)((w >> r.h.used) & 1) : -1);
 		if (need < 0 || r.full || blocks == PATH_BLOCKS)
 			break;
@@ -184,9 +189,11 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 		}
 		r.h.used += (unsigned)need;
 		blocks++;
-		depth = qd_fpt_ret_depth(f->fast) - r.depth0;
-		if (depth > r.h.peak)
-			r.h.peak = depth;
+		depth = (int)qd_fpt_ret_depth(f->fast) - (int)r.depth0;
+		if (depth > (int)r.h.peak)
+			r.h.peak = (unsigned)depth;
+		if (depth < r.low)
+			r.low = depth;
 	}
 	f->rec = NULL;
 	r.h.blocks = blocks;
@@ -218,6 +225,12 @@ int path_step(struct flow *f, struct pt_block *b, int *status)
 	k.space = f->fc->space;
 	k.nbits = n < PATH_BITS ? n : PATH_BITS;
 	k.bits = w & (k.nbits == 64 ? ~0ull : (1ull << k.nbits) - 1);
+	/* a path may return to where the thread came from: the return
+	 * address on top is part of its key */
+	k.nret = qd_fpt_ret_depth(f->fast) ? 1 : 0;
+	k.ret = 0;
+	if (k.nret)
+		qd_fpt_ret_top(f->fast, &k.ret, 1);
 	err = flow_path_enter(f, k.ip);
 	if (err)
 		return err;
@@ -230,7 +243,7 @@ int path_step(struct flow *f, struct pt_block *b, int *status)
 	if (*status < 0)
 		return PATH_BLOCK; /* not expected: libipt takes over */
 	qd_fpt_path_set(f->fast, p->end_ip, p->li_ip, p->li_target, p->li_len,
-			p->li_cls, qd_path_pushes(p), p->nr_push);
+			p->li_cls, p->pop, qd_path_pushes(p), p->nr_push);
 	err = apply(f, p);
 	return err ? err : PATH_DONE;
 }

@@ -64,7 +64,8 @@ void qd_paths_reset(struct qd_paths *p)
 
 static size_t slot_of(const struct qd_path_key *k)
 {
-	uint64_t h = (k->ip ^ ((uint64_t)(uintptr_t)k->space << 7)) *
+	uint64_t h = (k->ip ^ ((uint64_t)(uintptr_t)k->space << 7) ^
+		      (k->ret << 17)) *
 		     0x9e3779b97f4a7c15ull;
 
 	h ^= (k->bits + k->nbits) * 0xc2b2ae3d27d4eb4full;
@@ -74,7 +75,7 @@ static size_t slot_of(const struct qd_path_key *k)
 static bool same_key(const struct qd_path_key *a, const struct qd_path_key *b)
 {
 	return a->ip == b->ip && a->bits == b->bits && a->space == b->space &&
-	       a->nbits == b->nbits;
+	       a->nbits == b->nbits && a->ret == b->ret && a->nret == b->nret;
 }
 
 const struct qd_path *qd_paths_find(const struct qd_paths *p,

@@ -12,12 +12,15 @@
 
 #include "qpt/decode.h"
 
-/* Where a path starts, and the bits it may use (the first at bit 0). */
+/* Where a path starts, the bits it may use (the first at bit 0), and
+ * the return address it may return to without calling (@nret 1: @ret,
+ * the top of the return stack; 0: none, the stack is empty). */
 struct qd_path_key {
 	uint64_t ip;
 	const void *space;
 	uint64_t bits;
-	unsigned nbits;
+	uint64_t ret;
+	unsigned nbits, nret;
 };
 
 /* A function's counts along a path. */
@@ -44,6 +47,7 @@ struct qd_path {
 	unsigned used;	   /* TNT bits it consumes */
 	unsigned blocks;   /* 0: no path starts here */
 	unsigned peak;	   /* the most return addresses it adds at once */
+	unsigned pop;	   /* it returns to the key's ret (1) or not (0) */
 	uint64_t insns;	   /* instructions */
 	uint64_t branches; /* taken branches */
 	uint64_t th_insns, th_branches; /* the thread's profile counts */
