@@ -122,9 +122,16 @@ void qd_fpt_path_set(struct qd_fpt *d, uint64_t ip, uint64_t li_ip,
 /*
  * Whether the next block may be part of a path (@own: the return
  * addresses on the stack the path may return to, those it pushed and
- * its key's; @bit: the next TNT bit, -1 when the path may use no more): the bits it uses (0 or 1), or -1 (it needs a TIP, a
- * return address the path did not push, ...).
+ * its key's; @bit: the next TNT bit, -1 when the path may use no more):
+ * the bits it uses (0 or 1), or -1 (a return address the path may not
+ * take, a far branch, ...).  A block that ends with a near indirect
+ * jump or call (its target a TIP's) is one (0, *@tail set) that ends
+ * the path.
  */
-int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit);
+int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit, bool *tail);
+/* The end of such a block, taken from the cache: the decoder stands at
+ * its indirect jump or call (qd_fpt_path_set), whose TIP it reads now;
+ * the status, as qd_fpt_next's for the block. */
+int qd_fpt_tail(struct qd_fpt *d);
 
 #endif

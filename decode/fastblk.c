@@ -443,6 +443,13 @@ static int proceed_event(struct qd_fpt *d, struct pt_block *b)
 	return blk_status(d, pts_event_pending);
 }
 
+int qd_fpt_tail(struct qd_fpt *d)
+{
+	int st = with_trace(d); /* as no_event's last step */
+
+	return st < 0 ? st : trailing_event(d);
+}
+
 int qd_fpt_next(struct qd_fpt *d, struct pt_block *b)
 {
 	int st;

@@ -177,11 +177,12 @@ void qd_fpt_path_set(struct qd_fpt *d, uint64_t ip, uint64_t li_ip,
 		fq_ret_push(d, push[i]);
 }
 
-int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit)
+int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit, bool *tail)
 {
 	uint64_t ip = d->ip;
 	uint32_t n = 0;
 
+	*tail = false;
 	for (;;) {
 		const struct qd_run_ent *r = fq_run_at(d, ip);
 
@@ -203,6 +204,12 @@ int qd_fpt_peek(struct qd_fpt *d, unsigned own, int bit)
 			return bit < 0 ? -1 : 1;
 		case QX86_RET:
 			return bit == 1 && own ? 1 : -1;
+		case QX86_JMP_IND:
+			*tail = true;
+			return 0;
+		case QX86_CALL_IND:
+			*tail = d->ret_n < 64;
+			return *tail ? 0 : -1;
 		default:
 			return -1;
 		}

@@ -1021,11 +1021,16 @@ int flow_walk(struct flow *f, const struct pt_block *b)
 		err = walk_block(f, b);
 		if (err)
 			return err;
-		update_time(f);
-		use_space(f, f->next_space);
-		f->next_space = NULL;
+		flow_block_done(f);
 	}
 	return 0;
+}
+
+void flow_block_done(struct flow *f)
+{
+	update_time(f);
+	use_space(f, f->next_space);
+	f->next_space = NULL;
 }
 
 bool flow_path_ready(struct flow *f)

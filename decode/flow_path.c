@@ -140,6 +140,8 @@ static void save(struct flow *f, struct path_rec *r, uint64_t insns,
 	qd_fpt_ret_top(f->fast, r->push, h->nr_push);
 	qd_fpt_path_end(f->fast, &h->end_ip, &h->li_ip, &h->li_target,
 			&h->li_len, &h->li_cls);
+	if (h->tail) /* at the indirect branch, its target yet to read */
+		h->end_ip = h->li_ip;
 	h->p_kind = f->p_kind;
 	qd_paths_add(fc->paths, h,
 		     &(struct qd_path_arrays){r->fn, r->push, r->blk, r->edge,
@@ -161,6 +163,7 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 	struct path_rec r;
 	unsigned blocks = 0;
 	int need, err, depth;
+	bool tail;
 
 	memset(&r.h, 0, sizeof(r.h));
 	r.h.key = *k;
@@ -173,7 +176,8 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 		depth = (int)qd_fpt_ret_depth(f->fast) - (int)r.depth0;
 		need = qd_fpt_peek(
 		    f->fast, (unsigned)(depth + (int)k->nret),
-		    r.h.used < k->nbits ? (int)((w >> r.h.used) & 1) : -1);
+		    r.h.used < k->nbits ? (int)((w >> r.h.used) & 1) : -1,
+		    &tail);
 		if (need < 0 || r.full || blocks == PATH_BLOCKS)
 			break;
 		memset(b, 0, sizeof(*b));
@@ -194,6 +198,10 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 			r.h.peak = (unsigned)depth;
 		if (depth < r.low)
 			r.low = depth;
+		if (tail) { /* its TIP read (with no event after it) */
+			r.h.tail = true;
+			break;
+		}
 	}
 	f->rec = NULL;
 	r.h.blocks = blocks;
@@ -244,6 +252,19 @@ int path_step(struct flow *f, struct pt_block *b, int *status)
 		return PATH_BLOCK; /* not expected: libipt takes over */
 	qd_fpt_path_set(f->fast, p->end_ip, p->li_ip, p->li_target, p->li_len,
 			p->li_cls, p->pop, qd_path_pushes(p), p->nr_push);
+	if (p->tail) {
+		int st = qd_fpt_tail(f->fast);
+
+		/* nothing told yet: libipt decodes it all again from the
+		 * last PSB, as when the block decoder bails out there */
+		if (st < 0) {
+			*status = QD_FAST_BAIL;
+			return PATH_BLOCK;
+		}
+		*status = st;
+	}
 	err = apply(f, p);
+	if (!err && p->tail)
+		flow_block_done(f); /* its TIP may have come with a time */
 	return err ? err : PATH_DONE;
 }

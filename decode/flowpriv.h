@@ -206,6 +206,9 @@ int flow_tell_branches(struct flow *f, const struct qd_path_br *br,
 		       uint32_t n, uint64_t run);
 bool flow_path_ready(struct flow *f);
 int flow_path_enter(struct flow *f, uint64_t ip);
+/* flow.c: what follows a block's walk, after a path whose last block
+ * read a TIP too: the thread located at the time the decoder has now */
+void flow_block_done(struct flow *f);
 /* flow.c: the instruction at @ip (of @b; @last: its last), or NULL */
 const struct qx86_cached *flow_insn_at(struct flow *f,
 				       const struct pt_block *b, bool last,

@@ -48,6 +48,8 @@ struct qd_path {
 	unsigned blocks;   /* 0: no path starts here */
 	unsigned peak;	   /* the most return addresses it adds at once */
 	unsigned pop;	   /* it returns to the key's ret (1) or not (0) */
+	bool tail;	   /* its last block ends with an indirect jump or
+			    * call, whose TIP is read at its end */
 	uint64_t insns;	   /* instructions */
 	uint64_t branches; /* taken branches */
 	uint64_t th_insns, th_branches; /* the thread's profile counts */
