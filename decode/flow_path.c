@@ -34,6 +34,7 @@ struct path_rec {
 	unsigned depth0; /* return addresses when the path started */
 	int low;	 /* the fewest since, less depth0 (-1: it popped one) */
 	bool full;	 /* an array is full: the path ends here */
+	bool lost;	 /* ... and missed an entry: the path is not kept */
 	struct qd_path_fn fn[PATH_FNS];
 	uint64_t push[64];
 	uint32_t blk[PATH_BLOCKS], edge[2 * PATH_BLOCKS];
@@ -57,7 +58,7 @@ void path_rec_prof(struct flow *f, struct qpt_profile_func *fn, uint64_t insns,
 			return;
 		}
 	if (r->h.nr_fn == PATH_FNS) {
-		r->full = true;
+		r->full = r->lost = true;
 		return;
 	}
 	r->fn[r->h.nr_fn++] = (struct qd_path_fn){fn, insns, calls};
@@ -72,6 +73,8 @@ void path_rec_cov(struct flow *f, bool edge, uint32_t i)
 		r->edge[r->h.nr_edge++] = i;
 	else if (!edge && r->h.nr_blk < PATH_BLOCKS)
 		r->blk[r->h.nr_blk++] = i;
+	else
+		r->lost = true;
 	r->full |=
 	    r->h.nr_edge == 2 * PATH_BLOCKS || r->h.nr_blk == PATH_BLOCKS;
 }
@@ -82,6 +85,8 @@ void path_rec_branch(struct flow *f, const struct qd_path_br *br)
 
 	if (r->h.nr_br < PATH_BLOCKS)
 		r->br[r->h.nr_br++] = *br;
+	else
+		r->lost = true;
 	r->full |= r->h.nr_br == PATH_BLOCKS;
 }
 
@@ -169,7 +174,7 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 	r.h.key = *k;
 	r.depth0 = qd_fpt_ret_depth(f->fast);
 	r.low = 0;
-	r.full = false;
+	r.full = r.lost = false;
 	f->rec = &r;
 	for (;;) {
 		/* the key's return address, and those the path pushed */
@@ -209,7 +214,8 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 		qd_paths_add(fc->paths, &r.h, NULL);
 		return 0;
 	}
-	save(f, &r, insns, branches, cov_ops);
+	if (!r.lost) /* else counted and told as it went, not kept */
+		save(f, &r, insns, branches, cov_ops);
 	*status = 0;
 	return PATH_DONE;
 }

@@ -120,11 +120,13 @@ E="${QPT_BUILD:-}/tests/emulate"
 if [ -x "$E/emu_flow" ] && "$QPT" record --help 2>&1 | grep -q -- --emulate; then
 	# every configuration on one program, perf's default on the others
 	# (CI time)
-	for p in emu_flow emu_threads emu_forkexec emu_sig_static; do
+	# (emu_chain: paths through more functions than a path keeps the
+	# counts of, with no time to cut them short)
+	for p in emu_flow emu_threads emu_forkexec emu_sig_static emu_chain; do
 		[ -x "$E/$p" ] || continue
 		evs="intel_pt//u"
 		[ $p = emu_flow ] && evs="$evs intel_pt/mtc=0/u intel_pt/tsc=0,mtc=0/u intel_pt/noretcomp=1,mtc=0/u"
-		[ $p = emu_sig_static ] && evs="intel_pt/tsc=0,mtc=0/u"
+		[ $p = emu_sig_static ] || [ $p = emu_chain ] && evs="intel_pt/tsc=0,mtc=0/u"
 		for ev in $evs; do
 			env -i QPT_TEST=1 "$QPT" record -q --emulate -e "$ev" \
 				-o "$tmp/rec.data" -- "$E/$p" >/dev/null 2>&1
