@@ -850,14 +850,13 @@ int cmd_decode(int argc, char **argv)
 {
 	struct args a;
 	struct printer *o;
-	void *mem;
 	unsigned i;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
 	qpt_decoder_opts_init(&a.dopts);
 	a.dopts.demangle = true;
-	o = printer_new(&mem);
+	o = printer_new();
 	if (!o) {
 		cli_error(NULL, "out of memory");
 		return QPT_EXIT_ERROR;
@@ -878,6 +877,6 @@ out:
 	free(o->rings);
 	free(o->samplers);
 	free(o->depths);
-	printer_free(mem);
+	printer_free(o);
 	return rc;
 }

@@ -10,29 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auxfmt/bigmem.h"
 #include "cli/chunks.h"
 #include "cli/cli.h"
 #include "cli/decode_jobs.h"
-
-#define PRINTER_ALIGN _Alignof(struct printer)
-#define PRINTER_BYTES (sizeof(struct printer) + PRINTER_ALIGN)
-/* A printer zeroed, on huge pages where it can be (its caches are
- * touched all over: bigmem.h), and aligned as its line cache wants;
- * *@mem is what printer_free takes. */
-struct printer *printer_new(void **mem)
-{
-	*mem = bigmem_zalloc(PRINTER_BYTES);
-	if (!*mem)
-		return NULL;
-	return (void *)(((uintptr_t)*mem + PRINTER_ALIGN - 1) &
-			~(uintptr_t)(PRINTER_ALIGN - 1));
-}
-
-void printer_free(void *mem)
-{
-	bigmem_free(mem, PRINTER_BYTES);
-}
 
 /*
  * -j: the parts of the trace are decoded on worker threads, and printed
@@ -47,7 +27,6 @@ struct par {
 	/* a printer for each thread (the library's worker number), made by
 	 * its first part on that thread: no thread writes another's entry */
 	struct printer *pr[QPT_DECODE_MAX_JOBS + 1];
-	void *mem[QPT_DECODE_MAX_JOBS + 1];
 	struct chunk_pool pool; /* the parts' chunks */
 };
 
@@ -77,7 +56,7 @@ static int par_spill(void *arg, const char *p, size_t n)
 /* Thread @worker's printer, like the main one. */
 static int par_printer(struct par *par, unsigned worker)
 {
-	struct printer *p = printer_new(&par->mem[worker]);
+	struct printer *p = printer_new();
 
 	if (!p)
 		return -ENOMEM;
@@ -173,7 +152,7 @@ static void par_free(struct par *par)
 
 	chunk_pool_fini(&par->pool);
 	for (i = 0; i <= QPT_DECODE_MAX_JOBS; i++)
-		printer_free(par->mem[i]);
+		printer_free(par->pr[i]);
 }
 
 /* QPT_JOBS_HOLD: the bytes of lines a part holds before its thread waits

@@ -5,12 +5,6 @@
 
 #include "cli/decode_print.h"
 
-/* A printer zeroed (on huge pages where it can be: its caches are
- * touched all over) and aligned as its line cache wants; *@mem is what
- * printer_free takes.  NULL: out of memory. */
-struct printer *printer_new(void **mem);
-void printer_free(void *mem);
-
 /* Whether -j @jobs (0: the library's choice) may run on worker threads
  * for @o's output: not one, and lines that depend on their item only (not
  * --calls, whose indent follows the calls before, nor --last, nor

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auxfmt/bigmem.h"
 #include "cli/cli.h"
 #include "cli/decode_fields.h"
 #include "cli/decode_print.h"
@@ -22,14 +23,14 @@ void print_name(struct printer *o, const char *s)
 {
 	unsigned h = (unsigned)(((uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 56);
 
-	if (o->syms[h].s != s) {
-		o->syms[h].s = s;
-		o->syms[h].len = out_measure(s, &o->syms[h].plain);
+	if (o->c->syms[h].s != s) {
+		o->c->syms[h].s = s;
+		o->c->syms[h].len = out_measure(s, &o->c->syms[h].plain);
 	}
-	if (o->syms[h].plain)
-		out_raw(&o->w, s, o->syms[h].len);
+	if (o->c->syms[h].plain)
+		out_raw(&o->w, s, o->c->syms[h].len);
 	else
-		out_esc(&o->w, s, o->syms[h].len);
+		out_esc(&o->w, s, o->c->syms[h].len);
 }
 
 /* "+0xOFF" into reserved room */
@@ -52,12 +53,12 @@ static char *fmt_hex16(struct printer *o, char *p, uint64_t v)
 {
 	unsigned h = (unsigned)((v ^ (v >> 14) ^ (v >> 28)) & 16383);
 
-	if (o->hex16[h].v != v || !o->hex16[h].s[15]) {
+	if (o->c->hex16[h].v != v || !o->c->hex16[h].s[15]) {
 		out_fmt_hex_pad(p, v, 16);
-		o->hex16[h].v = v;
-		memcpy(o->hex16[h].s, p, 16);
+		o->c->hex16[h].v = v;
+		memcpy(o->c->hex16[h].s, p, 16);
 	} else {
-		memcpy(p, o->hex16[h].s, 16);
+		memcpy(p, o->c->hex16[h].s, 16);
 	}
 	return p + 16;
 }
@@ -255,7 +256,7 @@ static const char *asm_text(struct printer *o, const struct qpt_item *it,
 			    char *buf, size_t size, size_t *len)
 {
 	uint64_t ip = it->ip, key[2];
-	struct asm_ent *e = &o->asm_cache[ASM_WAYS *
+	struct asm_ent *e = &o->c->asm_cache[ASM_WAYS *
 					  ((ip ^ (ip >> 12) ^ (ip >> 24)) &
 					   (ASM_SETS - 1))];
 	unsigned i;
@@ -318,7 +319,7 @@ _Static_assert(sizeof(struct line_ent) == 128 && LINE_TEXT % 16 == 0 &&
 /* The line cache's entry for @ip. */
 static struct line_ent *line_at(struct printer *o, uint64_t ip)
 {
-	return &o->lines[ip & (LINE_SETS - 1)];
+	return &o->c->lines[ip & (LINE_SETS - 1)];
 }
 
 /* --srcline: perf script's "  FILE:LINE" line (the file as the line table
@@ -516,7 +517,7 @@ static struct br_ent *br_at(struct printer *o, const struct qpt_item *it)
 {
 	uint64_t h = (it->ip ^ (it->to << 5)) * 0x9e3779b97f4a7c15ull;
 
-	return &o->br_lines[h >> (64 - BR_SETS_ORDER)];
+	return &o->c->br_lines[h >> (64 - BR_SETS_ORDER)];
 }
 
 static bool br_same(const struct br_ent *e, const struct qpt_item *it)
@@ -597,7 +598,7 @@ int print_run(struct printer *o, const struct qpt_item *it)
 	pfx = pfx_for(o, it);
 	if (pfx < 0 || pfx > 32)
 		return 0;
-	e = &o->runs[it->run & (RUN_SETS - 1)];
+	e = &o->c->runs[it->run & (RUN_SETS - 1)];
 	if (e->run == it->run) {
 		for (k = 0, s = e->s; k < e->n; s += e->line[k++]) {
 			p = out_reserve(&o->w, 32 + BR_TEXT);
@@ -874,6 +875,28 @@ void print_item(struct printer *o, const struct qpt_item *it)
 		print_event(o, it);
 		break;
 	}
+}
+
+struct printer *printer_new(void)
+{
+	struct printer *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->c = bigmem_zalloc(sizeof(*o->c));
+	if (!o->c) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+void printer_free(struct printer *o)
+{
+	if (!o)
+		return;
+	bigmem_free(o->c, sizeof(*o->c));
+	free(o);
 }
 
 void decode_print_init(struct printer *o)

@@ -104,6 +104,37 @@ struct run_ent {
 	char s[RUN_TEXT + 16];
 } __attribute__((aligned(64)));
 
+/*
+ * A printer's caches, in the order a small trace's lines touch them: what
+ * every mode uses first and the branches' lines, then the instructions'
+ * lines or the branches' runs (which share their place), the
+ * instructions' text last.  On huge pages (printer_new) each 2 MiB
+ * touched is resident whole: the text cache, unused with --no-asm and by
+ * branches, shares none with the caches those use; a printer that prints
+ * no item (--stats, --coverage, --lbr, the views, -j's main one) touches
+ * none.
+ */
+struct print_cache {
+	struct {
+		const char *s;
+		size_t len;
+		bool plain;
+	} syms[SYM_CACHE];
+	/* formatted 16-wide addresses, by address */
+	struct {
+		uint64_t v;
+		char s[16];
+	} hex16[16384];
+	struct br_ent br_lines[BR_SETS];
+	/* a printer uses one of the two: the runs with --branches (see
+	 * print_run), the lines in any other mode (line_at) */
+	union {
+		struct line_ent lines[LINE_SETS];
+		struct run_ent runs[RUN_SETS];
+	};
+	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
+};
+
 struct printer {
 	enum mode mode;
 	bool json, events, no_sym;
@@ -159,35 +190,14 @@ struct printer {
 	/* standard output */
 	struct out w;
 	char buf[1 << 16];
-	/*
-	 * The caches, in the order a small trace's lines touch them: what
-	 * every mode uses first and the branches' lines, then the
-	 * instructions' lines or the branches' runs (which share their
-	 * place), the instructions' text last.
-	 * On huge pages (printer_new) each 2 MiB touched is resident
-	 * whole: the text cache, unused with --no-asm and by branches,
-	 * shares none with the caches those use.
-	 */
-	struct {
-		const char *s;
-		size_t len;
-		bool plain;
-	} syms[SYM_CACHE];
-	/* formatted 16-wide addresses, by address */
-	struct {
-		uint64_t v;
-		char s[16];
-	} hex16[16384];
-	struct br_ent br_lines[BR_SETS];
-	/* a printer uses one of the two: the runs with --branches (see
-	 * print_run), the lines in any other mode (line_at) */
-	union {
-		struct line_ent lines[LINE_SETS];
-		struct run_ent runs[RUN_SETS];
-	};
-	struct asm_ent asm_cache[ASM_SETS * ASM_WAYS];
+	struct print_cache *c; /* printer_new's */
 };
 
+/* A printer zeroed, its caches apart (on huge pages where they can be:
+ * they are touched all over, and only by a printer that prints items);
+ * NULL: out of memory. */
+struct printer *printer_new(void);
+void printer_free(struct printer *o);
 /* Prepare the writer (standard output) and the tables the printers use
  * (once, after the options). */
 void decode_print_init(struct printer *o);

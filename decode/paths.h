@@ -60,7 +60,8 @@ struct qd_path {
 	/* the flow: the pending instruction (its branch kind) */
 	unsigned p_kind;
 	uint32_t nr_fn, nr_push, nr_blk, nr_edge, nr_br;
-	uint64_t run; /* its branches' run id (qpt_item's @run): set when kept */
+	uint64_t run; /* its branches' run id (qpt_item's @run), set when
+		       * kept */
 };
 
 struct qd_paths;

@@ -42,7 +42,7 @@ static int setup(void **state)
 
 	if (!b)
 		return -1;
-	b->o = calloc(1, sizeof(*b->o));
+	b->o = printer_new();
 	b->fd = memfd_create("test_print", MFD_CLOEXEC);
 	b->page = (size_t)sysconf(_SC_PAGESIZE);
 	b->map = mmap(NULL, 2 * b->page, PROT_READ | PROT_WRITE,
@@ -62,7 +62,7 @@ static int teardown(void **state)
 
 	munmap(b->map, 2 * b->page);
 	close(b->fd);
-	free(b->o);
+	printer_free(b->o);
 	free(b);
 	return 0;
 }
@@ -71,18 +71,19 @@ static int teardown(void **state)
  * is made anew). */
 static void cold(struct printer *o, uint64_t ip)
 {
+	struct print_cache *c = o->c;
 	size_t i;
 
-	memset(o->syms, 0, sizeof(o->syms));
-	for (i = 0; i < sizeof(o->hex16) / sizeof(o->hex16[0]); i++)
-		if (o->hex16[i].v == ip)
-			memset(&o->hex16[i], 0, sizeof(o->hex16[i]));
-	for (i = 0; i < sizeof(o->asm_cache) / sizeof(o->asm_cache[0]); i++)
-		if (o->asm_cache[i].ip == ip)
-			memset(&o->asm_cache[i], 0, sizeof(o->asm_cache[i]));
-	for (i = 0; i < sizeof(o->lines) / sizeof(o->lines[0]); i++)
-		if (o->lines[i].ip == ip)
-			o->lines[i].len = 0;
+	memset(c->syms, 0, sizeof(c->syms));
+	for (i = 0; i < sizeof(c->hex16) / sizeof(c->hex16[0]); i++)
+		if (c->hex16[i].v == ip)
+			memset(&c->hex16[i], 0, sizeof(c->hex16[i]));
+	for (i = 0; i < sizeof(c->asm_cache) / sizeof(c->asm_cache[0]); i++)
+		if (c->asm_cache[i].ip == ip)
+			memset(&c->asm_cache[i], 0, sizeof(c->asm_cache[i]));
+	for (i = 0; i < sizeof(c->lines) / sizeof(c->lines[0]); i++)
+		if (c->lines[i].ip == ip)
+			c->lines[i].len = 0;
 	o->pfx_valid = false;
 }
 
