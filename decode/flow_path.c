@@ -4,18 +4,21 @@
  * QPT_WANT_COVERAGE, QPT_WANT_BRANCH; no QPT_WANT_INSN or
  * QPT_WANT_CYCLES): where the fast decoder stands in a run of TNT
  * packets (nothing but TNT bits and PADs up to the run's last bit: no
- * time, event or address space can change there), the blocks up to the
- * next indirect branch, or a return the path did not call (but for one
- * to the return address on top of the stack, which the key holds), are
- * steered by the TNT bits alone.  The first time a start and its bits are met,
- * the flow decodes the path as always and records what it counted
+ * time, event or address space can change there), the blocks up to a
+ * return the path did not call (but for one to the return address on top
+ * of the stack, which the key holds) are steered by the TNT bits alone,
+ * and so is the way to the next indirect jump or call, whose block ends
+ * the path (its tail: its TIP is read when the path is taken).  The
+ * first time a start, its bits and that return address are met, the
+ * flow decodes the path as always and records what it counted
  * (instructions, taken branches, each function's instructions and
  * calls, coverage blocks and edges), the taken branches it told, and
- * where it ended (paths.c keeps it); each later time the counts are
- * added at once, the branches told again (all at the time the path
- * started at, as the flow tells them: no time changes along it), and
- * the decoders are put where the path ends, with the TNT bits consumed
- * as the block decoder would have consumed them.
+ * where it ended (paths.c keeps it, unless an array had no room for an
+ * entry); each later time the counts are added at once, the branches
+ * told again (all at the time the path started at, as the flow tells
+ * them: no time changes along it), and the decoders are put where the
+ * path ends, with the TNT bits consumed as the block decoder would have
+ * consumed them and a tail's TIP read as it would have read it.
  */
 #include <string.h>
 

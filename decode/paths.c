@@ -2,12 +2,14 @@
 /*
  * The path cache (as libxdc caches decoded paths for fuzzing): what the
  * flow counted along a path of blocks that only conditional branches
- * (and direct jumps, calls and the returns of those calls) steer, by
- * where it starts and the TNT bits that steer it.  A path is decoded once
- * (flow_path.c records it as the flow counts it); each time the trace
- * takes it again, its counts are added at once.  Paths live in an arena
- * with a table of their keys; when either is full both start again
- * empty, so memory stays bounded.
+ * (and direct jumps, calls, the returns of those calls and one to the
+ * caller) steer, up to an indirect jump or call, by where it starts, the
+ * TNT bits that steer it and the return address on top of the stack
+ * where it starts.  A path is decoded once (flow_path.c records it as
+ * the flow counts it); each time the trace takes it again, its counts
+ * are added at once.  Paths live in an arena with a table of their
+ * keys; when either is full both start again empty, so memory stays
+ * bounded.
  */
 #include <stdlib.h>
 #include <string.h>
