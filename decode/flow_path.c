@@ -158,16 +158,17 @@ static void save(struct flow *f, struct path_rec *r, uint64_t insns,
 
 /*
  * Decode the path of key @k as always, recording it (@w: the window of
- * bits).  PATH_DONE, PATH_BLOCK (a block the decoder gave that is no
- * part of a path: *@b and *@status for the caller to take on), 0 (no
- * path here) or the callback's error.
+ * bits): the branch into it is told once its first block is decoded (a
+ * block that is not, an error's, would have it dropped).  PATH_DONE,
+ * PATH_BLOCK (a block the decoder gave that is no part of a path: *@b
+ * and *@status for the caller to take on), 0 (no path here) or the
+ * callback's error.
  */
 static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 		 struct pt_block *b, int *status)
 {
 	struct qd_flow_ctx *fc = f->fc;
-	uint64_t insns = fc->stats->insns, branches = fc->stats->branches;
-	uint64_t cov_ops = f->n_cov;
+	uint64_t insns = 0, branches = 0, cov_ops = 0;
 	struct path_rec r;
 	unsigned blocks = 0;
 	int need, err, depth;
@@ -178,7 +179,6 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 	r.depth0 = qd_fpt_ret_depth(f->fast);
 	r.low = 0;
 	r.full = r.lost = false;
-	f->rec = &r;
 	for (;;) {
 		/* the key's return address, and those the path pushed */
 		depth = (int)qd_fpt_ret_depth(f->fast) - (int)r.depth0;
@@ -193,6 +193,15 @@ static int build(struct flow *f, const struct qd_path_key *k, uint64_t w,
 		if (*status || !b->ninsn) {
 			f->rec = NULL; /* the decoder went its own way */
 			return PATH_BLOCK;
+		}
+		if (!blocks) { /* the path's own from here */
+			err = flow_path_enter(f, k->ip);
+			if (err)
+				return err;
+			insns = fc->stats->insns;
+			branches = fc->stats->branches;
+			cov_ops = f->n_cov;
+			f->rec = &r;
 		}
 		err = flow_walk(f, b);
 		if (err) {
@@ -248,9 +257,6 @@ int path_step(struct flow *f, struct pt_block *b, int *status)
 	k.ret = 0;
 	if (k.nret)
 		qd_fpt_ret_top(f->fast, &k.ret, 1);
-	err = flow_path_enter(f, k.ip);
-	if (err)
-		return err;
 	p = qd_paths_find(f->fc->paths, &k);
 	if (p && !p->blocks)
 		return 0;
@@ -272,7 +278,10 @@ int path_step(struct flow *f, struct pt_block *b, int *status)
 		}
 		*status = st;
 	}
-	err = apply(f, p);
+	/* the branch into the path, told now that it is taken */
+	err = flow_path_enter(f, k.ip);
+	if (!err)
+		err = apply(f, p);
 	if (!err && p->tail)
 		flow_block_done(f); /* its TIP may have come with a time */
 	return err ? err : PATH_DONE;

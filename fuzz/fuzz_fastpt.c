@@ -6,8 +6,10 @@
  * (type, kind, addresses, instruction bytes, flags, times, trace offsets,
  * messages), on any bare PT stream over the sysroot's program (but one
  * that may switch to 16- or 32-bit code: legacy_mode), as the
- * decoder's contract says (include/qpt/decode.h).  Seeds: the trace bytes
- * of fuzz/seeds/fuzz_decode (*.pt).
+ * decoder's contract says (include/qpt/decode.h); and so must its
+ * branches without instructions, which take the path cache (flow_path.c:
+ * paths through returns to the caller and to an indirect branch's TIP).
+ * Seeds: the trace bytes of fuzz/seeds/fuzz_decode (*.pt).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "fuzz/common.h"
 
 #define WANT (QPT_WANT_INSN | QPT_WANT_BRANCH | QPT_WANT_EVENT)
+#define WANT_PATHS (QPT_WANT_BRANCH | QPT_WANT_EVENT)
 /* The items compared: the run stops there (see fz_item_sink: a few bytes
  * can say millions of instructions, the same code again and again). */
 #define MAX_ITEMS 512
@@ -98,23 +101,18 @@ static bool legacy_mode(const uint8_t *data, size_t size)
 	return false;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* @fast's and @ref's items of @data the same (unless @legacy). */
+static void compare(struct qpt_decoder *fast, struct qpt_decoder *ref,
+		    const uint8_t *data, size_t size, bool legacy)
 {
-	/* made once: a pair for the inputs compared, one for the others */
-	static struct qpt_decoder *kept[2][2];
 	static struct seen a[MAX_ITEMS], b[MAX_ITEMS];
 	struct log la = {a, 0}, lb = {b, 0};
-	bool legacy = legacy_mode(data, size);
-	struct qpt_decoder **d = kept[legacy];
 	size_t i;
 
-	if ((!d[0] && !(d[0] = fz_decoder(WANT))) ||
-	    (!d[1] && !(d[1] = fz_decoder(WANT | FZ_LIBIPT))))
-		return 0;
-	qpt_decoder_run_raw(d[0], data, size, keep, &la);
-	qpt_decoder_run_raw(d[1], data, size, keep, &lb);
+	qpt_decoder_run_raw(fast, data, size, keep, &la);
+	qpt_decoder_run_raw(ref, data, size, keep, &lb);
 	if (legacy)
-		return 0;
+		return;
 	for (i = 0; i < la.n && i < lb.n; i++)
 		if (memcmp(&a[i], &b[i], sizeof(a[i]))) {
 			show("fast", i, &a[i]);
@@ -123,5 +121,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	if (la.n != lb.n)
 		fz_fail("the fast block decoder and libipt's differ in count");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* made once: for the inputs compared and for the others, a pair
+	 * with instructions and a pair with branches alone (paths) */
+	static struct qpt_decoder *kept[2][4];
+	bool legacy = legacy_mode(data, size);
+	struct qpt_decoder **d = kept[legacy];
+
+	if ((!d[0] && !(d[0] = fz_decoder(WANT))) ||
+	    (!d[1] && !(d[1] = fz_decoder(WANT | FZ_LIBIPT))) ||
+	    (!d[2] && !(d[2] = fz_decoder(WANT_PATHS))) ||
+	    (!d[3] && !(d[3] = fz_decoder(WANT_PATHS | FZ_LIBIPT))))
+		return 0;
+	compare(d[0], d[1], data, size, legacy);
+	compare(d[2], d[3], data, size, legacy);
 	return 0;
 }
