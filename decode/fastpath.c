@@ -5,9 +5,9 @@
  * (the bits left in the TNT packet at hand, then those of the TNT
  * packets right after it, PADs between them; less the last bit of the
  * run unless a plain TIP follows: consuming that one may find an event
- * or the end next), whether the next block
- * is one a path may hold, and the decoder's state at a path's end, set
- * again when the path is taken from the cache.
+ * or the end next), whether the next block is one a path may hold, and
+ * the decoder's state at a path's end, set again when the path is taken
+ * from the cache.
  */
 #include <string.h>
 
@@ -54,6 +54,7 @@ static bool scan(struct qd_fpt *d)
 {
 	const uint8_t *p = d->win_scan;
 	struct fq_pkt k;
+	int bad;
 
 	if (p < d->end && !(*p & 1) && *p > 3) { /* TNT-8 */
 		unsigned top = 31u - (unsigned)__builtin_clz(*p);
@@ -62,10 +63,11 @@ static bool scan(struct qd_fpt *d)
 		k.size = 1;
 		k.nbits = (uint8_t)(top - 1);
 		k.val = (uint64_t)(*p >> 1) & ((1u << (top - 1)) - 1);
-	} else if (fq_read_pkt(d, p, &k) ||
+	} else if ((bad = fq_read_pkt(d, p, &k)) ||
 		   (k.type != FP_TNT && k.type != FP_PAD)) {
 		d->win_end = true;
-		d->win_tip = p < d->end && k.type == FP_TIP;
+		/* (a packet that does not read, the end too, sets no type) */
+		d->win_tip = !bad && k.type == FP_TIP;
 		return false;
 	}
 	if (k.type == FP_TNT &&
