@@ -257,8 +257,8 @@ static const char *asm_text(struct printer *o, const struct qpt_item *it,
 {
 	uint64_t ip = it->ip, key[2];
 	struct asm_ent *e = &o->c->asm_cache[ASM_WAYS *
-					  ((ip ^ (ip >> 12) ^ (ip >> 24)) &
-					   (ASM_SETS - 1))];
+					     ((ip ^ (ip >> 12) ^ (ip >> 24)) &
+					      (ASM_SETS - 1))];
 	unsigned i;
 	int n;
 
